@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Host limb arithmetic on 64-bit limbs: the CPU fast path.
+//
+// Method: CIOS Montgomery multiplication with the "no final carry" variant
+// (valid when the top limb of p is below 2^63 - 1, true for both BLS12-381
+// moduli): every intermediate fits in N limbs plus one carry word, and the
+// result is < 2p before one conditional subtraction. Products use
+// `unsigned __int128`, which GCC/Clang lower to MUL/ADC.
+//
+// On x86-64 CPUs with BMI2+ADX, N = 4 and N = 6 dispatch at run time to the
+// MULX/ADCX/ADOX inline-assembly kernels in x86_adx.hpp (two interleaved
+// carry chains; see that file for measured costs). The check is a load of one
+// global bool, predicted perfectly after the first call. Setting the
+// environment variable CUZK_NO_ADX=1 forces the portable 64-bit path.
+//
+// Invariants: inputs fully reduced (< p), outputs fully reduced. Outputs may
+// alias inputs. Everything here is constexpr-evaluable except the asm.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <type_traits>
+
+#include <cuzk/ff/detail/bigint.hpp>
+#if __has_include(<cuzk/ff/detail/x86_adx.hpp>)
+#include <cuzk/ff/detail/x86_adx.hpp>
+#endif
+
+namespace cuzk::ff::detail {
+
+#if defined(CUZK_HAVE_X86_ADX_ASM)
+inline bool detect_adx() noexcept {
+  const char* off = std::getenv("CUZK_NO_ADX");
+  if (off && *off && *off != '0') return false;
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+}
+/// True when the MULX/ADCX/ADOX kernels are in use (decided once at start-up).
+inline const bool use_adx = detect_adx();
+#else
+inline constexpr bool use_adx = false;
+#endif
+
+/// r = a + b mod p
+template <std::size_t N>
+constexpr void add_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                       const std::uint64_t* p) noexcept {
+  std::uint64_t s[N], d[N];
+  std::uint64_t carry = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    u128 t = u128(a[i]) + b[i] + carry;
+    s[i] = std::uint64_t(t);
+    carry = std::uint64_t(t >> 64);
+  }
+  std::uint64_t borrow = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    u128 t = u128(s[i]) - p[i] - borrow;
+    d[i] = std::uint64_t(t);
+    borrow = std::uint64_t(t >> 64) & 1;
+  }
+  // keep the difference unless it borrowed past the carry word
+  const bool keep_sum = borrow > carry;
+  for (std::size_t i = 0; i < N; ++i) r[i] = keep_sum ? s[i] : d[i];
+}
+
+/// r = a - b mod p
+template <std::size_t N>
+constexpr void sub_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                       const std::uint64_t* p) noexcept {
+  std::uint64_t d[N];
+  std::uint64_t borrow = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    u128 t = u128(a[i]) - b[i] - borrow;
+    d[i] = std::uint64_t(t);
+    borrow = std::uint64_t(t >> 64) & 1;
+  }
+  const std::uint64_t mask = 0 - borrow;  // add p back when a < b
+  std::uint64_t carry = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    u128 t = u128(d[i]) + (p[i] & mask) + carry;
+    r[i] = std::uint64_t(t);
+    carry = std::uint64_t(t >> 64);
+  }
+}
+
+/// r = -a mod p (0 stays 0)
+template <std::size_t N>
+constexpr void neg_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* p) noexcept {
+  std::uint64_t nz = 0;
+  for (std::size_t i = 0; i < N; ++i) nz |= a[i];
+  const std::uint64_t mask = nz ? ~std::uint64_t(0) : 0;
+  std::uint64_t borrow = 0;
+  for (std::size_t i = 0; i < N; ++i) {
+    u128 t = u128(p[i]) - a[i] - borrow;
+    r[i] = std::uint64_t(t) & mask;
+    borrow = std::uint64_t(t >> 64) & 1;
+  }
+}
+
+/// Portable 64-bit CIOS without the final carry word (see file comment).
+template <std::size_t N>
+constexpr void mul_mont_generic(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                                const std::uint64_t* p, std::uint64_t n0) noexcept {
+  std::uint64_t t[N] = {};
+  for (std::size_t i = 0; i < N; ++i) {
+    u128 ab = u128(a[0]) * b[i] + t[0];
+    std::uint64_t carry_ab = std::uint64_t(ab >> 64);
+    t[0] = std::uint64_t(ab);
+    const std::uint64_t m = t[0] * n0;
+    u128 red = u128(m) * p[0] + t[0];
+    std::uint64_t carry_red = std::uint64_t(red >> 64);
+    for (std::size_t j = 1; j < N; ++j) {
+      ab = u128(a[j]) * b[i] + t[j] + carry_ab;
+      carry_ab = std::uint64_t(ab >> 64);
+      red = u128(m) * p[j] + std::uint64_t(ab) + carry_red;
+      carry_red = std::uint64_t(red >> 64);
+      t[j - 1] = std::uint64_t(red);
+    }
+    t[N - 1] = carry_ab + carry_red;
+  }
+  std::uint64_t d[N];
+  std::uint64_t borrow = 0;
+  for (std::size_t j = 0; j < N; ++j) {
+    u128 diff = u128(t[j]) - p[j] - borrow;
+    d[j] = std::uint64_t(diff);
+    borrow = std::uint64_t(diff >> 64) & 1;
+  }
+  for (std::size_t j = 0; j < N; ++j) r[j] = borrow ? t[j] : d[j];
+}
+
+/// r = a * b * R^-1 mod p; dispatches to the ADX kernels when available.
+template <std::size_t N>
+constexpr void mul_mont(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                        const std::uint64_t* p, std::uint64_t n0) noexcept {
+#if defined(CUZK_HAVE_X86_ADX_ASM)
+  if (!std::is_constant_evaluated() && use_adx) {
+    if constexpr (N == 6) return mul_mont_6_adx(r, a, b, p, n0);
+    if constexpr (N == 4) return mul_mont_4_adx(r, a, b, p, n0);
+  }
+#endif
+  mul_mont_generic<N>(r, a, b, p, n0);
+}
+
+/// r = a^2 * R^-1 mod p
+template <std::size_t N>
+constexpr void sqr_mont(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* p,
+                        std::uint64_t n0) noexcept {
+#if defined(CUZK_HAVE_X86_ADX_ASM)
+  if (!std::is_constant_evaluated() && use_adx) {
+    if constexpr (N == 6) return sqr_mont_6_adx(r, a, p, n0);
+    if constexpr (N == 4) return sqr_mont_4_adx(r, a, p, n0);
+  }
+#endif
+  mul_mont_generic<N>(r, a, a, p, n0);
+}
+
+}  // namespace cuzk::ff::detail
