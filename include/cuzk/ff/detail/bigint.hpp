@@ -136,4 +136,30 @@ constexpr limbs<N> pow2_mod(unsigned k, const limbs<N>& m) {
   return a;
 }
 
+/// Parses a big-endian hex literal ("0x..." or bare digits) into limbs, at
+/// compile time. Used for curve constants so they read like the published
+/// values; too many digits or a non-hex character fails constant evaluation.
+template <std::size_t N>
+consteval limbs<N> limbs_from_hex(const char* hex) {
+  std::size_t len = 0;
+  while (hex[len]) ++len;
+  std::size_t start = (len >= 2 && hex[0] == '0' && (hex[1] == 'x' || hex[1] == 'X')) ? 2 : 0;
+  limbs<N> r{};
+  unsigned bit = 0;
+  for (std::size_t i = len; i-- > start;) {
+    const char ch = hex[i];
+    std::uint64_t v = ch >= '0' && ch <= '9'   ? std::uint64_t(ch - '0')
+                      : ch >= 'a' && ch <= 'f' ? std::uint64_t(ch - 'a' + 10)
+                      : ch >= 'A' && ch <= 'F' ? std::uint64_t(ch - 'A' + 10)
+                                               : throw "limbs_from_hex: bad digit";
+    if (bit >= 64 * N) {
+      if (v) throw "limbs_from_hex: value too large";
+    } else {
+      r[bit / 64] |= v << (bit % 64);
+    }
+    bit += 4;
+  }
+  return r;
+}
+
 }  // namespace cuzk::ff::detail
