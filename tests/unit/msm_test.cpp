@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+// CPU MSM against the naive sum of scalar multiplications, and closed forms.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include <cuzk/msm/msm.hpp>
+
+#include "common/test_seed.hpp"
+
+namespace {
+
+using namespace cuzk;
+using ff::fr;
+
+template <class J>
+class msm_test : public ::testing::Test {};
+using msm_types = ::testing::Types<ec::g1_jacobian, ec::g2_jacobian>;
+TYPED_TEST_SUITE(msm_test, msm_types);
+
+template <class J>
+J naive(const std::vector<typename J::affine_type>& bases, const std::vector<fr>& scalars) {
+  J acc = J::identity();
+  for (std::size_t i = 0; i < bases.size(); ++i) acc += ec::mul(J::from_affine(bases[i]), scalars[i]);
+  return acc;
+}
+
+template <class J>
+std::vector<typename J::affine_type> random_bases(std::mt19937_64& rng, std::size_t n) {
+  std::vector<typename J::affine_type> out;
+  J p = ec::mul(J::generator(), fr::random(rng));
+  const J step = ec::mul(J::generator(), fr::random(rng));
+  for (std::size_t i = 0; i < n; ++i) {
+    out.push_back(p.to_affine());
+    p += step;
+  }
+  return out;
+}
+
+TYPED_TEST(msm_test, equals_naive_sum_with_special_scalars_duplicates_and_infinity) {
+  using J = TypeParam;
+  std::mt19937_64 rng(cuzk::test::test_seed("msm-naive"));
+  for (std::size_t n : {1u, 2u, 7u, 64u, 300u}) {
+    auto bases = random_bases<J>(rng, n);
+    std::vector<fr> scalars;
+    for (std::size_t i = 0; i < n; ++i) scalars.push_back(fr::random(rng));
+    if (n >= 7) {
+      scalars[0] = fr::zero();
+      scalars[1] = fr::one();
+      scalars[2] = -fr::one();  // r - 1
+      scalars[3] = fr::one();
+      bases[4] = bases[5];  // duplicate point
+      bases[6] = J::affine_type::identity();
+    }
+    const J expect = naive<J>(bases, scalars);
+    for (unsigned c : {0u, 2u, 5u, 9u}) {
+      for (bool split : {true, false}) {
+        const msm::config cfg{.window_bits = c, .split_trivial_scalars = split};
+        ASSERT_EQ((msm::msm<typename J::field>(bases, scalars, cfg)), expect)
+            << "n=" << n << " c=" << c << " split=" << split;
+      }
+    }
+  }
+}
+
+TYPED_TEST(msm_test, sum_of_squares_closed_form) {
+  // bases i*G, scalars i: result (sum i^2) * G = n(n+1)(2n+1)/6 * G
+  using J = TypeParam;
+  const std::size_t n = 2000;
+  std::vector<typename J::affine_type> bases;
+  std::vector<fr> scalars;
+  J p = J::generator();
+  for (std::size_t i = 1; i <= n; ++i) {
+    bases.push_back(p.to_affine());
+    scalars.push_back(fr::from_uint(i));
+    p += J::generator();
+  }
+  const std::uint64_t total = n * (n + 1) * (2 * n + 1) / 6;
+  EXPECT_EQ(msm::msm<typename J::field>(bases, scalars), ec::mul_u64(J::generator(), total));
+}
+
+TYPED_TEST(msm_test, density_selects_bases_by_rank) {
+  using J = TypeParam;
+  std::mt19937_64 rng(cuzk::test::test_seed("msm-density"));
+  const std::size_t n_vars = 150;
+  std::vector<std::uint64_t> words((n_vars + 63) / 64, 0);
+  std::vector<fr> scalars;
+  for (std::size_t i = 0; i < n_vars; ++i) {
+    if (rng() % 3) words[i / 64] |= std::uint64_t(1) << (i % 64);
+    scalars.push_back(i % 5 == 0 ? fr::one() : fr::random(rng));
+  }
+  const msm::density_view density{words, n_vars};
+  auto bases = random_bases<J>(rng, density.count());
+  J expect = J::identity();
+  for (std::size_t i = 0, j = 0; i < n_vars; ++i) {
+    if (!density.test(i)) continue;
+    expect += ec::mul(J::from_affine(bases[j++]), scalars[i]);
+  }
+  EXPECT_EQ((msm::msm_dense<typename J::field>(bases, scalars, density)), expect);
+  // wrong base count is an error, not a silent mismatch
+  bases.pop_back();
+  EXPECT_THROW((msm::msm_dense<typename J::field>(bases, scalars, density)),
+               std::invalid_argument);
+}
+
+}  // namespace
