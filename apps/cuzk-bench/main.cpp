@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuzk-bench: client, generators and benchmarks for the cuzk engine.
+#include <cstdio>
+#include <exception>
+
+#include "commands.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{"cuzk-bench: checks, generators and benchmarks for the cuzk proving engine"};
+  app.require_subcommand(1);
+  cuzk::bench_app::register_selfcheck(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "cuzk-bench: error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
