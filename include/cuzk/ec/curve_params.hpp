@@ -4,7 +4,7 @@
 //   G1: y^2 = x^3 + 4 over Fp;  G2: y^2 = x^3 + 4(u + 1) over Fp2 (M-type twist).
 // Generators as published in the BLS12-381 specification (zkcrypto/bls12_381,
 // IETF draft-irtf-cfrg-pairing-friendly-curves); the test
-// ec_test.generators_match_fixture checks them against the encoding of 1*G in
+// ec_fixture.generators_match_fixture checks them against the encoding of 1*G in
 // ../shared/filecoin-fixtures/zkcrypto-bls12_381.
 
 #include <cuzk/ff/fp2.hpp>
