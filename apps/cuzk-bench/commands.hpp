@@ -7,5 +7,7 @@
 namespace cuzk::bench_app {
 
 void register_selfcheck(CLI::App& app);
+void register_circom_prove(CLI::App& app);
+void register_circuit_info(CLI::App& app);
 
 }  // namespace cuzk::bench_app

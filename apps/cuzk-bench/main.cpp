@@ -9,6 +9,8 @@ int main(int argc, char** argv) {
   CLI::App app{"cuzk-bench: checks, generators and benchmarks for the cuzk proving engine"};
   app.require_subcommand(1);
   cuzk::bench_app::register_selfcheck(app);
+  cuzk::bench_app::register_circom_prove(app);
+  cuzk::bench_app::register_circuit_info(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

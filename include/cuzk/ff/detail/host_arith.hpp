@@ -23,9 +23,7 @@
 #include <type_traits>
 
 #include <cuzk/ff/detail/bigint.hpp>
-#if __has_include(<cuzk/ff/detail/x86_adx.hpp>)
 #include <cuzk/ff/detail/x86_adx.hpp>
-#endif
 
 namespace cuzk::ff::detail {
 
@@ -33,8 +31,7 @@ namespace cuzk::ff::detail {
 inline bool detect_adx() noexcept {
   const char* off = std::getenv("CUZK_NO_ADX");
   if (off && *off && *off != '0') return false;
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("adx");
+  return cpu_has_bmi2_adx();
 }
 /// True when the MULX/ADCX/ADOX kernels are in use (decided once at start-up).
 inline const bool use_adx = detect_adx();

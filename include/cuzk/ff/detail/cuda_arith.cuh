@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Device limb arithmetic on 32-bit limbs (PTX carry chains) and the device
+// field types cuzk::gpu::fr_d / fp_d.
+//
+// Layout: mont_d<P> is 2N little-endian uint32_t limbs (N = P::n_limbs 64-bit
+// limbs on the host), the same bytes as ff::mont_field<P>: word 2i is the low
+// half of host limb i (docs/byte-layout.md). The static_asserts below pin
+// sizeof/alignof to the host type, so host arrays memcpy to the device as is.
+// Values are in Montgomery form with the same R = 2^(64N) = 2^(32 * 2N) as on
+// the host, so the host and device results of every operation are identical
+// bit for bit.
+//
+// Constants are never retyped: the modulus, R mod p and n0 are derived with
+// constexpr from ff::fp_params / fr_params and mont_field<P>::n0 (the 32-bit
+// n0 = -p^-1 mod 2^32 is the low word of the 64-bit one) and placed in
+// __constant__ memory, which the multiply-add instructions read as operands.
+//
+// Method (mul): CIOS Montgomery multiplication, one outer iteration per word
+// b_i of the multiplier. Each iteration is four carry chains over the N'
+// words (N' = 2N): lo(a*b_i) into t[0..N'), hi(a*b_i) into t[1..N'],
+// lo(m*p) into t[0..N'), hi(m*p) into t[1..N'], with m = t[0] * n0, then a
+// one-word shift (register renaming once unrolled). Every chain is a run of
+// mad{c}.{lo,hi}.cc instructions; they are separate `asm volatile`
+// statements, which keeps them in order, and the carry flag is consumed by
+// the next statement of the same chain only.
+// Invariants: inputs fully reduced (< p); t < 2p at the start of every outer
+// iteration (p < 2^(32N' - 1) for both BLS12-381 moduli, so the running sum
+// t + a*b_i + m*p < 2^(32(N'+1)) fits N'+1 words and no chain carries out);
+// one conditional subtraction at the end makes the result fully reduced.
+// add/sub/neg keep full reduction (a + b < 2p < 2^(32N')).
+// Cost, N' words: mul and sqr (sqr is mul for now) 4N'^2 + 3N' multiply-adds
+// (Fr: 280, Fp: 612) plus N' + 1 for the final subtraction; add/sub ~3N'
+// integer ops. Not constant time in the selects only where the data are
+// public (NTT/MSM inputs are not secret in a prover).
+//
+// Compiles only with nvcc (.cuh); the host-side parts (constants, layout
+// asserts) are also visible to the host pass of the same translation unit.
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include <cuzk/ff/bls12_381.hpp>
+
+namespace cuzk::ff::detail::cuda {
+
+// ---- PTX carry-chain primitives --------------------------------------------
+// Each wraps one instruction; *_cc variants set the carry flag, madc/addc/subc
+// variants consume it. Keep every chain's statements adjacent.
+
+__device__ __forceinline__ std::uint32_t mad_lo_cc(std::uint32_t a, std::uint32_t b,
+                                                   std::uint32_t c) {
+  std::uint32_t r;
+  asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t madc_lo_cc(std::uint32_t a, std::uint32_t b,
+                                                    std::uint32_t c) {
+  std::uint32_t r;
+  asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t mad_hi_cc(std::uint32_t a, std::uint32_t b,
+                                                   std::uint32_t c) {
+  std::uint32_t r;
+  asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t madc_hi_cc(std::uint32_t a, std::uint32_t b,
+                                                    std::uint32_t c) {
+  std::uint32_t r;
+  asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t madc_hi(std::uint32_t a, std::uint32_t b,
+                                                 std::uint32_t c) {
+  std::uint32_t r;
+  asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t add_cc(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t r;
+  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t addc_cc(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t r;
+  asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t addc(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t r;
+  asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t sub_cc(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t r;
+  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t subc_cc(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t r;
+  asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+__device__ __forceinline__ std::uint32_t subc(std::uint32_t a, std::uint32_t b) {
+  std::uint32_t r;
+  asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
+  return r;
+}
+
+// ---- constants derived from the host parameters -----------------------------
+
+template <std::size_t W>
+struct words {
+  std::uint32_t v[W];
+};
+
+/// The 64-bit host limbs |a| read as 2N 32-bit words (low half first).
+template <std::size_t N>
+constexpr words<2 * N> split32(const limbs<N>& a) {
+  words<2 * N> r{};
+  for (std::size_t i = 0; i < 2 * N; ++i) r.v[i] = std::uint32_t(a[i / 2] >> (32 * (i % 2)));
+  return r;
+}
+
+template <class P>
+inline constexpr words<2 * P::n_limbs> modulus32 = split32<P::n_limbs>(P::modulus);
+template <class P>
+inline constexpr words<2 * P::n_limbs> one32 = split32<P::n_limbs>(mont_field<P>::r_mod_p);
+/// -p^-1 mod 2^32: the low word of mont_field's -p^-1 mod 2^64.
+template <class P>
+inline constexpr std::uint32_t n0_32 = std::uint32_t(mont_field<P>::n0);
+
+static_assert(std::uint32_t(modulus32<fr_params>.v[0] * n0_32<fr_params>) == 0xffffffffu,
+              "n0 must satisfy p * n0 = -1 mod 2^32");
+static_assert(std::uint32_t(modulus32<fp_params>.v[0] * n0_32<fp_params>) == 0xffffffffu,
+              "n0 must satisfy p * n0 = -1 mod 2^32");
+static_assert(modulus32<fr_params>.v[7] < 0x80000000u && modulus32<fp_params>.v[11] < 0x80000000u,
+              "the carry bounds of mul_mont need a spare top bit");
+
+/// Device copies (one per translation unit; -rdc is off).
+template <class P>
+__device__ __constant__ const words<2 * P::n_limbs> d_modulus = modulus32<P>;
+template <class P>
+__device__ __constant__ const words<2 * P::n_limbs> d_one = one32<P>;
+
+// ---- limb routines ------------------------------------------------------------
+
+/// r = a * b / R mod p. r may alias a or b.
+template <int W>
+__device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a,
+                                         const std::uint32_t* b, const std::uint32_t* p,
+                                         std::uint32_t n0) {
+  std::uint32_t t[W + 1];
+#pragma unroll
+  for (int j = 0; j <= W; ++j) t[j] = 0;
+#pragma unroll
+  for (int i = 0; i < W; ++i) {
+    const std::uint32_t bi = b[i];
+    // t += lo(a * bi)
+    t[0] = mad_lo_cc(a[0], bi, t[0]);
+#pragma unroll
+    for (int j = 1; j < W; ++j) t[j] = madc_lo_cc(a[j], bi, t[j]);
+    t[W] = addc(t[W], 0);
+    // t += hi(a * bi) << 32
+    t[1] = mad_hi_cc(a[0], bi, t[1]);
+#pragma unroll
+    for (int j = 1; j < W - 1; ++j) t[j + 1] = madc_hi_cc(a[j], bi, t[j + 1]);
+    t[W] = madc_hi(a[W - 1], bi, t[W]);
+    // t += m * p, m = t[0] * n0, so that t[0] becomes 0
+    const std::uint32_t m = t[0] * n0;
+    t[0] = mad_lo_cc(m, p[0], t[0]);
+#pragma unroll
+    for (int j = 1; j < W; ++j) t[j] = madc_lo_cc(m, p[j], t[j]);
+    t[W] = addc(t[W], 0);
+    t[1] = mad_hi_cc(m, p[0], t[1]);
+#pragma unroll
+    for (int j = 1; j < W - 1; ++j) t[j + 1] = madc_hi_cc(m, p[j], t[j + 1]);
+    t[W] = madc_hi(m, p[W - 1], t[W]);
+    // t /= 2^32
+#pragma unroll
+    for (int j = 0; j < W; ++j) t[j] = t[j + 1];
+    t[W] = 0;
+  }
+  // t < 2p < 2^(32W): subtract p once when t >= p
+  std::uint32_t d[W];
+  d[0] = sub_cc(t[0], p[0]);
+#pragma unroll
+  for (int j = 1; j < W; ++j) d[j] = subc_cc(t[j], p[j]);
+  const std::uint32_t borrow = subc(0, 0);  // 0 or 0xffffffff
+#pragma unroll
+  for (int j = 0; j < W; ++j) r[j] = borrow ? t[j] : d[j];
+}
+
+/// r = a + b mod p.
+template <int W>
+__device__ __forceinline__ void add_mod(std::uint32_t* r, const std::uint32_t* a,
+                                        const std::uint32_t* b, const std::uint32_t* p) {
+  std::uint32_t s[W], d[W];
+  s[0] = add_cc(a[0], b[0]);
+#pragma unroll
+  for (int j = 1; j < W; ++j) s[j] = addc_cc(a[j], b[j]);
+  // a + b < 2p < 2^(32W): no carry out
+  d[0] = sub_cc(s[0], p[0]);
+#pragma unroll
+  for (int j = 1; j < W; ++j) d[j] = subc_cc(s[j], p[j]);
+  const std::uint32_t borrow = subc(0, 0);
+#pragma unroll
+  for (int j = 0; j < W; ++j) r[j] = borrow ? s[j] : d[j];
+}
+
+/// r = a - b mod p.
+template <int W>
+__device__ __forceinline__ void sub_mod(std::uint32_t* r, const std::uint32_t* a,
+                                        const std::uint32_t* b, const std::uint32_t* p) {
+  std::uint32_t d[W];
+  d[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+  for (int j = 1; j < W; ++j) d[j] = subc_cc(a[j], b[j]);
+  const std::uint32_t mask = subc(0, 0);  // all ones when a < b
+  r[0] = add_cc(d[0], p[0] & mask);
+#pragma unroll
+  for (int j = 1; j < W - 1; ++j) r[j] = addc_cc(d[j], p[j] & mask);
+  r[W - 1] = addc(d[W - 1], p[W - 1] & mask);
+}
+
+/// r = -a mod p (0 stays 0).
+template <int W>
+__device__ __forceinline__ void neg_mod(std::uint32_t* r, const std::uint32_t* a,
+                                        const std::uint32_t* p) {
+  std::uint32_t nz = 0;
+#pragma unroll
+  for (int j = 0; j < W; ++j) nz |= a[j];
+  const std::uint32_t mask = nz ? 0xffffffffu : 0u;
+  r[0] = sub_cc(p[0] & mask, a[0]);
+#pragma unroll
+  for (int j = 1; j < W - 1; ++j) r[j] = subc_cc(p[j] & mask, a[j]);
+  r[W - 1] = subc(p[W - 1] & mask, a[W - 1]);
+}
+
+}  // namespace cuzk::ff::detail::cuda
+
+namespace cuzk::gpu {
+
+/// A prime-field element on the device, byte-identical to ff::mont_field<P>.
+template <class P>
+struct alignas(8) mont_d {
+  using host_type = ff::mont_field<P>;
+  static constexpr int n_words = int(2 * P::n_limbs);
+
+  std::uint32_t l[n_words];  // Montgomery form, little-endian 32-bit words
+
+  mont_d() = default;
+
+  __device__ __forceinline__ static mont_d zero() {
+    mont_d r;
+#pragma unroll
+    for (int j = 0; j < n_words; ++j) r.l[j] = 0;
+    return r;
+  }
+  __device__ __forceinline__ static mont_d one() {
+    mont_d r;
+#pragma unroll
+    for (int j = 0; j < n_words; ++j) r.l[j] = ff::detail::cuda::d_one<P>.v[j];
+    return r;
+  }
+
+  __device__ __forceinline__ bool is_zero() const {
+    std::uint32_t acc = 0;
+#pragma unroll
+    for (int j = 0; j < n_words; ++j) acc |= l[j];
+    return acc == 0;
+  }
+  __device__ __forceinline__ friend bool operator==(const mont_d& a, const mont_d& b) {
+    std::uint32_t acc = 0;
+#pragma unroll
+    for (int j = 0; j < n_words; ++j) acc |= a.l[j] ^ b.l[j];
+    return acc == 0;
+  }
+  __device__ __forceinline__ friend bool operator!=(const mont_d& a, const mont_d& b) {
+    return !(a == b);
+  }
+
+  __device__ __forceinline__ friend mont_d operator+(const mont_d& a, const mont_d& b) {
+    mont_d r;
+    ff::detail::cuda::add_mod<n_words>(r.l, a.l, b.l, ff::detail::cuda::d_modulus<P>.v);
+    return r;
+  }
+  __device__ __forceinline__ friend mont_d operator-(const mont_d& a, const mont_d& b) {
+    mont_d r;
+    ff::detail::cuda::sub_mod<n_words>(r.l, a.l, b.l, ff::detail::cuda::d_modulus<P>.v);
+    return r;
+  }
+  __device__ __forceinline__ friend mont_d operator*(const mont_d& a, const mont_d& b) {
+    mont_d r;
+    ff::detail::cuda::mul_mont<n_words>(r.l, a.l, b.l, ff::detail::cuda::d_modulus<P>.v,
+                                        ff::detail::cuda::n0_32<P>);
+    return r;
+  }
+  __device__ __forceinline__ mont_d operator-() const {
+    mont_d r;
+    ff::detail::cuda::neg_mod<n_words>(r.l, l, ff::detail::cuda::d_modulus<P>.v);
+    return r;
+  }
+  __device__ __forceinline__ mont_d& operator+=(const mont_d& b) { return *this = *this + b; }
+  __device__ __forceinline__ mont_d& operator-=(const mont_d& b) { return *this = *this - b; }
+  __device__ __forceinline__ mont_d& operator*=(const mont_d& b) { return *this = *this * b; }
+
+  __device__ __forceinline__ mont_d sqr() const { return *this * *this; }
+  __device__ __forceinline__ mont_d dbl() const { return *this + *this; }
+  /// Conditional negation: -a when |flag|, a otherwise.
+  __device__ __forceinline__ mont_d cneg(bool flag) const { return flag ? -*this : *this; }
+};
+
+using fr_d = mont_d<ff::fr_params>;
+using fp_d = mont_d<ff::fp_params>;
+
+static_assert(sizeof(fr_d) == sizeof(ff::fr) && alignof(fr_d) == alignof(ff::fr));
+static_assert(sizeof(fp_d) == sizeof(ff::fp) && alignof(fp_d) == alignof(ff::fp));
+static_assert(std::is_trivially_copyable_v<fr_d> && std::is_trivially_copyable_v<fp_d>);
+static_assert(std::is_standard_layout_v<fr_d> && std::is_standard_layout_v<fp_d>);
+
+}  // namespace cuzk::gpu

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// GPU number-theoretic transforms over Fr, host-callable (plain C++: no CUDA
+// headers needed to include this file). Same semantics, orderings and results
+// bit for bit as the CPU functions of cuzk/ntt/ntt.hpp (bellperson's
+// EvaluationDomain): natural order in and out, in place.
+//
+//   function                    CPU twin
+//   ntt_gpu                     ntt            (fft)
+//   intt_gpu                    intt           (ifft, x 1/n)
+//   coset_ntt_gpu               coset_ntt      (coset_fft, g = 7)
+//   coset_intt_gpu              coset_intt     (icoset_fft)
+//   divide_by_z_on_coset_gpu    divide_by_z_on_coset
+//   mul_sub_gpu                 mul_sub        (a = a*b - c)
+//   compute_h_gpu               the prover's quotient step: intt + coset_ntt
+//                               of a, b, c; a = (a*b - c) / Z(g); coset_intt
+//
+// Two flavours of each: on a host span (upload, transform, download, wait:
+// synchronous) or on device memory (|device_ptr|, asynchronous on
+// gpu_config::stream; the caller synchronises). Device memory holds the same
+// bytes as ff::fr (Montgomery form, fully reduced).
+//
+// Method (src/cuda/ntt.cu): radix-2 DIF in passes of up to 10 levels over
+// shared-memory tiles (natural in, bit-reversed out), then an in-place
+// bit-reversal permutation that also applies the 1/n and g^-i scalings; the
+// coset shift g^i is applied while the first pass loads its tile. Twiddles
+// w^k (k < n/2) and the split power tables of g and 1/g are built once per
+// (device, size) and cached for the life of the process; the inverse
+// transform reads w^-k = -w^(n/2-k) from the same table.
+// Memory: twiddles 16 n bytes per cached size (gpu_twiddle_bytes); the host
+// flavours also allocate n (compute_h: 3n) Fr of device scratch per call.
+//
+// Errors: std::invalid_argument for a size that does not match the domain;
+// cuzk::gpu::cuda_error (cuzk/gpu/runtime.hpp) for any CUDA failure,
+// including "no device".
+
+#include <cstddef>
+#include <span>
+
+#include <cuzk/ff/bls12_381.hpp>
+#include <cuzk/ntt/domain.hpp>
+
+struct CUstream_st;  // cudaStream_t is CUstream_st*
+
+namespace cuzk::ntt {
+
+/// Where a GPU transform runs.
+struct gpu_config {
+  /// CUDA device ordinal.
+  int device = 0;
+  /// Stream for the device-memory flavour (nullptr: the legacy default
+  /// stream). The host-span flavour uses it too and synchronises it.
+  CUstream_st* stream = nullptr;
+};
+
+/// A pointer to |domain.size()| Fr elements in device memory (a distinct type
+/// so a host pointer cannot be passed by mistake).
+struct device_ptr {
+  ff::fr* ptr = nullptr;
+};
+struct const_device_ptr {
+  const ff::fr* ptr = nullptr;
+};
+
+// ---- host spans (synchronous) ----------------------------------------------
+void ntt_gpu(const evaluation_domain& domain, std::span<ff::fr> a, const gpu_config& cfg = {});
+void intt_gpu(const evaluation_domain& domain, std::span<ff::fr> a, const gpu_config& cfg = {});
+void coset_ntt_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
+                   const gpu_config& cfg = {});
+void coset_intt_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
+                    const gpu_config& cfg = {});
+void divide_by_z_on_coset_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
+                              const gpu_config& cfg = {});
+/// a_i = a_i * b_i - c_i; all sizes equal.
+void mul_sub_gpu(std::span<ff::fr> a, std::span<const ff::fr> b, std::span<const ff::fr> c,
+                 const gpu_config& cfg = {});
+/// On entry a, b, c hold the evaluations A(w^i), B(w^i), C(w^i) (each of
+/// |domain.size()|); on exit a holds the coefficients of
+/// h = (A B - C) / Z, exactly what the CPU sequence intt, coset_ntt (each of
+/// a, b, c), mul_sub, divide_by_z_on_coset, coset_intt leaves in a. b and c
+/// are not modified.
+void compute_h_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
+                   std::span<const ff::fr> b, std::span<const ff::fr> c,
+                   const gpu_config& cfg = {});
+
+// ---- device memory (asynchronous on cfg.stream) ------------------------------
+void ntt_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
+void intt_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
+void coset_ntt_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
+void coset_intt_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
+void divide_by_z_on_coset_gpu(const evaluation_domain& domain, device_ptr d_a,
+                              const gpu_config& cfg = {});
+/// d_a[i] = d_a[i] * d_b[i] - d_c[i] for i < n.
+void mul_sub_gpu(std::size_t n, device_ptr d_a, const_device_ptr d_b, const_device_ptr d_c,
+                 const gpu_config& cfg = {});
+/// As the host flavour, but b and c are overwritten (they are transformed in
+/// place; no scratch is allocated).
+void compute_h_gpu(const evaluation_domain& domain, device_ptr d_a, device_ptr d_b,
+                   device_ptr d_c, const gpu_config& cfg = {});
+
+/// Building blocks for differential tests (same contracts as dif_nr and
+/// bit_reverse in ntt.hpp), device memory, asynchronous.
+void dif_nr_gpu(const evaluation_domain& domain, device_ptr d_a, bool inverse,
+                const gpu_config& cfg = {});
+void bit_reverse_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
+
+/// Bytes of device memory the cached tables of a 2^lg_n transform take.
+std::size_t gpu_twiddle_bytes(unsigned lg_n);
+
+/// Builds (if needed) the tables for 2^lg_n on cfg.device now, so the first
+/// transform of that size does not pay for them; synchronous.
+void gpu_prepare(unsigned lg_n, const gpu_config& cfg = {});
+
+/// Frees every cached table on every device (tests, memory pressure).
+void gpu_release_tables();
+
+}  // namespace cuzk::ntt

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+// CPU Groth16 prover; the algorithm and its costs are described in
+// include/cuzk/groth16/prover.hpp.
+#include <cuzk/groth16/prover.hpp>
+
+#include <stdexcept>
+#include <string>
+
+#include <cuzk/msm/msm.hpp>
+#include <cuzk/ntt/domain.hpp>
+#include <cuzk/ntt/ntt.hpp>
+
+namespace cuzk::groth16 {
+namespace {
+
+using ff::fr;
+
+msm::density_view view_of(const r1cs::density_mask& d) { return {d.words(), d.size()}; }
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("groth16::prove: " + what);
+}
+
+void check_sizes(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w,
+                 std::size_t m) {
+  const auto n = [](std::size_t v) { return std::to_string(v); };
+  require(w.inputs.size() == shape.num_inputs,
+          "witness has " + n(w.inputs.size()) + " inputs, circuit has " + n(shape.num_inputs));
+  require(w.aux.size() == shape.num_aux,
+          "witness has " + n(w.aux.size()) + " aux values, circuit has " + n(shape.num_aux));
+  require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
+  require(p.vk.ic.size() == shape.num_inputs,
+          "verifying key has " + n(p.vk.ic.size()) + " IC points, circuit has " +
+              n(shape.num_inputs) + " inputs");
+  require(p.h.size() == m - 1, "parameters have " + n(p.h.size()) + " H points, domain needs " +
+                                   n(m - 1));
+  require(p.l.size() == shape.num_aux,
+          "parameters have " + n(p.l.size()) + " L points, circuit has " + n(shape.num_aux) +
+              " aux variables");
+  const std::size_t a_len = shape.num_inputs + shape.a_aux_density.count();
+  require(p.a.size() == a_len,
+          "parameters have " + n(p.a.size()) + " A points, circuit density needs " + n(a_len));
+  const std::size_t b_len = shape.b_input_density.count() + shape.b_aux_density.count();
+  require(p.b_g1.size() == b_len && p.b_g2.size() == b_len,
+          "parameters have " + n(p.b_g1.size()) + " B_G1 / " + n(p.b_g2.size()) +
+              " B_G2 points, circuit density needs " + n(b_len));
+}
+
+}  // namespace
+
+std::vector<fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w) {
+  const ntt::evaluation_domain domain(shape.num_constraints);
+  const std::size_t m = domain.size();
+  std::vector<fr> a(m, fr::zero()), b(m, fr::zero()), c(m, fr::zero());
+  r1cs::evaluate_abc(shape, w.inputs, w.aux, a, b, c);
+  for (auto* v : {&a, &b, &c}) {
+    ntt::intt(domain, *v);
+    ntt::coset_ntt(domain, *v);
+  }
+  ntt::mul_sub(a, b, c);  // a = a*b - c
+  ntt::divide_by_z_on_coset(domain, a);
+  ntt::coset_intt(domain, a);
+  a.resize(m - 1);  // deg h <= m - 2: the top coefficient is zero
+  return a;
+}
+
+proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w, const fr& r,
+            const fr& s) {
+  const std::size_t m = ntt::evaluation_domain(shape.num_constraints).size();
+  check_sizes(p, shape, w, m);
+  const std::vector<fr> h = compute_h(shape, w);
+
+  using ec::g1_jacobian;
+  using ec::g2_jacobian;
+  const std::size_t ni = shape.num_inputs;
+  const std::size_t nbi = shape.b_input_density.count();
+  const std::span<const ec::g1_affine> a_q(p.a), b1_q(p.b_g1);
+  const std::span<const ec::g2_affine> b2_q(p.b_g2);
+
+  // A = alpha + sum a_i A_i + r delta
+  g1_jacobian a = g1_jacobian::from_affine(p.vk.alpha_g1);
+  a += msm::msm<ff::fp>(a_q.first(ni), w.inputs);
+  a += msm::msm_dense<ff::fp>(a_q.subspan(ni), w.aux, view_of(shape.a_aux_density));
+  a += ec::mul(p.vk.delta_g1, r);
+
+  // B = beta + sum b_i B_i + s delta, in G1 and G2
+  g1_jacobian b1 = g1_jacobian::from_affine(p.vk.beta_g1);
+  b1 += msm::msm_dense<ff::fp>(b1_q.first(nbi), w.inputs, view_of(shape.b_input_density));
+  b1 += msm::msm_dense<ff::fp>(b1_q.subspan(nbi), w.aux, view_of(shape.b_aux_density));
+  b1 += ec::mul(p.vk.delta_g1, s);
+  g2_jacobian b2 = g2_jacobian::from_affine(p.vk.beta_g2);
+  b2 += msm::msm_dense<ff::fp2>(b2_q.first(nbi), w.inputs, view_of(shape.b_input_density));
+  b2 += msm::msm_dense<ff::fp2>(b2_q.subspan(nbi), w.aux, view_of(shape.b_aux_density));
+  b2 += ec::mul(p.vk.delta_g2, s);
+
+  // C = sum aux_j L_j + sum h_k H_k + s A + r B1 - r s delta
+  g1_jacobian c = msm::msm<ff::fp>(p.l, w.aux);
+  c += msm::msm<ff::fp>(p.h, h);
+  c += ec::mul(a, s);
+  c += ec::mul(b1, r);
+  c += -ec::mul(p.vk.delta_g1, r * s);
+
+  return {a.to_affine(), b2.to_affine(), c.to_affine()};
+}
+
+}  // namespace cuzk::groth16

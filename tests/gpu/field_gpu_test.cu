@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPU field arithmetic (cuda_arith.cuh) against the host mont_field, bit for
+// bit: mul, sqr, add, sub, neg for Fr and Fp on 10^6 random pairs plus every
+// pair of special values (0, 1, p-1, R, R^2 as field elements and as raw
+// limbs, limb-edge values). Also checks the layout contract: a host array
+// copied to the device and back is unchanged, and device one() equals the
+// host one.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <cuzk/ff/bls12_381.hpp>
+#include <cuzk/ff/detail/cuda_arith.cuh>
+#include <cuzk/gpu/device.cuh>
+
+#include "common/test_seed.hpp"
+#include "gpu/gpu_test_util.hpp"
+
+namespace {
+
+using cuzk::ff::fp;
+using cuzk::ff::fr;
+namespace gpu = cuzk::gpu;
+
+template <class D>
+__global__ void field_ops_kernel(const D* a, const D* b, D* mul, D* sqr, D* add, D* sub, D* neg,
+                                 D* one, std::size_t n) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i == 0) *one = D::one();
+  if (i >= n) return;
+  const D x = a[i], y = b[i];
+  mul[i] = x * y;
+  sqr[i] = x.sqr();
+  add[i] = x + y;
+  sub[i] = x - y;
+  neg[i] = -x;
+}
+
+/// Field elements at the edges: as values and as raw Montgomery limbs.
+template <class F>
+std::vector<F> special_values() {
+  using L = typename F::limbs;
+  std::vector<F> v;
+  v.push_back(F::zero());
+  v.push_back(F::one());
+  v.push_back(-F::one());                       // p - 1
+  v.push_back(F::from_raw(F::r_mod_p));         // raw R mod p (the element 1)
+  v.push_back(F::from_raw(F::r2_mod_p));        // raw R^2 mod p
+  v.push_back(*F::from_canonical(F::r_mod_p));  // the element R mod p
+  v.push_back(*F::from_canonical(F::r2_mod_p));
+  L one{};
+  one[0] = 1;
+  v.push_back(F::from_raw(one));                                        // raw 1
+  v.push_back(F::from_raw(cuzk::ff::detail::sub_small(F::modulus, 1)));  // raw p - 1
+  v.push_back(F::from_raw(cuzk::ff::detail::sub_small(F::modulus, 2)));
+  v.push_back(F::from_uint(2));
+  v.push_back(F::from_uint(0xffffffffu));
+  v.push_back(F::from_uint(~std::uint64_t(0)));
+  // raw words 2^(32k) - 1 and 2^(32k) (all below p for k < 2N - 1)
+  for (std::size_t k = 1; k < 2 * F::n_limbs - 1; ++k) {
+    L lo{}, pw{};
+    for (std::size_t b = 0; b < 32 * k; ++b) lo[b / 64] |= std::uint64_t(1) << (b % 64);
+    pw[(32 * k) / 64] = std::uint64_t(1) << ((32 * k) % 64);
+    v.push_back(F::from_raw(lo));
+    v.push_back(F::from_raw(pw));
+  }
+  // p - 2^32 and p - 2^64 (raw)
+  L m = F::modulus;
+  m[0] -= std::uint64_t(1) << 32;
+  v.push_back(F::from_raw(m));
+  L m2 = F::modulus;
+  m2[1] -= 1;
+  v.push_back(F::from_raw(m2));
+  return v;
+}
+
+template <class F, class D>
+void run_field_test(const char* name) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed(name));
+  const std::vector<F> sp = special_values<F>();
+  std::vector<F> a, b;
+  for (const F& x : sp)
+    for (const F& y : sp) a.push_back(x), b.push_back(y);
+  const std::size_t n_random = 1000000;
+  for (std::size_t i = 0; i < n_random; ++i) {
+    a.push_back(F::random(rng));
+    // every 16th right operand repeats the left one (a*a, a-a, a+a paths)
+    b.push_back(i % 16 == 0 ? a.back() : F::random(rng));
+  }
+  const std::size_t n = a.size();
+
+  gpu::device_buffer<F> d_a(n), d_b(n), d_mul(n), d_sqr(n), d_add(n), d_sub(n), d_neg(n), d_one(1);
+  d_a.upload(a.data(), n, nullptr);
+  d_b.upload(b.data(), n, nullptr);
+  // poison the outputs: every element must be written
+  for (auto* d : {&d_mul, &d_sqr, &d_add, &d_sub, &d_neg})
+    CUZK_CUDA_CHECK(cudaMemset(d->data(), 0xa5, d->bytes()));
+  const unsigned threads = 256;
+  const unsigned blocks = unsigned((n + threads - 1) / threads);
+  auto dp = [](gpu::device_buffer<F>& x) { return reinterpret_cast<D*>(x.data()); };
+  field_ops_kernel<D><<<blocks, threads>>>(dp(d_a), dp(d_b), dp(d_mul), dp(d_sqr), dp(d_add),
+                                           dp(d_sub), dp(d_neg), dp(d_one), n);
+  CUZK_CUDA_CHECK_LAUNCH();
+  CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+
+  auto fetch = [&](const gpu::device_buffer<F>& d) {
+    std::vector<F> h(d.size());
+    d.download(h.data(), h.size(), nullptr);
+    CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+    return h;
+  };
+  const auto g_mul = fetch(d_mul), g_sqr = fetch(d_sqr), g_add = fetch(d_add),
+             g_sub = fetch(d_sub), g_neg = fetch(d_neg), g_one = fetch(d_one),
+             g_a = fetch(d_a);
+  ASSERT_TRUE(g_a == a) << "round trip host -> device -> host changed the bytes";
+  EXPECT_TRUE(g_one[0] == F::one()) << "device one() differs from host one()";
+
+  std::size_t bad_mul = 0, bad_sqr = 0, bad_add = 0, bad_sub = 0, bad_neg = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(g_mul[i] == a[i] * b[i]) && bad_mul++ < 3) ADD_FAILURE() << name << " mul mismatch at " << i;
+    if (!(g_sqr[i] == a[i].sqr()) && bad_sqr++ < 3) ADD_FAILURE() << name << " sqr mismatch at " << i;
+    if (!(g_add[i] == a[i] + b[i]) && bad_add++ < 3) ADD_FAILURE() << name << " add mismatch at " << i;
+    if (!(g_sub[i] == a[i] - b[i]) && bad_sub++ < 3) ADD_FAILURE() << name << " sub mismatch at " << i;
+    if (!(g_neg[i] == -a[i]) && bad_neg++ < 3) ADD_FAILURE() << name << " neg mismatch at " << i;
+  }
+  EXPECT_EQ(bad_mul + bad_sqr + bad_add + bad_sub + bad_neg, 0u)
+      << "mismatches: mul " << bad_mul << " sqr " << bad_sqr << " add " << bad_add << " sub "
+      << bad_sub << " neg " << bad_neg << " of " << n;
+}
+
+TEST(GpuField, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("GpuField.FrMatchesHost"); }
+TEST(GpuField, FpMatchesHost) { run_field_test<fp, gpu::fp_d>("GpuField.FpMatchesHost"); }
+
+TEST(GpuField, DeviceQueryNeverThrows) {
+  const int n = cuzk::gpu::device_count();
+  EXPECT_GE(n, 0);
+  for (int i = 0; i < n; ++i) std::printf("[gpu] device %d: %s\n", i, gpu::device_description(i).c_str());
+}
+
+}  // namespace

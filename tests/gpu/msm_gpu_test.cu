@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPU G1 MSM (cuzk/msm/msm_gpu.hpp) against the CPU MSM (cuzk/msm/msm.hpp)
+// as group elements: random scalars at 2^10..2^20; witness-like scalars
+// (zeros, ones, -1, powers of two, one repeated value) with repeated bases,
+// P/-P pairs and infinity bases at the same sizes; degenerate inputs (all
+// zero, all one, all equal: one hot bucket per window); every window width
+// the API accepts at 2^12; the one-shot entry point; argument errors.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include <cuzk/ec/batch_normalize.hpp>
+#include <cuzk/ec/bls12_381.hpp>
+#include <cuzk/ff/bls12_381.hpp>
+#include <cuzk/msm/msm.hpp>
+#include <cuzk/msm/msm_gpu.hpp>
+
+#include "common/test_seed.hpp"
+#include "gpu/gpu_test_util.hpp"
+
+namespace {
+
+using cuzk::ec::g1_affine;
+using cuzk::ec::g1_jacobian;
+using cuzk::ff::fp;
+using cuzk::ff::fr;
+namespace msm = cuzk::msm;
+
+/// n points: blocks of 4096 consecutive multiples k*G, k*G + G, ... from a
+/// random k per block, normalised in one batch.
+std::vector<g1_affine> make_points(std::size_t n, std::mt19937_64& rng) {
+  std::vector<g1_jacobian> jac(n);
+  const g1_affine g = g1_affine::generator();
+  g1_jacobian acc;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i % 4096 == 0) acc = cuzk::ec::mul(g1_jacobian::generator(), fr::random(rng));
+    jac[i] = acc;
+    acc = acc.add_affine(g);
+  }
+  std::vector<g1_affine> out(n);
+  cuzk::ec::batch_to_affine<fp>(jac, out);
+  return out;
+}
+
+/// The shared pool of bases (the biggest test's size), built once.
+const std::vector<g1_affine>& pool() {
+  static const std::vector<g1_affine> p = [] {
+    std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm point pool"));
+    return make_points(std::size_t(1) << 20, rng);
+  }();
+  return p;
+}
+
+void expect_same(const g1_jacobian& got, const g1_jacobian& want, const std::string& what) {
+  EXPECT_TRUE(got == want) << what << ": GPU MSM differs from the CPU MSM"
+                           << (want.is_infinity() ? " (CPU result is infinity)" : "")
+                           << (got.is_infinity() ? " (GPU result is infinity)" : "");
+}
+
+TEST(GpuMsm, RandomScalarsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.RandomScalarsMatchCpu"));
+  msm::gpu_msm_context ctx;
+  for (unsigned lg = 10; lg <= 20; ++lg) {
+    const std::size_t n = std::size_t(1) << lg;
+    const std::span<const g1_affine> bases(pool().data(), n);
+    const auto scalars = cuzk::test::random_elements<fr>(n, rng);
+    ctx.upload_bases(bases);
+    expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars), "random 2^" + std::to_string(lg));
+  }
+}
+
+TEST(GpuMsm, WitnessLikeInputsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.WitnessLikeInputsMatchCpu"));
+  msm::gpu_msm_context ctx;
+  for (unsigned lg = 10; lg <= 20; lg += 2) {
+    const std::size_t n = std::size_t(1) << lg;
+    std::vector<g1_affine> bases(pool().begin(), pool().begin() + std::ptrdiff_t(n));
+    std::vector<fr> scalars(n);
+    const fr repeated = fr::random(rng);
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned kind = unsigned(rng() % 16);
+      switch (kind) {
+        case 0: case 1: case 2: case 3: case 4: scalars[i] = fr::zero(); break;
+        case 5: case 6: case 7: case 8: scalars[i] = fr::one(); break;
+        case 9: scalars[i] = -fr::one(); break;
+        case 10: scalars[i] = fr::from_uint(std::uint64_t(1) << (rng() % 64)); break;
+        case 11: scalars[i] = repeated; break;
+        default: scalars[i] = fr::random(rng); break;
+      }
+      const unsigned base_kind = unsigned(rng() % 32);
+      if (base_kind == 0) bases[i] = g1_affine::identity();                   // infinity
+      else if (base_kind == 1 && i > 0) bases[i] = bases[rng() % i];          // repeated base
+      else if (base_kind == 2 && i > 0) bases[i] = -bases[i - 1], scalars[i] = scalars[i - 1];  // P, -P
+    }
+    ctx.upload_bases(bases);
+    expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars),
+                "witness-like 2^" + std::to_string(lg));
+  }
+}
+
+TEST(GpuMsm, DegenerateScalarsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.DegenerateScalarsMatchCpu"));
+  msm::gpu_msm_context ctx;
+  for (const std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1) << 12,
+                              std::size_t(1) << 18}) {
+    const std::span<const g1_affine> bases(pool().data(), n);
+    ctx.upload_bases(bases);
+    const fr one_value = fr::random(rng);
+    const std::pair<const char*, fr> cases[] = {
+        {"all zero", fr::zero()}, {"all one", fr::one()}, {"all -1", -fr::one()},
+        {"all equal", one_value}};
+    for (const auto& [name, v] : cases) {
+      const std::vector<fr> scalars(n, v);
+      const g1_jacobian want = msm::msm<fp>(bases, scalars);
+      expect_same(ctx.run(scalars), want, std::string(name) + " n=" + std::to_string(n));
+      if (v.is_zero()) EXPECT_TRUE(want.is_infinity());
+    }
+    // every base the same point: one bucket sum of n equal points
+    const std::vector<g1_affine> same(n, pool()[7]);
+    const auto scalars = cuzk::test::random_elements<fr>(n, rng);
+    msm::gpu_msm_context ctx2;
+    ctx2.upload_bases(same);
+    expect_same(ctx2.run(scalars), msm::msm<fp>(same, scalars),
+                "same base n=" + std::to_string(n));
+  }
+}
+
+TEST(GpuMsm, EveryWindowWidth) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.EveryWindowWidth"));
+  const std::size_t n = std::size_t(1) << 12;
+  const std::span<const g1_affine> bases(pool().data(), n);
+  auto scalars = cuzk::test::random_elements<fr>(n, rng);
+  for (std::size_t i = 0; i < n; i += 5) scalars[i] = fr::one();
+  const g1_jacobian want = msm::msm<fp>(bases, scalars);
+  msm::gpu_msm_context ctx;
+  ctx.upload_bases(bases);
+  for (unsigned c = 2; c <= 20; ++c)
+    expect_same(ctx.run(scalars, c), want, "window " + std::to_string(c));
+  // a prefix of the resident bases
+  const std::span<const fr> half(scalars.data(), n / 2);
+  expect_same(ctx.run(half), msm::msm<fp>(bases.first(n / 2), half), "prefix");
+}
+
+TEST(GpuMsm, OneShotEntryPoint) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.OneShotEntryPoint"));
+  const std::size_t n = 5000;  // not a power of two
+  const std::span<const g1_affine> bases(pool().data(), n);
+  const auto scalars = cuzk::test::random_elements<fr>(n, rng);
+  expect_same(msm::msm_gpu(bases, scalars), msm::msm<fp>(bases, scalars), "one-shot");
+  expect_same(msm::msm_gpu(bases.first(0), std::span<const fr>()), g1_jacobian::identity(),
+              "empty");
+}
+
+TEST(GpuMsm, RejectsBadArguments) {
+  CUZK_REQUIRE_GPU();
+  const std::span<const g1_affine> bases(pool().data(), 8);
+  const std::vector<fr> scalars(7, fr::one());
+  EXPECT_THROW(msm::msm_gpu(bases, scalars), std::invalid_argument);
+  const std::vector<fr> eight(8, fr::one());
+  EXPECT_THROW(msm::msm_gpu(bases, eight, {.window_bits = 1}), std::invalid_argument);
+  EXPECT_THROW(msm::msm_gpu(bases, eight, {.window_bits = 21}), std::invalid_argument);
+  msm::gpu_msm_context ctx;
+  ctx.upload_bases(bases.first(4));
+  EXPECT_THROW(ctx.run(eight), std::invalid_argument);
+}
+
+}  // namespace

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+// GPU NTT (cuzk/ntt/ntt_gpu.hpp) against the CPU NTT (cuzk/ntt/ntt.hpp), bit
+// for bit: ntt, intt, coset_ntt, coset_intt at every size 2^0..2^20 and 2^22
+// (host-span flavour), the building blocks dif_nr (both directions) and
+// bit_reverse (device flavour, on a non-default stream), the pointwise steps,
+// the whole h = (a*b - c)/Z computation (both flavours), round trips, and
+// argument errors.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include <cuzk/ff/bls12_381.hpp>
+#include <cuzk/gpu/device.cuh>
+#include <cuzk/ntt/domain.hpp>
+#include <cuzk/ntt/ntt.hpp>
+#include <cuzk/ntt/ntt_gpu.hpp>
+
+#include "common/test_seed.hpp"
+#include "gpu/gpu_test_util.hpp"
+
+namespace {
+
+using cuzk::ff::fr;
+using cuzk::ntt::evaluation_domain;
+namespace ntt = cuzk::ntt;
+namespace gpu = cuzk::gpu;
+using cuzk::test::random_elements;
+
+std::vector<unsigned> test_sizes() {
+  std::vector<unsigned> lgs;
+  for (unsigned lg = 0; lg <= 20; ++lg) lgs.push_back(lg);
+  lgs.push_back(22);
+  return lgs;
+}
+
+#define EXPECT_SAME_VECTORS(gpu_v, cpu_v, what, lg)                                    \
+  do {                                                                                 \
+    const std::size_t at_ = cuzk::test::first_mismatch(gpu_v, cpu_v);                 \
+    EXPECT_EQ(at_, (cpu_v).size()) << (what) << " at 2^" << lg << ": first mismatch at " \
+                                   << at_;                                             \
+  } while (0)
+
+TEST(GpuNtt, TransformsMatchCpuEverySize) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.TransformsMatchCpuEverySize"));
+  for (const unsigned lg : test_sizes()) {
+    const auto dom = evaluation_domain::from_lg(lg);
+    const std::vector<fr> input = random_elements<fr>(dom.size(), rng);
+    struct named {
+      const char* name;
+      void (*cpu)(const evaluation_domain&, std::span<fr>);
+      void (*gpu_fn)(const evaluation_domain&, std::span<fr>, const ntt::gpu_config&);
+    };
+    const named ops[] = {{"ntt", ntt::ntt, ntt::ntt_gpu},
+                         {"intt", ntt::intt, ntt::intt_gpu},
+                         {"coset_ntt", ntt::coset_ntt, ntt::coset_ntt_gpu},
+                         {"coset_intt", ntt::coset_intt, ntt::coset_intt_gpu}};
+    for (const auto& o : ops) {
+      std::vector<fr> want = input, got = input;
+      o.cpu(dom, want);
+      o.gpu_fn(dom, got, {});
+      EXPECT_SAME_VECTORS(got, want, o.name, lg);
+    }
+  }
+}
+
+TEST(GpuNtt, BuildingBlocksMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.BuildingBlocksMatchCpu"));
+  gpu::stream s;
+  const ntt::gpu_config cfg{0, s.get()};
+  for (const unsigned lg : {1u, 2u, 3u, 5u, 9u, 10u, 11u, 12u, 16u, 19u, 20u, 21u}) {
+    const auto dom = evaluation_domain::from_lg(lg);
+    const std::size_t n = dom.size();
+    const std::vector<fr> input = random_elements<fr>(n, rng);
+    gpu::device_buffer<fr> d(n);
+    std::vector<fr> got(n);
+    for (const bool inverse : {false, true}) {
+      std::vector<fr> want = input;
+      ntt::dif_nr(dom, want, inverse ? ntt::direction::inverse : ntt::direction::forward);
+      d.upload(input.data(), n, s);
+      ntt::dif_nr_gpu(dom, ntt::device_ptr{d.data()}, inverse, cfg);
+      d.download(got.data(), n, s);
+      s.synchronize();
+      EXPECT_SAME_VECTORS(got, want, inverse ? "dif_nr inverse" : "dif_nr forward", lg);
+    }
+    std::vector<fr> want = input;
+    ntt::bit_reverse(want);
+    d.upload(input.data(), n, s);
+    ntt::bit_reverse_gpu(dom, ntt::device_ptr{d.data()}, cfg);
+    d.download(got.data(), n, s);
+    s.synchronize();
+    EXPECT_SAME_VECTORS(got, want, "bit_reverse", lg);
+
+    // device flavour of every transform, on the same stream
+    for (int which = 0; which < 4; ++which) {
+      std::vector<fr> w = input;
+      d.upload(input.data(), n, s);
+      const ntt::device_ptr p{d.data()};
+      switch (which) {
+        case 0: ntt::ntt(dom, w), ntt::ntt_gpu(dom, p, cfg); break;
+        case 1: ntt::intt(dom, w), ntt::intt_gpu(dom, p, cfg); break;
+        case 2: ntt::coset_ntt(dom, w), ntt::coset_ntt_gpu(dom, p, cfg); break;
+        default: ntt::coset_intt(dom, w), ntt::coset_intt_gpu(dom, p, cfg); break;
+      }
+      d.download(got.data(), n, s);
+      s.synchronize();
+      EXPECT_SAME_VECTORS(got, w, "device-flavour transform", lg);
+    }
+  }
+}
+
+TEST(GpuNtt, PointwiseStepsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.PointwiseStepsMatchCpu"));
+  for (const unsigned lg : {0u, 1u, 7u, 16u, 20u}) {
+    const auto dom = evaluation_domain::from_lg(lg);
+    const std::size_t n = dom.size();
+    const auto a = random_elements<fr>(n, rng), b = random_elements<fr>(n, rng),
+               c = random_elements<fr>(n, rng);
+    std::vector<fr> want = a, got = a;
+    ntt::divide_by_z_on_coset(dom, want);
+    ntt::divide_by_z_on_coset_gpu(dom, got);
+    EXPECT_SAME_VECTORS(got, want, "divide_by_z_on_coset", lg);
+    want = a, got = a;
+    ntt::mul_sub(want, b, c);
+    ntt::mul_sub_gpu(got, b, c);
+    EXPECT_SAME_VECTORS(got, want, "mul_sub", lg);
+  }
+}
+
+/// The CPU prover's sequence (src/groth16/prover.cpp compute_h, before the
+/// final resize).
+std::vector<fr> cpu_h(const evaluation_domain& dom, std::vector<fr> a, std::vector<fr> b,
+                      std::vector<fr> c) {
+  for (auto* v : {&a, &b, &c}) {
+    ntt::intt(dom, *v);
+    ntt::coset_ntt(dom, *v);
+  }
+  ntt::mul_sub(a, b, c);
+  ntt::divide_by_z_on_coset(dom, a);
+  ntt::coset_intt(dom, a);
+  return a;
+}
+
+TEST(GpuNtt, ComputeHMatchesCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.ComputeHMatchesCpu"));
+  for (const unsigned lg : test_sizes()) {
+    const auto dom = evaluation_domain::from_lg(lg);
+    const std::size_t n = dom.size();
+    const auto a = random_elements<fr>(n, rng), b = random_elements<fr>(n, rng),
+               c = random_elements<fr>(n, rng);
+    const std::vector<fr> want = cpu_h(dom, a, b, c);
+    std::vector<fr> got = a;
+    ntt::compute_h_gpu(dom, got, b, c);
+    EXPECT_SAME_VECTORS(got, want, "compute_h (host)", lg);
+  }
+}
+
+TEST(GpuNtt, ComputeHSatisfiedSystemHasZeroTopCoefficient) {
+  // a, b, c evaluations of a satisfied system (c = a*b pointwise): A*B - C
+  // vanishes on H, so h has degree <= n - 2 and its top coefficient is zero.
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.ComputeHSatisfied"));
+  for (const unsigned lg : {1u, 4u, 12u, 18u}) {
+    const auto dom = evaluation_domain::from_lg(lg);
+    const std::size_t n = dom.size();
+    const auto a = random_elements<fr>(n, rng), b = random_elements<fr>(n, rng);
+    std::vector<fr> c(n);
+    for (std::size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
+    gpu::stream s;
+    gpu::device_buffer<fr> d_a(n), d_b(n), d_c(n);
+    d_a.upload(a.data(), n, s);
+    d_b.upload(b.data(), n, s);
+    d_c.upload(c.data(), n, s);
+    ntt::compute_h_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
+                       ntt::device_ptr{d_c.data()}, ntt::gpu_config{0, s.get()});
+    std::vector<fr> got(n);
+    d_a.download(got.data(), n, s);
+    s.synchronize();
+    EXPECT_TRUE(got[n - 1].is_zero()) << "2^" << lg;
+    EXPECT_SAME_VECTORS(got, cpu_h(dom, a, b, c), "compute_h (device)", lg);
+  }
+}
+
+TEST(GpuNtt, RoundTrips) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.RoundTrips"));
+  for (const unsigned lg : {1u, 8u, 13u, 21u}) {
+    const auto dom = evaluation_domain::from_lg(lg);
+    const auto a = random_elements<fr>(dom.size(), rng);
+    std::vector<fr> v = a;
+    ntt::ntt_gpu(dom, v);
+    ntt::intt_gpu(dom, v);
+    EXPECT_TRUE(v == a) << "intt(ntt(a)) at 2^" << lg;
+    ntt::coset_ntt_gpu(dom, v);
+    ntt::coset_intt_gpu(dom, v);
+    EXPECT_TRUE(v == a) << "coset_intt(coset_ntt(a)) at 2^" << lg;
+  }
+}
+
+TEST(GpuNtt, RejectsBadArguments) {
+  CUZK_REQUIRE_GPU();
+  const auto dom = evaluation_domain::from_lg(4);
+  std::vector<fr> wrong(15, fr::one());
+  EXPECT_THROW(ntt::ntt_gpu(dom, wrong), std::invalid_argument);
+  EXPECT_THROW(ntt::intt_gpu(dom, ntt::device_ptr{nullptr}), std::invalid_argument);
+  std::vector<fr> a(16, fr::one()), b(16, fr::one()), c(8, fr::one());
+  EXPECT_THROW(ntt::mul_sub_gpu(a, b, c), std::invalid_argument);
+}
+
+}  // namespace
