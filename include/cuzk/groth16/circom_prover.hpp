@@ -32,7 +32,11 @@
 //
 // Costs: 6 NTTs of size n and 3n extra multiplications; MSMs of nVars (A,
 // B1, B2 in G2), nVars - nPublic - 1 (C) and n (H) terms; the G2 MSM
-// dominates as in snarkjs. Memory: 4n Fr beyond the key.
+// dominates as in snarkjs. Memory: 3n Fr (a, b, c) beyond the key, plus
+// cuzk::ntt's twiddle cache (~n Fr, kept for the process).
+// Measured on 2 cores shared with other jobs (load ~7): pc4 (2^10) 0.25 s;
+// the 2^16 Poseidon chain 9.6-11.5 s wall, 5.3 s CPU, 100 MB RSS, where
+// snarkjs 0.7.6 took 42 s wall, 21 s CPU, 440 MB under the same load.
 
 #include <cstdint>
 #include <span>

@@ -24,6 +24,9 @@
 
 #include <cuzk/ff/detail/bigint.hpp>
 #include <cuzk/ff/detail/x86_adx.hpp>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 namespace cuzk::ff::detail {
 
@@ -39,10 +42,50 @@ inline const bool use_adx = detect_adx();
 inline constexpr bool use_adx = false;
 #endif
 
+#if defined(__x86_64__)
+// Add/subtract chains with ADC/SBB through _addcarry_u64/_subborrow_u64
+// (baseline x86-64, no -m flags needed); GCC keeps the flag chain in
+// registers; for N = 6 about 2x faster than the __int128 form below
+// (4.5 vs 9.5 ns per Fp add on Zen 5), for N = 4 slower (9.5 vs 6.2 ns),
+// so only Fp uses it. Valid because
+// a + b < 2p < 2^(64N) (a spare top bit), so the sum never carries out.
+template <std::size_t N>
+inline void add_mod_x86(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                        const std::uint64_t* p) noexcept {
+  unsigned long long s[N], d[N];
+  unsigned char c = 0;
+  for (std::size_t i = 0; i < N; ++i) c = _addcarry_u64(c, a[i], b[i], &s[i]);
+  unsigned char w = 0;
+  for (std::size_t i = 0; i < N; ++i) w = _subborrow_u64(w, s[i], p[i], &d[i]);
+  const std::uint64_t keep_sum = 0 - std::uint64_t(w);  // all ones when s < p
+  for (std::size_t i = 0; i < N; ++i) r[i] = (s[i] & keep_sum) | (d[i] & ~keep_sum);
+}
+
+template <std::size_t N>
+inline void sub_mod_x86(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                        const std::uint64_t* p) noexcept {
+  unsigned long long d[N];
+  unsigned char w = 0;
+  for (std::size_t i = 0; i < N; ++i) w = _subborrow_u64(w, a[i], b[i], &d[i]);
+  const std::uint64_t mask = 0 - std::uint64_t(w);  // add p back when a < b
+  unsigned char c = 0;
+  unsigned long long out;
+  for (std::size_t i = 0; i < N; ++i) {
+    c = _addcarry_u64(c, d[i], p[i] & mask, &out);
+    r[i] = out;
+  }
+}
+#endif
+
 /// r = a + b mod p
 template <std::size_t N>
 constexpr void add_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
                        const std::uint64_t* p) noexcept {
+#if defined(__x86_64__)
+  // measured: 2x faster for N = 6, slower than the form below for N = 4
+  if constexpr (N == 6)
+    if (!std::is_constant_evaluated()) return add_mod_x86<N>(r, a, b, p);
+#endif
   std::uint64_t s[N], d[N];
   std::uint64_t carry = 0;
   for (std::size_t i = 0; i < N; ++i) {
@@ -65,6 +108,10 @@ constexpr void add_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint
 template <std::size_t N>
 constexpr void sub_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
                        const std::uint64_t* p) noexcept {
+#if defined(__x86_64__)
+  if constexpr (N == 6)
+    if (!std::is_constant_evaluated()) return sub_mod_x86<N>(r, a, b, p);
+#endif
   std::uint64_t d[N];
   std::uint64_t borrow = 0;
   for (std::size_t i = 0; i < N; ++i) {
