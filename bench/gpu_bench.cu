@@ -24,10 +24,7 @@
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/msm/msm.hpp>
-#if __has_include(<cuzk/msm/msm_gpu.hpp>)
 #include <cuzk/msm/msm_gpu.hpp>
-#define CUZK_BENCH_MSM 1
-#endif
 #include <cuzk/ntt/domain.hpp>
 #include <cuzk/ntt/ntt.hpp>
 #include <cuzk/ntt/ntt_gpu.hpp>
@@ -139,7 +136,6 @@ void bench_ntt(const options& o) {
   }
 }
 
-#ifdef CUZK_BENCH_MSM
 /// n distinct-ish G1 points: multiples k*G for consecutive k from a random
 /// start, normalised in one batch (cheap to make, uniformly spread).
 std::vector<cuzk::ec::g1_affine> make_points(std::size_t n, std::mt19937_64& rng) {
@@ -187,9 +183,6 @@ void bench_msm(const options& o) {
     report(o, "msm_g1", unsigned(lg), summarize(ms), o.reps);
   }
 }
-#else
-void bench_msm(const options&) { std::printf("msm: not built\n"); }
-#endif
 
 }  // namespace
 

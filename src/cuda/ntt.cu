@@ -260,7 +260,6 @@ struct device_pow_table {
     return {reinterpret_cast<const fr_d*>(lo.data()), reinterpret_cast<const fr_d*>(hi.data()),
             split};
   }
-  std::size_t bytes() const { return lo.bytes() + hi.bytes(); }
 };
 
 unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }

@@ -28,7 +28,12 @@ class reader {
   // ---- field path ----
   void push(std::string name) { _path.push_back(std::move(name)); }
   void pop() { _path.pop_back(); }
-  void push_index(std::size_t i) { _path.back() += "[" + std::to_string(i) + "]"; }
+  void push_index(std::size_t i) {
+    std::string& s = _path.back();
+    s += '[';
+    s += std::to_string(i);
+    s += ']';
+  }
   void pop_index() {
     std::string& s = _path.back();
     s.erase(s.rfind('['));

@@ -39,6 +39,10 @@
 // por_circuit.rs: poseidon base 8 1063, sub 8-8 1593, top 8-8-2 1907,
 // sha256 base 2 272295, ...) in tests/unit/merkle_test.cpp.
 //
+// Costs: the circuit is dominated by the hashes (Poseidon ~50 us native per
+// arity-8 hash in witness_cs; SHA-256 ~45K constraints per binary level).
+// checking_cs of a 10-level 32 GiB path (5302 constraints) takes ~0.1 s.
+//
 // Invariants: every arity is a power of two >= 2; top requires sub; the
 // path's per-level index is < arity(level). A blank path (no values; shape
 // and counting modes) is passed as nullptr.

@@ -19,8 +19,9 @@
 // Infinity bases (x = y = 0) and zero scalars contribute nothing.
 //
 // Memory on the device: bases 96 n bytes (kept by gpu_msm_context), scalars
-// 32 n, sort keys/values 16 n + CUB scratch, partial sums ~192 n / 64,
-// buckets 192 * 2^(c-1) * ceil(256/c): see gpu_msm_scratch_bytes.
+// 32 n, sort keys/values 16 n + CUB scratch, partial sums 2 x 192 n / G
+// (G = tuning::msm::points_per_thread), buckets 192 * 2^(c-1) * ceil(256/c):
+// see gpu_msm_scratch_bytes.
 // Errors: std::invalid_argument on size mismatch or a window outside
 // [2, 20]; cuzk::gpu::cuda_error on any CUDA failure (including no device).
 

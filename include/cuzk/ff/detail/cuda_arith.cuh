@@ -31,8 +31,8 @@
 // add/sub/neg keep full reduction (a + b < 2p < 2^(32N')).
 // Cost, N' words: mul and sqr (sqr is mul for now) 4N'^2 + 3N' multiply-adds
 // (Fr: 280, Fp: 612) plus N' + 1 for the final subtraction; add/sub ~3N'
-// integer ops. Not constant time in the selects only where the data are
-// public (NTT/MSM inputs are not secret in a prover).
+// integer ops. No branches on the data (the final choices are selects);
+// NTT/MSM inputs are public in a prover anyway.
 //
 // Compiles only with nvcc (.cuh); the host-side parts (constants, layout
 // asserts) are also visible to the host pass of the same translation unit.
