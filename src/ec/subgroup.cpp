@@ -18,26 +18,13 @@ using ff::fr;
 using ff::detail::limbs;
 using ff::detail::u128;
 
-// a / d and a mod d for a 64-bit divisor (schoolbook, top limb first).
-template <std::size_t N>
-limbs<N> div_small(const limbs<N>& a, std::uint64_t d, std::uint64_t& rem) {
-  limbs<N> q{};
-  u128 r = 0;
-  for (std::size_t i = N; i-- > 0;) {
-    const u128 cur = (r << 64) | a[i];
-    q[i] = std::uint64_t(cur / d);
-    r = cur % d;
-  }
-  rem = std::uint64_t(r);
-  return q;
-}
+using ff::detail::div_small;
 
 constexpr auto p_minus_1 = ff::detail::sub_small(fp::modulus, 1);
 
 fp compute_beta() {
   // p = 1 mod 3, so Fp* has cube roots of unity: g^((p-1)/3) for a non-cube g.
-  std::uint64_t rem = 0;
-  const auto e = div_small(p_minus_1, 3, rem);
+  const auto [e, rem] = div_small(p_minus_1, 3);
   if (rem != 0) throw std::logic_error("subgroup: p != 1 mod 3");
   fp beta = fp::one();
   for (std::uint64_t g = 2; beta.is_one(); ++g) beta = fp::from_uint(g).pow(e);
@@ -56,9 +43,8 @@ struct psi_coeffs {
 };
 
 psi_coeffs compute_psi_coeffs() {
-  std::uint64_t rem3 = 0, rem2 = 0;
-  const auto e3 = div_small(p_minus_1, 3, rem3);
-  const auto e2 = div_small(p_minus_1, 2, rem2);
+  const auto [e3, rem3] = div_small(p_minus_1, 3);
+  const auto [e2, rem2] = div_small(p_minus_1, 2);
   if (rem3 != 0 || rem2 != 0) throw std::logic_error("subgroup: bad exponent for psi");
   const fp2 xi{fp::one(), fp::one()};  // 1 + u, the twist's non-residue
   return {xi.pow(e3).inverse(), xi.pow(e2).inverse()};
@@ -140,9 +126,8 @@ bool is_in_subgroup_slow(const g2_jacobian& p) {
 
 glv_scalars glv_decompose(const scalar_limbs<4>& k) {
   // k = (q * |x| + r2) * |x| + r1 = q * x^2 + (r2 * |x| + r1), with r2*|x| + r1 < x^2.
-  std::uint64_t r1 = 0, r2 = 0;
-  const auto q1 = div_small(k, bls_x_abs, r1);
-  const auto q = div_small(q1, bls_x_abs, r2);
+  const auto [q1, r1] = div_small(k, bls_x_abs);
+  const auto [q, r2] = div_small(q1, bls_x_abs);
   const u128 k1 = u128(r2) * bls_x_abs + r1;
   // k < 2^256 gives q < 2^256 / x^2 < 2^129; for k < r, q <= x^2 - 1 < 2^128.
   return {{std::uint64_t(k1), std::uint64_t(k1 >> 64)}, {q[0], q[1]}};

@@ -36,24 +36,6 @@ namespace cuzk::ff {
 
 namespace detail {
 
-/// Quotient and remainder of a by a small divisor d.
-template <std::size_t N>
-struct div_small_result {
-  limbs<N> q;
-  std::uint64_t r;
-};
-template <std::size_t N>
-constexpr div_small_result<N> div_small(const limbs<N>& a, std::uint64_t d) {
-  div_small_result<N> out{};
-  u128 rem = 0;
-  for (std::size_t i = N; i-- > 0;) {
-    const u128 cur = (rem << 64) | a[i];
-    out.q[i] = std::uint64_t(cur / d);
-    rem = cur % d;
-  }
-  out.r = std::uint64_t(rem);
-  return out;
-}
 static_assert(div_small(sub_small(fp::modulus, 1), 6).r == 0, "p = 1 mod 6 for BLS12-381");
 
 /// gamma_k = xi^((p^k - 1) / 6), k = 0..11 (xi = u + 1).

@@ -136,6 +136,25 @@ constexpr limbs<N> pow2_mod(unsigned k, const limbs<N>& m) {
   return a;
 }
 
+/// Quotient and remainder of a by a 64-bit divisor d (schoolbook, top limb
+/// first); used to derive exponents such as (p-1)/6 and the GLV split.
+template <std::size_t N>
+struct div_small_result {
+  limbs<N> q;
+  std::uint64_t r;
+};
+template <std::size_t N>
+constexpr div_small_result<N> div_small(const limbs<N>& a, std::uint64_t d) {
+  div_small_result<N> out{};
+  u128 rem = 0;
+  for (std::size_t i = N; i-- > 0;) {
+    const u128 cur = (rem << 64) | a[i];
+    out.q[i] = std::uint64_t(cur / d);
+    rem = cur % d;
+  }
+  out.r = std::uint64_t(rem);
+  return out;
+}
 /// Parses a big-endian hex literal ("0x..." or bare digits) into limbs, at
 /// compile time. Used for curve constants so they read like the published
 /// values; too many digits or a non-hex character fails constant evaluation.
