@@ -104,6 +104,14 @@ TEST(PorepGenerator, CheckerCatchesCorruption) {
   expect_caught("missing challenge", [&](auto& c) { c.partitions[0].pop_back(); });
 }
 
+// The generated C1 survives the C1 JSON writer and reader (io/porep_c1.hpp).
+TEST(PorepGenerator, JsonRoundTrip) {
+  const synthetic_porep g = generate_synthetic_porep(make_info(2048), 11);
+  const cuzk::io::c1_output back = cuzk::io::parse_c1_json(cuzk::io::write_c1_json(g.c1));
+  EXPECT_TRUE(back == g.c1);
+  EXPECT_TRUE(check_porep_c1(back).empty());
+}
+
 TEST(PorepGenerator, RejectsSyntheticAndNonInteractive) {
   EXPECT_THROW(generate_synthetic_porep(*cuzk::io::find_seal_proof("StackedDrg2KiBV1_1_Feat_SyntheticPoRep"), 1),
                std::invalid_argument);
