@@ -35,11 +35,13 @@
 #include <cuzk/io/format_error.hpp>
 #include <cuzk/io/porep_c1.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
