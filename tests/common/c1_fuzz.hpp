@@ -28,7 +28,8 @@ namespace cuzk::test {
 
 class c1_fuzzer {
  public:
-  explicit c1_fuzzer(std::string base) : _base(std::move(base)) {
+  /// |sector_size| goes into the wrapper form.
+  c1_fuzzer(std::string base, std::uint64_t sector_size) : _base(std::move(base)), _sector_size(sector_size) {
     std::size_t p = 0;
     index_value(p, npos, false);
   }
@@ -229,7 +230,7 @@ class c1_fuzzer {
     }
   }
 
-  static std::string wrap(std::string_view c1) {
+  std::string wrap(std::string_view c1) const {
     static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     std::string b;
     std::size_t i = 0;
@@ -247,10 +248,11 @@ class c1_fuzzer {
       b += rest == 2 ? a[(w >> 6) & 63] : '=';
       b += '=';
     }
-    return "{\"SectorNum\":3,\"Phase1Out\":\"" + b + "\",\"SectorSize\":2048}";
+    return "{\"SectorNum\":3,\"Phase1Out\":\"" + b + "\",\"SectorSize\":" + std::to_string(_sector_size) + "}";
   }
 
   std::string _base;
+  std::uint64_t _sector_size;
   std::vector<span> _spans;
   std::vector<std::size_t> _numbers, _others, _members, _elements;
 };

@@ -18,7 +18,7 @@ void fuzz(const char* proof_name, std::size_t n, const char* what) {
   std::mt19937_64 rng(seed);
   const auto* proof = cuzk::io::find_seal_proof(proof_name);
   ASSERT_NE(proof, nullptr);
-  cuzk::test::c1_fuzzer fuzzer(cuzk::io::write_c1_json(cuzk::test::random_c1(rng, *proof)));
+  cuzk::test::c1_fuzzer fuzzer(cuzk::io::write_c1_json(cuzk::test::random_c1(rng, *proof)), proof->sector_size);
   const auto st = fuzzer.run(rng, n, seed);
   std::printf("[fuzz] %s: accepted %zu, rejected %zu\n", proof_name, st.accepted, st.rejected);
   EXPECT_EQ(st.accepted + st.rejected, n);
