@@ -26,17 +26,22 @@
 // offset = byte offset in the text (inside the base64-decoded Phase1Out of
 // a wrapper the offset is given in the message instead).
 //
-// Cost: one pass, about 10 M integers for a 32 GiB C1; see the measured
-// figures in the report of the branch that added this file.
+// Cost: one pass, about 10 M integers for a 32 GiB C1. Measured on the
+// shared 2-core dev VM (Release, under load): a 32 GiB C1 (10 x 18
+// challenges, 38.7 MB) parses in 0.22 s (~175 MB/s) with no memory beyond
+// the c1_output; nlohmann::json::parse of the same text took 2.65 s and
+// ~160 MB of DOM.
 
 #include <cuzk/io/format_error.hpp>
 #include <cuzk/io/porep_c1.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 

@@ -160,6 +160,20 @@ void expect_round_trip(const c1_output& c1) {
   EXPECT_EQ(write_c1_json(back), text) << c1.proof->name;
 }
 
+const std::string vp = "vanilla_proofs.StackedDrg2KiBV1";
+
+void expect_error(const std::string& text, const std::string& path, const std::string& detail) {
+  try {
+    (void)parse_c1_json(text, "t.json");
+    ADD_FAILURE() << "accepted; expected an error at " << path << ": " << detail;
+  } catch (const format_error& e) {
+    EXPECT_EQ(e.kind(), "c1 json");
+    EXPECT_EQ(e.path(), "t.json");
+    EXPECT_EQ(e.section(), path) << e.what();
+    EXPECT_NE(std::string(e.what()).find(detail), std::string::npos) << e.what();
+  }
+}
+
 TEST(PorepC1Json, RoundTripEverySmallProof) {
   std::mt19937_64 rng(cuzk::test::test_seed("PorepC1Json.RoundTripEverySmallProof"));
   for (const seal_proof_info& p : seal_proofs()) {
@@ -229,6 +243,20 @@ TEST(PorepC1Json, KeyOrderWhitespaceAndEscapes) {
     EXPECT_TRUE(parse_c1_json(r.dump()) == want);
   }
   EXPECT_TRUE(parse_c1_json(j.dump(2)) == want);
+  // Errors inside a vanilla_proofs read after registered_proof keep their paths.
+  {
+    ojson r = ojson::object();
+    r["vanilla_proofs"] = j["vanilla_proofs"];
+    r["vanilla_proofs"]["StackedDrg2KiBV1"][0][1]["labeling_proofs"][1]["parents"][36][3] = 300;
+    for (const auto& [k, v] : j.items())
+      if (k != "vanilla_proofs") r[k] = v;
+    expect_error(r.dump(), vp + "[0][1].labeling_proofs[1].parents[36][3]", "byte value 300 is out of range");
+    // ... and the skipped value must still be valid JSON, nested at most 64 deep.
+    std::string deep = "{\"vanilla_proofs\":" + std::string(65, '[') + std::string(65, ']') + "}";
+    expect_error(deep, "vanilla_proofs", "nesting deeper than 64");
+    expect_error("{\"vanilla_proofs\":[1,2,]}", "vanilla_proofs", "expected a JSON value, found the character \"]\"");
+    expect_error("{\"vanilla_proofs\":{}}", "", "missing field \"registered_proof\"");
+  }
   EXPECT_TRUE(parse_c1_json("\n\t " + t + " \r\n") == want);
   std::string escaped = t;
   escaped.replace(escaped.find("\"seed\""), 6, "\"s\\u0065ed\"");
@@ -264,18 +292,6 @@ std::string wrap(std::string_view c1, std::uint64_t sector_size, std::string_vie
          "\",\"SectorSize\":" + std::to_string(sector_size) + "}";
 }
 
-void expect_error(const std::string& text, const std::string& path, const std::string& detail) {
-  try {
-    (void)parse_c1_json(text, "t.json");
-    ADD_FAILURE() << "accepted; expected an error at " << path << ": " << detail;
-  } catch (const format_error& e) {
-    EXPECT_EQ(e.kind(), "c1 json");
-    EXPECT_EQ(e.path(), "t.json");
-    EXPECT_EQ(e.section(), path) << e.what();
-    EXPECT_NE(std::string(e.what()).find(detail), std::string::npos) << e.what();
-  }
-}
-
 TEST(PorepC1Json, Wrapper) {
   const std::string& t = small_json();
   const c1_output want = parse_c1_json(t);
@@ -304,7 +320,6 @@ TEST(PorepC1Json, Wrapper) {
 
 // ---- C1 JSON: one test per class of bad input --------------------------------
 
-const std::string vp = "vanilla_proofs.StackedDrg2KiBV1";
 
 /// small_json() with |edit| applied to its DOM.
 std::string edited(const std::function<void(ojson&)>& edit) {

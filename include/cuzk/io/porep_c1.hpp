@@ -37,7 +37,9 @@ namespace cuzk::io {
 /// storage-proofs-core api_version::ApiVersion.
 enum class porep_api_version : std::uint8_t { v1_0_0, v1_1_0, v1_2_0 };
 
-/// What the registered proof enables beyond the api version.
+/// What the registered proof enables beyond the api version. Note: the
+/// *_V1_1_Feat_SyntheticPoRep proofs run at api 1.2.0 despite their names
+/// (rust-filecoin-proofs-api registry.rs version()).
 enum class porep_feature : std::uint8_t { none, synthetic_porep, non_interactive_porep };
 
 /// Static facts about one RegisteredSealProof (filecoin-proofs constants.rs,
@@ -120,14 +122,21 @@ struct c1_output {
   }
 };
 
-/// Inputs above this size are refused before parsing (a 64 GiB C1 is ~40 MB,
-/// its lotus-bench wrapper ~55 MB).
+/// Inputs above this size are refused before parsing. Measured sizes: a
+/// 32/64 GiB C1 is ~39 MB (~52 MB as a base64 wrapper); an NI-PoRep one
+/// (126 partitions) ~490 MB.
 inline constexpr std::uint64_t c1_json_max_bytes = std::uint64_t(1) << 30;
 
 /// Parses the C1 JSON (or the lotus-bench / curio wrapper
 /// {"SectorNum", "Phase1Out": base64(C1 JSON), "SectorSize"}). Every problem
 /// is an io::format_error (kind "c1 json") naming the JSON path, e.g.
 /// "vanilla_proofs.StackedDrg2KiBV1[0][1].replica_column_proofs.drg_parents[3].column.rows[1]".
+/// Beyond serde's own checks it refuses unknown keys, non-canonical domains
+/// (also comm_r, comm_d, replica_id; seed and ticket are plain bytes), counts
+/// and Merkle shapes other than the registered proof's, path indices >= the
+/// arity, labeling layer_index other than 1..layers (encoding: layers), nodes
+/// >= the sector's, and challenge nodes that differ between the labeling /
+/// encoding proofs and c_x. Keys may come in any order.
 c1_output parse_c1_json(std::string_view text, std::string_view label = "<memory>");
 /// Reads and parses a file (same errors; kind "c1 json", path = |path|).
 c1_output read_c1_file(const std::string& path);
