@@ -4,9 +4,11 @@
 // shapes, the 2 KiB .vk's 40 IC points); a consistent synthetic sector
 // (tests/common/stacked_sector.hpp) satisfies the Groth16 shape with the
 // gadget witness, and a tampered one does not; public inputs equal the
-// witness's input assignment; the parallel witness equals the sequential
-// gadget witness on 2 KiB (through the C1 form) and on a one-challenge
-// 32 GiB partition; C1 conversion errors. The checking-CS runs that name the
+// witness's input assignment; the native SHA-256 witness
+// (gadgets/sha256_witness.hpp) equals the gadget's on random messages of
+// mixed constant, allocated and negated bits; the parallel witness equals
+// the sequential gadget witness on 2 KiB (through the C1 form) and on a
+// two-challenge 32 GiB partition; C1 conversion errors. The checking-CS runs that name the
 // failing constraint are in tests/unit_long/stacked_porep_long_test.cpp
 // (a checking CS of 1.2 M constraints takes ~40 s on the loaded dev host).
 #include <gtest/gtest.h>
@@ -151,13 +153,61 @@ circuits::stacked_porep_circuit random_partition(const stacked_porep_params& p, 
   return c;
 }
 
+// witness_cs that is not a "witness generator", so sha256() keeps the gadget path.
+struct gadget_witness_cs : r1cs::witness_cs {
+  static constexpr bool is_witness_generator = false;
+};
+static_assert(r1cs::constraint_system<gadget_witness_cs>);
+
+// The gadget witness against the native sequential one (witness_cs) and the
+// parallel one.
 void expect_same_witness(const circuits::stacked_porep_circuit& c, unsigned threads) {
-  const r1cs::witness_cs w = r1cs::make_witness(c);
+  gadget_witness_cs w;
+  r1cs::synthesize_groth16(c, w);
+  const r1cs::witness_cs native = r1cs::make_witness(c);
+  EXPECT_EQ(native.num_constraints(), w.num_constraints());
+  EXPECT_TRUE(std::ranges::equal(native.aux(), w.aux()));
   const circuits::stacked_witness fast = circuits::stacked_porep_witness(c, threads);
   EXPECT_TRUE(std::ranges::equal(fast.inputs, w.inputs()));
   ASSERT_EQ(fast.aux.size(), w.num_aux());
   const auto [it, _] = std::ranges::mismatch(fast.aux, w.aux());
   EXPECT_EQ(it, fast.aux.end()) << "first differing aux " << (it - fast.aux.begin());
+}
+
+// sha256 of messages mixing constants, allocated and negated bits: the
+// native witness path against the gadget (aux, constraint count, digest).
+TEST(StackedPorepCircuit, NativeSha256WitnessMatchesGadget) {
+  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.NativeSha256WitnessMatchesGadget"));
+  for (int round = 0; round < 24; ++round) {
+    const std::size_t bytes = std::size_t(rng() % 150);
+    const unsigned const_pct = unsigned(rng() % 101), neg_pct = unsigned(rng() % 101);
+    gadget_witness_cs g;
+    r1cs::witness_cs n;
+    std::vector<gadgets::boolean> bg, bn;
+    for (std::size_t i = 0; i < 8 * bytes; ++i) {
+      const bool v = (rng() & 1) != 0;
+      if (rng() % 100 < const_pct) {
+        bg.push_back(gadgets::boolean::constant(v));
+        bn.push_back(gadgets::boolean::constant(v));
+        continue;
+      }
+      const bool neg = rng() % 100 < neg_pct;
+      gadgets::boolean x = gadgets::allocated_bit::alloc(g, neg ? !v : v);
+      gadgets::boolean y = gadgets::allocated_bit::alloc(n, neg ? !v : v);
+      bg.push_back(neg ? x.not_() : x);
+      bn.push_back(neg ? y.not_() : y);
+    }
+    const std::vector<gadgets::boolean> dg = gadgets::sha256(g, std::span<const gadgets::boolean>(bg));
+    const std::vector<gadgets::boolean> dn = gadgets::sha256(n, std::span<const gadgets::boolean>(bn));
+    ASSERT_EQ(g.num_aux(), n.num_aux()) << "round " << round << ", " << bytes << " bytes";
+    EXPECT_TRUE(std::ranges::equal(g.aux(), n.aux())) << "round " << round;
+    EXPECT_EQ(g.num_constraints(), n.num_constraints()) << "round " << round;
+    ASSERT_EQ(dg.size(), dn.size());
+    for (std::size_t i = 0; i < dg.size(); ++i) {
+      EXPECT_EQ(dg[i].get_value(), dn[i].get_value()) << "digest bit " << i;
+      EXPECT_EQ(dg[i].get_kind(), dn[i].get_kind()) << "digest bit " << i;
+    }
+  }
 }
 
 TEST(StackedPorepCircuit, FastWitness2KiBFromC1) {
