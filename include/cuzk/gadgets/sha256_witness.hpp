@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// SHA-256 for the witness-only modes: native word arithmetic that emits
-// exactly the aux values (and counts exactly the constraints) of the
-// sha256 gadget (sha256.hpp, bellperson's sha256), in the same order,
-// without booleans, optionals, linear combinations or multi_eq objects.
+// SHA-256 for the modes without linear combinations (witness, counting):
+// native word arithmetic that emits exactly the aux values (and counts
+// exactly the constraints) of the sha256 gadget (sha256.hpp, bellperson's
+// sha256), in the same order, without booleans, optionals, linear
+// combinations or multi_eq objects. In the counting mode (no values) the
+// unknown bits are taken as 0: only constness decides the allocations.
 //
 // Why: SHA-256 is ~90% of the PoRep witness (11 layers x 20 blocks per
 // challenge plus the tree D path; ~27 K aux per block), and the gadget spends
@@ -28,14 +30,15 @@
 // Costs: ~27 K aux writes per block and a few word operations per aux bit
 // group; bench/porep_synth_bench.cpp has the PoRep figures.
 //
-// Use: sha256_witness(cs, bits) where CS::has_values && !CS::needs_lcs; the
-// returned booleans carry values and kinds (their variables are not
-// meaningful, which witness modes never read).
+// Use: sha256_witness(cs, bits) where !CS::needs_lcs; the returned booleans
+// carry values (witness mode) and kinds; their variables are not
+// meaningful, which these modes never read.
 
 #include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <stdexcept>
 #include <vector>
@@ -264,7 +267,7 @@ inline word word_from_bits_be(std::span<const boolean> bits) {
   for (unsigned j = 0; j < 32; ++j) {
     const boolean& b = bits[31 - j];
     const std::uint32_t m = 1u << j;
-    if (*b.get_value()) w.val |= m;
+    if (b.get_value().value_or(false)) w.val |= m;
     if (b.is_constant()) w.cmask |= m;
     if (b.is_negated()) w.nmask |= m;
   }
@@ -274,12 +277,13 @@ inline word word_from_bits_be(std::span<const boolean> bits) {
 }  // namespace sha256w
 
 template <constraint_system CS>
-  requires(CS::has_values && !CS::needs_lcs)
+  requires(!CS::needs_lcs)
 std::vector<boolean> sha256_witness(CS& cs, std::span<const boolean> input) {
   using sha256w::word;
   if (input.size() % 8 != 0) throw std::invalid_argument("gadgets: sha256 input is not whole bytes");
-  for (const boolean& b : input)
-    if (!b.get_value()) throw synthesis_error(synthesis_errc::assignment_missing);
+  if constexpr (CS::has_values)
+    for (const boolean& b : input)
+      if (!b.get_value()) throw synthesis_error(synthesis_errc::assignment_missing);
   const std::uint64_t plen = input.size();
   std::size_t total = plen + 1;
   while ((total + 64) % 512 != 0) ++total;
@@ -297,7 +301,7 @@ std::vector<boolean> sha256_witness(CS& cs, std::span<const boolean> input) {
       const std::uint32_t m = 1u << j;
       if (pos < plen) {
         const boolean& b = input[pos];
-        if (*b.get_value()) w.val |= m;
+        if (b.get_value().value_or(false)) w.val |= m;
         if (!b.is_constant()) w.cmask &= ~m;
         if (b.is_negated()) w.nmask |= m;
       } else if (pos == plen) {
@@ -325,7 +329,9 @@ std::vector<boolean> sha256_witness(CS& cs, std::span<const boolean> input) {
       if (b.c) {
         out.push_back(boolean::constant(b.v));
       } else {
-        const boolean x(allocated_bit(variable::aux(0), b.v != b.n));
+        std::optional<bool> v;
+        if constexpr (CS::has_values) v = b.v != b.n;
+        const boolean x(allocated_bit(variable::aux(0), v));
         out.push_back(b.n ? x.not_() : x);
       }
     }
