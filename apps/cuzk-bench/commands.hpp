@@ -9,5 +9,6 @@ namespace cuzk::bench_app {
 void register_selfcheck(CLI::App& app);
 void register_circom_prove(CLI::App& app);
 void register_circuit_info(CLI::App& app);
+void register_gen_vanilla(CLI::App& app);
 
 }  // namespace cuzk::bench_app

@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   cuzk::bench_app::register_selfcheck(app);
   cuzk::bench_app::register_circom_prove(app);
   cuzk::bench_app::register_circuit_info(app);
+  cuzk::bench_app::register_gen_vanilla(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

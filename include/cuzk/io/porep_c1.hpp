@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -56,6 +57,11 @@ struct seal_proof_info {
 
   /// porep_id: id as u64 LE in bytes 0..8, nonce 0 in 8..16, zeros after.
   std::array<std::uint8_t, 32> porep_id() const;
+  /// Levels of the binary tree D: log2(nodes) (6 for 2 KiB, 30 for 32 GiB).
+  std::uint32_t tree_d_levels() const;
+  /// Base (arity-8) levels of tree R_last / tree C below the sub/top levels
+  /// (2 for 2 KiB, 9 for 32/64 GiB).
+  std::uint32_t tree_r_base_levels() const;
 };
 
 /// Looks up a registered proof by its JSON name; nullptr when unknown.
@@ -63,6 +69,10 @@ const seal_proof_info* find_seal_proof(std::string_view name);
 /// Looks up by sector size (bytes) for the newest interactive api (V1_1);
 /// nullptr when no PoRep has that size.
 const seal_proof_info* find_seal_proof_by_size(std::uint64_t sector_size);
+/// Looks up by numeric RegisteredSealProof id (0..19); nullptr when unknown.
+const seal_proof_info* find_seal_proof_by_id(std::uint64_t id);
+/// Every registered proof, in id order.
+std::span<const seal_proof_info> seal_proofs();
 
 /// storage-proofs-porep stacked/vanilla/column_proof.rs ColumnProof.
 struct porep_column_proof {
@@ -109,6 +119,10 @@ struct c1_output {
            a.ticket == b.ticket;
   }
 };
+
+/// Inputs above this size are refused before parsing (a 64 GiB C1 is ~40 MB,
+/// its lotus-bench wrapper ~55 MB).
+inline constexpr std::uint64_t c1_json_max_bytes = std::uint64_t(1) << 30;
 
 /// Parses the C1 JSON (or the lotus-bench / curio wrapper
 /// {"SectorNum", "Phase1Out": base64(C1 JSON), "SectorSize"}). Every problem

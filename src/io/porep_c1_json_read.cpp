@@ -1,0 +1,902 @@
+// SPDX-License-Identifier: Apache-2.0
+// C1 JSON reader (io::parse_c1_json / read_c1_file, see
+// include/cuzk/io/porep_c1.hpp and formats notes §4).
+//
+// Method: a schema-driven pull parser over the text. The registered proof
+// fixes every count in the document (partitions, challenges, path levels,
+// arities, layers, parents), so each array is checked against its expected
+// length while it is read and nothing is ever allocated from a length the
+// input claims. Values go straight into io::c1_output: a 32-byte domain is
+// read as 32 integers into a stack buffer and converted to an Fr, with no
+// intermediate DOM. We do not use nlohmann::json here on purpose: its DOM
+// spends a heap vector of 32 x 16-byte values per domain (~1 GB for the
+// ~36 MB of a 32 GiB C1) and parses several times slower; the grammar we
+// need (objects, arrays, unsigned integers, strings, null) is small.
+//
+// Strictness mirrors serde_json deserializing SealCommitPhase1Output, with a
+// few deliberate extras: unknown keys are errors (serde would ignore them),
+// every domain of the vanilla proofs (and comm_r, comm_d, replica_id) must
+// be a canonical Fr (bellperson would fail later), and the labeling proofs
+// must carry layer_index 1..layers and one challenge node. Keys may come in
+// any order (serde accepts that); vanilla_proofs met before registered_proof
+// is skipped and read again once the proof type is known.
+//
+// Errors: io::format_error, kind "c1 json", section = JSON path of the
+// problem (e.g. vanilla_proofs.StackedDrg2KiBV1[0][1].comm_d_proofs.data),
+// offset = byte offset in the text (inside the base64-decoded Phase1Out of
+// a wrapper the offset is given in the message instead).
+//
+// Cost: one pass, about 10 M integers for a 32 GiB C1; see the measured
+// figures in the report of the branch that added this file.
+
+#include <cuzk/io/format_error.hpp>
+#include <cuzk/io/porep_c1.hpp>
+
+#include <array>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include <sys/stat.h>
+
+namespace cuzk::io {
+
+namespace {
+
+constexpr const char* kind_name = "c1 json";
+constexpr std::size_t labeling_parents = 37;  // stacked/vanilla TOTAL_PARENTS
+constexpr std::size_t drg_parent_count = 6;   // BASE_DEGREE
+constexpr std::size_t exp_parent_count = 8;   // EXP_DEGREE
+constexpr int max_skip_depth = 64;            // only for skipping a deferred vanilla_proofs
+
+/// Printable, bounded rendering of a key or string value for messages.
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  const std::size_t n = std::min<std::size_t>(s.size(), 80);
+  for (std::size_t i = 0; i < n; ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+      out += char(c);
+    } else {
+      static const char hex[] = "0123456789abcdef";
+      out += "\\x";
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    }
+  }
+  if (s.size() > n) out += "...";
+  return out + "\"";
+}
+
+// Expected shape of one Merkle proof (ProofData variant and path lengths).
+struct tree_shape {
+  merkle_proof_kind kind;
+  std::uint32_t base_arity, base_levels, sub_arity, top_arity;
+};
+
+const char* variant_name(merkle_proof_kind k) {
+  switch (k) {
+    case merkle_proof_kind::single: return "Single";
+    case merkle_proof_kind::sub: return "Sub";
+    case merkle_proof_kind::top: return "Top";
+  }
+  return "?";
+}
+
+class cursor {
+ public:
+  cursor(std::string_view text, std::string_view label, std::string path, bool inner)
+      : _begin(text.data()), _p(text.data()), _end(text.data() + text.size()), _label(label),
+        _path(std::move(path)), _inner(inner) {}
+
+  // ---- JSON path ----
+  std::size_t mark() const noexcept { return _path.size(); }
+  void reset(std::size_t m) { _path.resize(m); }
+  void push_key(std::string_view k) {
+    if (!_path.empty()) _path += '.';
+    _path += k;
+  }
+  void push_index(std::size_t i) {
+    _path += '[';
+    _path += std::to_string(i);
+    _path += ']';
+  }
+
+  [[noreturn]] void fail(const std::string& detail) const { fail_at(_p, detail); }
+  [[noreturn]] void fail_at(const char* at, const std::string& detail) const {
+    const std::uint64_t off = std::uint64_t(at - _begin);
+    if (_inner)
+      throw format_error(kind_name, std::string(_label), _path, format_error::no_offset,
+                         detail + " (byte " + std::to_string(off) + " of the base64-decoded Phase1Out)");
+    throw format_error(kind_name, std::string(_label), _path, off, detail);
+  }
+
+  // ---- tokens ----
+  void ws() noexcept {
+    while (_p != _end && (*_p == ' ' || *_p == '\n' || *_p == '\r' || *_p == '\t')) ++_p;
+  }
+  char peek() noexcept {
+    ws();
+    return _p == _end ? '\0' : *_p;
+  }
+  const char* pos() const noexcept { return _p; }
+  void seek(const char* p) noexcept { _p = p; }
+  bool at_end() noexcept { return peek() == '\0' && _p == _end; }
+
+  /// What the next token is, for "expected X, found Y" messages.
+  std::string found() {
+    if (_p == _end) return "the end of the input";
+    switch (*_p) {
+      case '{': return "an object";
+      case '[': return "an array";
+      case '"': return "a string";
+      case 't':
+      case 'f': return "a boolean";
+      case 'n': return "null";
+      case '-': return "a negative number";
+      default:
+        if (*_p >= '0' && *_p <= '9') return "a number";
+        return "the character " + quoted(std::string_view(_p, 1));
+    }
+  }
+
+  void expect(char c, const char* what) {
+    if (peek() != c) fail(std::string("expected ") + what + ", found " + found());
+    ++_p;
+  }
+
+  /// A JSON string; a view into the text, or into a scratch buffer when it
+  /// has escapes (valid until the next string is read).
+  std::string_view string(const char* what) {
+    if (peek() != '"') fail(std::string("expected ") + what + ", found " + found());
+    const char* start = ++_p;
+    while (_p != _end && *_p != '"' && *_p != '\\' && static_cast<unsigned char>(*_p) >= 0x20) ++_p;
+    if (_p != _end && *_p == '"') return std::string_view(start, std::size_t(_p++ - start));
+    _scratch.assign(start, std::size_t(_p - start));
+    while (true) {
+      if (_p == _end) fail("unterminated string (found the end of the input)");
+      const unsigned char c = static_cast<unsigned char>(*_p);
+      if (c == '"') {
+        ++_p;
+        return _scratch;
+      }
+      if (c < 0x20) fail("control character in a string");
+      if (c != '\\') {
+        _scratch += char(c);
+        ++_p;
+        continue;
+      }
+      if (++_p == _end) fail("unterminated string (found the end of the input)");
+      switch (*_p++) {
+        case '"': _scratch += '"'; break;
+        case '\\': _scratch += '\\'; break;
+        case '/': _scratch += '/'; break;
+        case 'b': _scratch += '\b'; break;
+        case 'f': _scratch += '\f'; break;
+        case 'n': _scratch += '\n'; break;
+        case 'r': _scratch += '\r'; break;
+        case 't': _scratch += '\t'; break;
+        case 'u': append_utf8(unicode_escape()); break;
+        default: --_p; fail("invalid escape in a string");
+      }
+    }
+  }
+
+  /// A non-negative integer without fraction or exponent (serde_json's u64).
+  std::uint64_t u64(const char* what) {
+    const char c = peek();
+    if (c < '0' || c > '9') fail(std::string("expected ") + what + " (an unsigned integer), found " + found());
+    const char* start = _p;
+    std::uint64_t v = 0;
+    if (*_p == '0') {
+      ++_p;
+      if (_p != _end && *_p >= '0' && *_p <= '9') fail_at(start, "number with a leading zero");
+    } else {
+      while (_p != _end && *_p >= '0' && *_p <= '9') {
+        const std::uint64_t d = std::uint64_t(*_p - '0');
+        if (v > (std::numeric_limits<std::uint64_t>::max() - d) / 10)
+          fail_at(start, std::string(what) + " does not fit in 64 bits");
+        v = v * 10 + d;
+        ++_p;
+      }
+    }
+    if (_p != _end && (*_p == '.' || *_p == 'e' || *_p == 'E'))
+      fail_at(start, std::string("expected ") + what + " (an unsigned integer), found a fractional number");
+    return v;
+  }
+
+  std::uint32_t u32(const char* what) {
+    const char* start = (ws(), _p);
+    const std::uint64_t v = u64(what);
+    if (v > std::numeric_limits<std::uint32_t>::max())
+      fail_at(start, std::string(what) + " " + std::to_string(v) + " does not fit in 32 bits");
+    return std::uint32_t(v);
+  }
+
+  void null(const char* what) {
+    if (peek() != 'n' || std::size_t(_end - _p) < 4 || std::memcmp(_p, "null", 4) != 0)
+      fail(std::string("expected ") + what + " (null), found " + found());
+    _p += 4;
+  }
+
+  /// [32 numbers 0..255].
+  void bytes32(std::uint8_t* out) {
+    expect('[', "an array of 32 bytes");
+    for (std::size_t i = 0; i < 32; ++i) {
+      ws();
+      if (i != 0) {
+        if (_p != _end && *_p == ']') fail("expected 32 bytes, found " + std::to_string(i));
+        if (_p == _end || *_p != ',') fail("expected ',' or ']' in a byte array, found " + found());
+        ++_p;
+        ws();
+      } else if (_p != _end && *_p == ']') {
+        fail("expected 32 bytes, found 0");
+      }
+      // fast path: 1..3 digits then a delimiter
+      const char* start = _p;
+      std::uint32_t v = 0;
+      int digits = 0;
+      while (_p != _end && *_p >= '0' && *_p <= '9' && digits < 4) {
+        v = v * 10 + std::uint32_t(*_p - '0');
+        ++_p;
+        ++digits;
+      }
+      const bool clean = digits > 0 && digits < 4 && !(digits > 1 && *start == '0') &&
+                         (_p == _end || (*_p != '.' && *_p != 'e' && *_p != 'E'));
+      if (!clean || v > 255) {
+        _p = start;
+        push_index(i);
+        const std::uint64_t big = u64("a byte");  // fails with the precise reason, or:
+        fail_at(start, "byte value " + std::to_string(big) + " is out of range 0..255");
+      }
+      out[i] = std::uint8_t(v);
+    }
+    ws();
+    if (_p != _end && *_p == ',') fail("expected 32 bytes, found more");
+    expect(']', "']' closing a 32-byte array");
+  }
+
+  /// A 32-byte domain that must be a canonical Fr (little-endian repr).
+  ff::fr domain() {
+    const char* start = (ws(), _p);
+    std::uint8_t b[32];
+    bytes32(b);
+    const std::optional<ff::fr> v = ff::fr::from_bytes_le(b);
+    if (!v) fail_at(start, "not a canonical field element (value >= r)");
+    return *v;
+  }
+
+  // ---- structure ----
+
+  /// Reads an object whose keys must be among |fields| (each once, all
+  /// present); |on_field(i)| reads the value of fields[i].
+  template <std::size_t N, class F>
+  void object(const std::array<std::string_view, N>& fields, F&& on_field) {
+    static_assert(N <= 32);
+    expect('{', "an object");
+    std::uint32_t seen = 0;
+    if (peek() == '}') {
+      ++_p;
+    } else {
+      while (true) {
+        const char* key_at = (ws(), _p);
+        const std::string_view key = string("a key");
+        std::size_t i = 0;
+        while (i < N && fields[i] != key) ++i;
+        if (i == N) fail_at(key_at, "unknown field " + quoted(key) + expected_fields(fields));
+        if (seen & (1u << i)) fail_at(key_at, "duplicate field " + quoted(key));
+        seen |= 1u << i;
+        expect(':', "':' after a key");
+        const std::size_t m = mark();
+        push_key(fields[i]);
+        on_field(i);
+        reset(m);
+        const char c = peek();
+        if (c == ',') {
+          ++_p;
+          continue;
+        }
+        if (c == '}') {
+          ++_p;
+          break;
+        }
+        fail("expected ',' or '}' in an object, found " + found());
+      }
+    }
+    for (std::size_t i = 0; i < N; ++i)
+      if (!(seen & (1u << i))) fail("missing field " + quoted(fields[i]));
+  }
+
+  /// Reads an array of exactly |n| elements; |on_element(i)| reads element i.
+  template <class F>
+  void array(std::size_t n, const char* what, F&& on_element) {
+    expect('[', "an array");
+    std::size_t count = 0;
+    if (peek() == ']') {
+      ++_p;
+    } else {
+      while (true) {
+        if (count == n) fail("expected " + std::to_string(n) + " " + what + ", found more");
+        const std::size_t m = mark();
+        push_index(count);
+        on_element(count);
+        reset(m);
+        ++count;
+        const char c = peek();
+        if (c == ',') {
+          ++_p;
+          continue;
+        }
+        if (c == ']') {
+          ++_p;
+          break;
+        }
+        fail("expected ',' or ']' in an array, found " + found());
+      }
+    }
+    if (count != n)
+      fail("expected " + std::to_string(n) + " " + what + ", found " + std::to_string(count));
+  }
+
+  /// Skips one syntactically valid JSON value (iteratively, depth-capped).
+  void skip_value() {
+    std::uint64_t objects = 0;  // bit d-1: the container at depth d is an object
+    int depth = 0;
+    while (true) {
+      const char c = peek();
+      bool value_done = true;
+      if (c == '{' || c == '[') {
+        if (depth == max_skip_depth) fail("nesting deeper than " + std::to_string(max_skip_depth));
+        ++_p;
+        ++depth;
+        const std::uint64_t bit = std::uint64_t(1) << (depth - 1);
+        objects = c == '{' ? (objects | bit) : (objects & ~bit);
+        if (peek() == (c == '{' ? '}' : ']')) {
+          ++_p;
+          --depth;
+        } else {
+          if (c == '{') member_key();
+          value_done = false;
+        }
+      } else if (c == '"') {
+        string("a value");
+      } else if (c == 'n') {
+        null("a value");
+      } else if (c == 't' || c == 'f') {
+        const std::string_view word = c == 't' ? "true" : "false";
+        if (std::size_t(_end - _p) < word.size() || std::string_view(_p, word.size()) != word)
+          fail("invalid literal");
+        _p += word.size();
+      } else if (c == '-' || (c >= '0' && c <= '9')) {
+        skip_number();
+      } else {
+        fail("expected a JSON value, found " + found());
+      }
+      while (value_done && depth > 0) {
+        const bool object = (objects >> (depth - 1)) & 1;
+        const char d = peek();
+        if (d == ',') {
+          ++_p;
+          if (object) member_key();
+          value_done = false;
+        } else if (d == (object ? '}' : ']')) {
+          ++_p;
+          --depth;
+        } else {
+          fail(std::string("expected ',' or '") + (object ? '}' : ']') + "', found " + found());
+        }
+      }
+      if (depth == 0) return;
+    }
+  }
+
+ private:
+  void member_key() {
+    string("a key");
+    expect(':', "':' after a key");
+  }
+
+  void skip_number() {
+    const char* start = _p;
+    if (_p != _end && *_p == '-') ++_p;
+    if (_p == _end || *_p < '0' || *_p > '9') fail_at(start, "invalid number");
+    if (*_p == '0') {
+      ++_p;
+    } else {
+      while (_p != _end && *_p >= '0' && *_p <= '9') ++_p;
+    }
+    if (_p != _end && *_p == '.') {
+      ++_p;
+      if (_p == _end || *_p < '0' || *_p > '9') fail_at(start, "invalid number");
+      while (_p != _end && *_p >= '0' && *_p <= '9') ++_p;
+    }
+    if (_p != _end && (*_p == 'e' || *_p == 'E')) {
+      ++_p;
+      if (_p != _end && (*_p == '+' || *_p == '-')) ++_p;
+      if (_p == _end || *_p < '0' || *_p > '9') fail_at(start, "invalid number");
+      while (_p != _end && *_p >= '0' && *_p <= '9') ++_p;
+    }
+  }
+
+  std::uint32_t hex4() {
+    if (_end - _p < 4) fail("truncated \\u escape");
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i) {
+      const char c = *_p++;
+      v <<= 4;
+      if (c >= '0' && c <= '9') v |= std::uint32_t(c - '0');
+      else if (c >= 'a' && c <= 'f') v |= std::uint32_t(c - 'a' + 10);
+      else if (c >= 'A' && c <= 'F') v |= std::uint32_t(c - 'A' + 10);
+      else fail("invalid \\u escape");
+    }
+    return v;
+  }
+
+  std::uint32_t unicode_escape() {
+    const std::uint32_t hi = hex4();
+    if (hi >= 0xdc00 && hi < 0xe000) fail("unpaired surrogate in a \\u escape");
+    if (hi < 0xd800 || hi >= 0xdc00) return hi;
+    if (_end - _p < 2 || _p[0] != '\\' || _p[1] != 'u') fail("unpaired surrogate in a \\u escape");
+    _p += 2;
+    const std::uint32_t lo = hex4();
+    if (lo < 0xdc00 || lo >= 0xe000) fail("unpaired surrogate in a \\u escape");
+    return 0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00);
+  }
+
+  void append_utf8(std::uint32_t cp) {
+    if (cp < 0x80) {
+      _scratch += char(cp);
+    } else if (cp < 0x800) {
+      _scratch += char(0xc0 | (cp >> 6));
+      _scratch += char(0x80 | (cp & 0x3f));
+    } else if (cp < 0x10000) {
+      _scratch += char(0xe0 | (cp >> 12));
+      _scratch += char(0x80 | ((cp >> 6) & 0x3f));
+      _scratch += char(0x80 | (cp & 0x3f));
+    } else {
+      _scratch += char(0xf0 | (cp >> 18));
+      _scratch += char(0x80 | ((cp >> 12) & 0x3f));
+      _scratch += char(0x80 | ((cp >> 6) & 0x3f));
+      _scratch += char(0x80 | (cp & 0x3f));
+    }
+  }
+
+  template <std::size_t N>
+  static std::string expected_fields(const std::array<std::string_view, N>& fields) {
+    std::string s = " (expected ";
+    for (std::size_t i = 0; i < N; ++i) {
+      if (i) s += i + 1 == N ? " or " : ", ";
+      s += quoted(fields[i]);
+    }
+    return s + ")";
+  }
+
+  const char* _begin;
+  const char* _p;
+  const char* _end;
+  std::string_view _label;
+  std::string _path;
+  bool _inner;
+  std::string _scratch;
+};
+
+// ---- the C1 schema ---------------------------------------------------------
+
+std::vector<post_path_element> read_path(cursor& c, std::uint32_t arity, std::uint32_t levels) {
+  std::vector<post_path_element> path(levels);
+  static constexpr std::array<std::string_view, 1> inclusion_fields{"path"};
+  static constexpr std::array<std::string_view, 2> element_fields{"hashes", "index"};
+  c.object(inclusion_fields, [&](std::size_t) {
+    c.array(levels, levels == 1 ? "path element" : "path elements", [&](std::size_t i) {
+      post_path_element& e = path[i];
+      c.object(element_fields, [&](std::size_t f) {
+        if (f == 0) {
+          e.hashes.resize(arity - 1);
+          const std::string what = "hashes (arity " + std::to_string(arity) + ")";
+          c.array(arity - 1, what.c_str(), [&](std::size_t j) { e.hashes[j] = c.domain(); });
+        } else {
+          const char* at = (c.ws(), c.pos());
+          e.index = c.u64("index");
+          if (e.index >= arity)
+            c.fail_at(at, "index " + std::to_string(e.index) + " is not below the arity " +
+                              std::to_string(arity));
+        }
+      });
+    });
+  });
+  return path;
+}
+
+post_merkle_proof read_merkle_proof(cursor& c, const tree_shape& shape) {
+  post_merkle_proof p;
+  p.kind = shape.kind;
+  static constexpr std::array<std::string_view, 1> proof_fields{"data"};
+  static constexpr std::array<std::string_view, 3> variants{"Single", "Sub", "Top"};
+  static constexpr std::array<std::string_view, 3> single_fields{"root", "leaf", "path"};
+  static constexpr std::array<std::string_view, 4> sub_fields{"base_proof", "sub_proof", "root", "leaf"};
+  static constexpr std::array<std::string_view, 5> top_fields{"base_proof", "sub_proof", "top_proof",
+                                                              "root", "leaf"};
+  c.object(proof_fields, [&](std::size_t) {
+    // ProofData: an externally tagged enum, i.e. an object with one key.
+    c.expect('{', "a ProofData object {\"Single\"|\"Sub\"|\"Top\": {...}}");
+    const char* at = (c.ws(), c.pos());
+    if (c.peek() != '"') c.fail("expected a ProofData variant key (\"Single\", \"Sub\" or \"Top\"), found " + c.found());
+    const std::string_view key = c.string("a key");
+    std::size_t v = 0;
+    while (v < variants.size() && variants[v] != key) ++v;
+    if (v == variants.size())
+      c.fail_at(at, "unknown ProofData variant " + quoted(key) + " (expected \"Single\", \"Sub\" or \"Top\")");
+    if (merkle_proof_kind(v) != shape.kind)
+      c.fail_at(at, std::string("ProofData variant ") + variant_name(merkle_proof_kind(v)) +
+                        " does not fit the tree shape (expected " + variant_name(shape.kind) + ")");
+    c.expect(':', "':' after a key");
+    const std::size_t m = c.mark();
+    c.push_key(variants[v]);
+    const auto read_root_leaf = [&](std::size_t f, std::size_t root_at) {
+      if (f == root_at)
+        p.root = c.domain();
+      else
+        p.leaf = c.domain();
+    };
+    switch (shape.kind) {
+      case merkle_proof_kind::single:
+        c.object(single_fields, [&](std::size_t f) {
+          if (f == 2)
+            p.base = read_path(c, shape.base_arity, shape.base_levels);
+          else
+            read_root_leaf(f, 0);
+        });
+        break;
+      case merkle_proof_kind::sub:
+        c.object(sub_fields, [&](std::size_t f) {
+          if (f == 0)
+            p.base = read_path(c, shape.base_arity, shape.base_levels);
+          else if (f == 1)
+            p.sub = read_path(c, shape.sub_arity, 1);
+          else
+            read_root_leaf(f, 2);
+        });
+        break;
+      case merkle_proof_kind::top:
+        c.object(top_fields, [&](std::size_t f) {
+          if (f == 0)
+            p.base = read_path(c, shape.base_arity, shape.base_levels);
+          else if (f == 1)
+            p.sub = read_path(c, shape.sub_arity, 1);
+          else if (f == 2)
+            p.top = read_path(c, shape.top_arity, 1);
+          else
+            read_root_leaf(f, 3);
+        });
+        break;
+    }
+    c.reset(m);
+    if (c.peek() == ',') c.fail("ProofData must have exactly one variant key");
+    c.expect('}', "'}' closing ProofData");
+  });
+  return p;
+}
+
+struct c1_shape {
+  const seal_proof_info* info;
+  tree_shape d, r;
+};
+
+c1_shape shape_of(const seal_proof_info& info) {
+  c1_shape s{&info, {}, {}};
+  s.d = {merkle_proof_kind::single, 2, info.tree_d_levels(), 0, 0};
+  const merkle_proof_kind k = info.sub_arity == 0   ? merkle_proof_kind::single
+                              : info.top_arity == 0 ? merkle_proof_kind::sub
+                                                    : merkle_proof_kind::top;
+  s.r = {k, info.base_arity, info.tree_r_base_levels(), info.sub_arity, info.top_arity};
+  return s;
+}
+
+porep_column_proof read_column_proof(cursor& c, const c1_shape& s) {
+  porep_column_proof cp;
+  static constexpr std::array<std::string_view, 2> fields{"column", "inclusion_proof"};
+  static constexpr std::array<std::string_view, 3> column_fields{"index", "rows", "_h"};
+  c.object(fields, [&](std::size_t f) {
+    if (f == 1) {
+      cp.inclusion_proof = read_merkle_proof(c, s.r);
+      return;
+    }
+    c.object(column_fields, [&](std::size_t g) {
+      if (g == 0) {
+        const char* at = (c.ws(), c.pos());
+        cp.index = c.u32("index");
+        if (cp.index >= s.info->nodes)
+          c.fail_at(at, "node index " + std::to_string(cp.index) + " is not below the " +
+                            std::to_string(s.info->nodes) + " nodes of the sector");
+      } else if (g == 1) {
+        cp.rows.resize(s.info->layers);
+        c.array(s.info->layers, "rows (one per layer)", [&](std::size_t i) { cp.rows[i] = c.domain(); });
+      } else {
+        c.null("_h");
+      }
+    });
+  });
+  return cp;
+}
+
+porep_labeling_proof read_labeling_proof(cursor& c, const c1_shape& s, std::uint32_t want_layer) {
+  porep_labeling_proof lp;
+  static constexpr std::array<std::string_view, 3> fields{"parents", "layer_index", "node"};
+  c.object(fields, [&](std::size_t f) {
+    const char* at = (c.ws(), c.pos());
+    if (f == 0) {
+      lp.parents.resize(labeling_parents);
+      c.array(labeling_parents, "parents", [&](std::size_t i) { lp.parents[i] = c.domain(); });
+    } else if (f == 1) {
+      lp.layer_index = c.u32("layer_index");
+      if (lp.layer_index != want_layer)
+        c.fail_at(at, "layer_index " + std::to_string(lp.layer_index) + ", expected " +
+                          std::to_string(want_layer));
+    } else {
+      lp.node = c.u64("node");
+      if (lp.node >= s.info->nodes)
+        c.fail_at(at, "node " + std::to_string(lp.node) + " is not below the " +
+                          std::to_string(s.info->nodes) + " nodes of the sector");
+    }
+  });
+  return lp;
+}
+
+porep_challenge_proof read_challenge_proof(cursor& c, const c1_shape& s) {
+  porep_challenge_proof p;
+  static constexpr std::array<std::string_view, 5> fields{"comm_d_proofs", "comm_r_last_proof",
+                                                          "replica_column_proofs", "labeling_proofs",
+                                                          "encoding_proof"};
+  static constexpr std::array<std::string_view, 3> rcp_fields{"c_x", "drg_parents", "exp_parents"};
+  const char* start = (c.ws(), c.pos());
+  c.object(fields, [&](std::size_t f) {
+    switch (f) {
+      case 0: p.comm_d_proof = read_merkle_proof(c, s.d); break;
+      case 1: p.comm_r_last_proof = read_merkle_proof(c, s.r); break;
+      case 2:
+        c.object(rcp_fields, [&](std::size_t g) {
+          if (g == 0) {
+            p.c_x = read_column_proof(c, s);
+          } else {
+            auto& v = g == 1 ? p.drg_parents : p.exp_parents;
+            const std::size_t n = g == 1 ? drg_parent_count : exp_parent_count;
+            v.resize(n);
+            c.array(n, g == 1 ? "DRG parent columns" : "expander parent columns",
+                    [&](std::size_t i) { v[i] = read_column_proof(c, s); });
+          }
+        });
+        break;
+      case 3:
+        p.labeling_proofs.resize(s.info->layers);
+        c.array(s.info->layers, "labeling proofs (one per layer)", [&](std::size_t i) {
+          p.labeling_proofs[i] = read_labeling_proof(c, s, std::uint32_t(i + 1));
+        });
+        break;
+      default: p.encoding_proof = read_labeling_proof(c, s, s.info->layers); break;
+    }
+  });
+  // One challenge: every labeling proof, the encoding proof and c_x name it.
+  const std::uint64_t node = p.labeling_proofs[0].node;
+  for (std::size_t l = 1; l < p.labeling_proofs.size(); ++l)
+    if (p.labeling_proofs[l].node != node)
+      c.fail_at(start, "labeling_proofs[" + std::to_string(l) + "].node " +
+                           std::to_string(p.labeling_proofs[l].node) + " differs from labeling_proofs[0].node " +
+                           std::to_string(node));
+  if (p.encoding_proof.node != node)
+    c.fail_at(start, "encoding_proof.node " + std::to_string(p.encoding_proof.node) +
+                         " differs from labeling_proofs[0].node " + std::to_string(node));
+  if (p.c_x.index != node)
+    c.fail_at(start, "replica_column_proofs.c_x.column.index " + std::to_string(p.c_x.index) +
+                         " differs from the challenge " + std::to_string(node));
+  return p;
+}
+
+void read_vanilla_proofs(cursor& c, const c1_shape& s, c1_output& out) {
+  const seal_proof_info& info = *s.info;
+  c.expect('{', "an object {\"<shape>\": [partitions]}");
+  const char* key_at = (c.ws(), c.pos());
+  if (c.peek() == '}') c.fail("missing the vanilla proof shape key " + quoted(info.shape_name));
+  const std::string_view key = c.string("a key");
+  if (key != info.shape_name) {
+    bool known = false;
+    for (const seal_proof_info& p : seal_proofs()) known |= p.shape_name == key;
+    c.fail_at(key_at, std::string(known ? "vanilla proof shape " : "unknown vanilla proof shape ") +
+                          quoted(key) + " does not match registered_proof " + std::string(info.name) +
+                          " (expected " + quoted(info.shape_name) + ")");
+  }
+  c.expect(':', "':' after a key");
+  const std::size_t m = c.mark();
+  c.push_key(info.shape_name);
+  out.partitions.resize(info.partitions);
+  c.array(info.partitions, "partitions", [&](std::size_t k) {
+    std::vector<porep_challenge_proof>& part = out.partitions[k];
+    part.resize(info.challenges_per_partition);
+    c.array(info.challenges_per_partition, "challenge proofs",
+            [&](std::size_t i) { part[i] = read_challenge_proof(c, s); });
+  });
+  c.reset(m);
+  if (c.peek() == ',') c.fail("vanilla_proofs must hold exactly one shape key");
+  c.expect('}', "'}' closing vanilla_proofs");
+}
+
+/// The bare SealCommitPhase1Output object.
+c1_output read_c1_object(cursor& c) {
+  c1_output out;
+  static constexpr std::array<std::string_view, 7> fields{"registered_proof", "vanilla_proofs", "comm_r",
+                                                          "comm_d", "replica_id", "seed", "ticket"};
+  const char* deferred = nullptr;  // vanilla_proofs met before registered_proof
+  c1_shape shape{};
+  const auto canonical = [&](const bytes32& b, const char* at) {
+    if (!ff::fr::from_bytes_le(b.data())) c.fail_at(at, "not a canonical field element (value >= r)");
+  };
+  c.object(fields, [&](std::size_t f) {
+    const char* at = (c.ws(), c.pos());
+    switch (f) {
+      case 0: {
+        const std::string_view name = c.string("the registered proof name (a string)");
+        out.proof = find_seal_proof(name);
+        if (!out.proof) c.fail_at(at, "unknown registered proof " + quoted(name));
+        shape = shape_of(*out.proof);
+        break;
+      }
+      case 1:
+        if (out.proof) {
+          read_vanilla_proofs(c, shape, out);
+        } else {
+          deferred = at;
+          c.skip_value();
+        }
+        break;
+      case 2:
+        c.bytes32(out.comm_r.data());
+        canonical(out.comm_r, at);
+        break;
+      case 3:
+        c.bytes32(out.comm_d.data());
+        canonical(out.comm_d, at);
+        break;
+      case 4:
+        c.bytes32(out.replica_id.data());
+        canonical(out.replica_id, at);
+        break;
+      case 5: c.bytes32(out.seed.data()); break;
+      default: c.bytes32(out.ticket.data()); break;
+    }
+  });
+  if (deferred) {
+    const char* resume = c.pos();
+    const std::size_t m = c.mark();
+    c.push_key("vanilla_proofs");
+    c.seek(deferred);
+    read_vanilla_proofs(c, shape, out);
+    c.reset(m);
+    c.seek(resume);
+  }
+  return out;
+}
+
+// ---- the lotus-bench / curio wrapper ----------------------------------------
+
+int base64_value(unsigned char ch) {
+  if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+  if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+  if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+  if (ch == '+') return 62;
+  if (ch == '/') return 63;
+  return -1;
+}
+
+/// Strict standard base64 (RFC 4648 §4, Go's base64.StdEncoding output):
+/// padded to a multiple of 4, no whitespace, zero unused bits. Returns the
+/// decoded bytes or fails through |c| naming the first bad character.
+std::string base64_decode(cursor& c, std::string_view s, const char* value_at) {
+  const auto bad = [&](std::size_t i, const std::string& why) {
+    c.fail_at(value_at, "invalid base64 at character " + std::to_string(i) + ": " + why);
+  };
+  if (s.size() % 4 != 0) bad(s.size(), "length " + std::to_string(s.size()) + " is not a multiple of 4");
+  std::string out;
+  out.reserve(s.size() / 4 * 3);
+  for (std::size_t i = 0; i < s.size(); i += 4) {
+    int v[4];
+    int pad = 0;
+    for (int j = 0; j < 4; ++j) {
+      const unsigned char ch = static_cast<unsigned char>(s[i + std::size_t(j)]);
+      if (ch == '=') {
+        if (i + 4 != s.size() || j < 2) bad(i + std::size_t(j), "misplaced '='");
+        v[j] = 0;
+        ++pad;
+      } else {
+        if (pad) bad(i + std::size_t(j), "data after '='");
+        v[j] = base64_value(ch);
+        if (v[j] < 0) bad(i + std::size_t(j), "character " + quoted(std::string_view(s.data() + i + std::size_t(j), 1)) + " is not in the alphabet");
+      }
+    }
+    const std::uint32_t w = std::uint32_t(v[0]) << 18 | std::uint32_t(v[1]) << 12 | std::uint32_t(v[2]) << 6 |
+                            std::uint32_t(v[3]);
+    if ((pad == 1 && (w & 0xff)) || (pad == 2 && (w & 0xffff))) bad(i, "non-zero bits after the last byte");
+    out += char(w >> 16);
+    if (pad < 2) out += char((w >> 8) & 0xff);
+    if (pad < 1) out += char(w & 0xff);
+  }
+  return out;
+}
+
+c1_output read_wrapper(cursor& c, std::string_view label) {
+  static constexpr std::array<std::string_view, 3> fields{"SectorNum", "Phase1Out", "SectorSize"};
+  std::optional<c1_output> out;
+  std::uint64_t sector_size = 0;
+  const char* size_at = nullptr;
+  c.object(fields, [&](std::size_t f) {
+    const char* at = (c.ws(), c.pos());
+    if (f == 0) {
+      c.u64("SectorNum");
+    } else if (f == 2) {
+      size_at = at;
+      sector_size = c.u64("SectorSize");
+    } else {
+      const std::string_view b64 = c.string("a base64 string");
+      const std::string inner = base64_decode(c, b64, at);
+      cursor ic(inner, label, "Phase1Out", /*inner=*/true);
+      if (ic.peek() != '{') ic.fail("expected the C1 JSON object, found " + ic.found());
+      out = read_c1_object(ic);
+      if (!ic.at_end()) ic.fail("trailing characters after the C1 JSON object");
+    }
+  });
+  if (sector_size != out->proof->sector_size) {
+    c.push_key("SectorSize");
+    c.fail_at(size_at, "SectorSize " + std::to_string(sector_size) + " does not match registered_proof " +
+                           std::string(out->proof->name) + " (" + std::to_string(out->proof->sector_size) +
+                           " bytes)");
+  }
+  return std::move(*out);
+}
+
+}  // namespace
+
+c1_output parse_c1_json(std::string_view text, std::string_view label) {
+  if (text.size() > c1_json_max_bytes)
+    throw format_error(kind_name, std::string(label), "", format_error::no_offset,
+                       "input of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                           std::to_string(c1_json_max_bytes) + " bytes");
+  cursor c(text, label, "", false);
+  // Which form: peek at the first key of the top-level object.
+  c.expect('{', "a JSON object (the C1 output or its {SectorNum, Phase1Out, SectorSize} wrapper)");
+  bool wrapper = false;
+  if (c.peek() == '"') {
+    const std::string_view first = c.string("a key");
+    wrapper = first == "SectorNum" || first == "Phase1Out" || first == "SectorSize";
+  }
+  c.seek(text.data());
+  c1_output out = wrapper ? read_wrapper(c, label) : read_c1_object(c);
+  if (!c.at_end()) c.fail("trailing characters after the JSON object");
+  return out;
+}
+
+c1_output read_c1_file(const std::string& path) {
+  struct stat st{};
+  if (::stat(path.c_str(), &st) != 0)
+    throw format_error(kind_name, path, "", format_error::no_offset,
+                       std::string("cannot stat: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode))
+    throw format_error(kind_name, path, "", format_error::no_offset, "not a regular file");
+  if (std::uint64_t(st.st_size) > c1_json_max_bytes)
+    throw format_error(kind_name, path, "", format_error::no_offset,
+                       "file of " + std::to_string(st.st_size) + " bytes exceeds the limit of " +
+                           std::to_string(c1_json_max_bytes) + " bytes");
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw format_error(kind_name, path, "", format_error::no_offset,
+                       std::string("cannot open: ") + std::strerror(errno));
+  std::string text(std::size_t(st.st_size), '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  if (std::size_t(in.gcount()) != text.size())
+    throw format_error(kind_name, path, "", format_error::no_offset,
+                       "short read: " + std::to_string(in.gcount()) + " of " + std::to_string(text.size()) +
+                           " bytes");
+  return parse_c1_json(text, path);
+}
+
+}  // namespace cuzk::io
