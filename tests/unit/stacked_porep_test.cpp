@@ -8,7 +8,11 @@
 // (gadgets/sha256_witness.hpp) equals the gadget's on random messages of
 // mixed constant, allocated and negated bits; the parallel witness equals
 // the sequential gadget witness on 2 KiB (through the C1 form) and on a
-// two-challenge 32 GiB partition; C1 conversion errors. The checking-CS runs that name the
+// two-challenge 32 GiB partition; a C1 from the synthetic generator
+// (porep_generator.hpp, real graph and challenges) satisfies the 2 KiB
+// shape (api 1.0 and 1.1 graphs) and its public inputs equal
+// derive_porep_partition_inputs' (8 MiB and larger: unit_long);
+// C1 conversion errors. The checking-CS runs that name the
 // failing constraint are in tests/unit_long/stacked_porep_long_test.cpp
 // (a checking CS of 1.2 M constraints takes ~40 s on the loaded dev host).
 #include <gtest/gtest.h>
@@ -22,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include <cuzk/circuits/porep_challenges.hpp>
+#include <cuzk/circuits/porep_generator.hpp>
 #include <cuzk/circuits/stacked_porep.hpp>
 #include <cuzk/circuits/stacked_porep_witness.hpp>
 #include <cuzk/r1cs/r1cs.hpp>
@@ -238,6 +244,39 @@ TEST(StackedPorepCircuit, FastWitnessReduced32GiB) {
   EXPECT_EQ(l.challenge_inputs, 18u);
   EXPECT_EQ(l.global_inputs, 4u);
   expect_same_witness(random_partition(p, rng), 2);
+}
+
+// A generated C1 (real replica_id, challenges and DRG/expander parents).
+void check_generated(const char* proof_name, std::uint64_t seed) {
+  const io::seal_proof_info* info = io::find_seal_proof(proof_name);
+  ASSERT_NE(info, nullptr) << proof_name;
+  const stacked_porep_params p = circuits::stacked_porep_params_for(*info);
+  const stacked_porep_params by_size = circuits::stacked_porep_params_for_size(info->sector_size);
+  EXPECT_EQ(p.nodes, by_size.nodes);
+  EXPECT_EQ(p.layers, by_size.layers);
+  EXPECT_EQ(p.challenges, by_size.challenges);
+  EXPECT_EQ(p.tree_shape, by_size.tree_shape);
+  const circuits::synthetic_porep g = circuits::generate_synthetic_porep(*info, seed);
+  const circuits::stacked_porep_circuit c = circuits::stacked_porep_circuit_from_c1(p, g.c1, 0);
+  const r1cs::r1cs_shape shape = r1cs::make_shape(circuits::blank_stacked_porep_circuit(p));
+  const r1cs::witness_cs w = r1cs::make_witness(c, shape.num_inputs, shape.num_aux);
+  EXPECT_EQ(first_failing_row(shape, w), std::nullopt) << proof_name;
+  const std::vector<fr> pub = circuits::stacked_porep_public_inputs(circuits::derive_porep_partition_inputs(
+      *info, g.c1.replica_id, g.c1.comm_d, g.c1.comm_r, g.c1.seed, 0));
+  ASSERT_EQ(pub.size() + 1, w.num_inputs());
+  EXPECT_TRUE(std::equal(pub.begin(), pub.end(), w.inputs().begin() + 1)) << proof_name;
+  // the fast witness too, and a corrupted tree R_last sibling fails
+  const circuits::stacked_witness fast = circuits::stacked_porep_witness(c, 2);
+  EXPECT_TRUE(std::ranges::equal(fast.aux, w.aux()));
+  circuits::stacked_porep_circuit bad = c;
+  bad.proofs[1].comm_r_last_path.siblings[0] += fr::one();
+  EXPECT_NE(first_failing_row(shape, r1cs::make_witness(bad)), std::nullopt);
+}
+
+TEST(StackedPorepCircuit, GeneratedC1Satisfies2KiB) {
+  const std::uint64_t seed = test::test_seed("StackedPorepCircuit.GeneratedC1Satisfies2KiB");
+  check_generated("StackedDrg2KiBV1_1", seed);
+  check_generated("StackedDrg2KiBV1", seed);  // api 1.0 graph
 }
 
 TEST(StackedPorepCircuit, C1ConversionRejectsBadInput) {

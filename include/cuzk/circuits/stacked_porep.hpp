@@ -42,16 +42,21 @@
 //
 // Public inputs (stacked_porep_public_inputs): replica_id, comm_d, comm_r,
 // then per challenge c: c (tree D index), the 6 DRG parents, the 8
-// expander parents, c (the UInt64), c (tree R_last), c (tree C).
+// expander parents, c (the UInt64), c (tree R_last), c (tree C). The
+// challenges and parents come from porep_challenges.hpp
+// (derive_porep_partition_inputs) or are passed in.
 //
 // Witness: synthesize() into r1cs::witness_cs is the reference path. The
 // fast path (stacked_porep_witness in stacked_porep_witness.hpp) fills
 // every challenge's fixed-size block of the assignment in parallel.
 //
-// Costs: counting the blank 32 GiB circuit takes ~1 s (counting_cs, no
-// LCs); the checking CS of a 2 KiB partition (~2.4 M constraints) a few
-// seconds; witness costs are in stacked_porep_witness.hpp.
+// Costs (Release, loaded 2-core dev host): counting the blank 32 GiB
+// circuit 0.14 s (counting_cs; SHA-256 counted by the native path of
+// sha256_witness.hpp); shape_cs + evaluation of the 1.2 M-constraint test
+// shape ~6 s; the checking CS ~40 s per 1.2 M constraints (tests only);
+// witness: see stacked_porep_witness.hpp.
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -62,6 +67,7 @@
 #include <vector>
 
 #include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/porep_challenges.hpp>
 #include <cuzk/gadgets/boolean.hpp>
 #include <cuzk/gadgets/constraint.hpp>
 #include <cuzk/gadgets/merkle.hpp>
@@ -78,8 +84,9 @@ namespace cuzk::circuits {
 
 /// storage-proofs-porep stacked/vanilla TOTAL_PARENTS, BASE_DEGREE, EXP_DEGREE.
 inline constexpr std::size_t stacked_total_parents = 37;
-inline constexpr std::size_t stacked_drg_degree = 6;
-inline constexpr std::size_t stacked_exp_degree = 8;
+inline constexpr std::size_t stacked_drg_degree = drg_degree;  // stacked_graph.hpp
+inline constexpr std::size_t stacked_exp_degree = exp_degree;
+static_assert(stacked_drg_degree == 6 && stacked_exp_degree == 8);
 
 /// The shape of one partition circuit (stacked PublicParams as the circuit sees it).
 struct stacked_porep_params {
@@ -449,6 +456,27 @@ inline std::vector<fr> stacked_porep_public_inputs(const fr& replica_id, const f
     r.push_back(x);
   }
   return r;
+}
+
+/// The canonical Fr whose 32 little-endian bytes are |b|; throws
+/// std::invalid_argument naming |what| when it is not canonical.
+inline fr fr_from_c1_bytes(const io::bytes32& b, const char* what);
+
+/// The same from the graph helper's partition data
+/// (derive_porep_partition_inputs: challenges and parents from the graph).
+inline std::vector<fr> stacked_porep_public_inputs(const porep_partition_inputs& in) {
+  std::vector<stacked_challenge_parents> cs;
+  cs.reserve(in.challenges.size());
+  for (const porep_challenge_parents& c : in.challenges) {
+    stacked_challenge_parents x;
+    x.challenge = c.challenge;
+    std::copy(c.drg.begin(), c.drg.end(), x.drg.begin());
+    std::copy(c.exp.begin(), c.exp.end(), x.exp.begin());
+    cs.push_back(x);
+  }
+  return stacked_porep_public_inputs(fr_from_c1_bytes(in.replica_id, "replica_id"),
+                                     fr_from_c1_bytes(in.comm_d, "comm_d"), fr_from_c1_bytes(in.comm_r, "comm_r"),
+                                     cs);
 }
 
 /// The canonical Fr whose 32 little-endian bytes are |b|; throws

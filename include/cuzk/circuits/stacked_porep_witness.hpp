@@ -16,8 +16,15 @@
 // index is ever read, so the child needs no knowledge of the parent.
 //
 // Costs: the globals (~1.2 K aux) on the calling thread, then challenges
-// on |threads| threads (32 GiB: 18 blocks of ~7.2 M aux; SHA-256 of the
-// labels is ~90% of it). Figures: bench/porep_synth_bench.cpp.
+// on |threads| threads (32 GiB: 18 blocks of 7.23 M aux, ~85% of them
+// SHA-256 bits written by the native path, gadgets/sha256_witness.hpp).
+// bench/porep_synth_bench.cpp, one 32 GiB partition (130.2 M aux), 2
+// threads, loaded 2-core dev host (load ~9): 0.65 core-s and 1.7 s wall
+// into an already touched assignment; 0.7-1.6 core-s with a fresh
+// (uninitialized, huge-page) assignment, up to 10 core-s when the kernel
+// must first fault in and zero the 3.9 GiB cold; peak RSS 3.9 GiB, i.e.
+// the assignment itself. The gadget path alone (before the native SHA-256)
+// was 3.7 core-s; bellperson's is ~250 core-s.
 
 #include <algorithm>
 #include <atomic>
