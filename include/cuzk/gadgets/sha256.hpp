@@ -207,11 +207,21 @@ std::vector<boolean> sha256_block_no_padding(CS& cs, std::span<const boolean> in
   return detail::words_to_bits_be(sha256_compression_function(cs, input, iv));
 }
 
+/// The sha256 gadget computed natively (sha256_witness.hpp): the same aux
+/// values, constraint count and digest (values and kinds) as sha256(cs,
+/// input), for CS types without linear combinations.
+template <constraint_system CS>
+  requires(!CS::needs_lcs)
+std::vector<boolean> sha256_witness(CS& cs, std::span<const boolean> input);
+
 /// SHA-256 of a whole-byte message (bits most significant first per byte):
 /// padding with constants, then one compression per block in namespace
-/// "block i". 256 digest bits, most significant first.
+/// "block i". 256 digest bits, most significant first. Witness generators
+/// and counting (no LCs: CS::is_witness_generator, or no values) take
+/// sha256_witness, which yields the same assignment and counts ~5x faster.
 template <constraint_system CS>
 std::vector<boolean> sha256(CS& cs, std::span<const boolean> input) {
+  if constexpr (!CS::needs_lcs && (CS::is_witness_generator || !CS::has_values)) return sha256_witness(cs, input);
   if (input.size() % 8 != 0) throw std::invalid_argument("gadgets: sha256 input is not whole bytes");
   std::vector<boolean> padded(input.begin(), input.end());
   const std::uint64_t plen = input.size();
@@ -301,3 +311,5 @@ allocated_num hash_multi_leaf_circuit(CS& cs, std::span<const allocated_num> lea
 }  // namespace sha256_hasher
 
 }  // namespace cuzk::gadgets
+
+#include <cuzk/gadgets/sha256_witness.hpp>  // sha256_witness (needs the declarations above)
