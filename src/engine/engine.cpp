@@ -313,6 +313,12 @@ struct engine::impl {
       }
       const r1cs::r1cs_shape& shape = item->lease->shape;
       const std::uint64_t bytes = partition_bytes(shape, &item->release_after_gpu);
+      if (bytes + item->lease->charged_bytes > budget.limit_for(j->prio))
+        throw budget_error("partition " + std::to_string(part) + " of job " + j->id + " needs " + format_bytes(bytes) +
+                           " besides the " + format_bytes(item->lease->charged_bytes) + " its circuit '" +
+                           j->circuit_id + "' holds, more than the memory budget allows (" +
+                           format_bytes(budget.limit_for(j->prio)) + " for " + std::string(priority_label(j->prio)) +
+                           " priority work)");
       item->mem = budget.acquire(bytes, j->prio, &j->token,
                                  "partition " + std::to_string(part) + " of job " + j->id + " (" + j->circuit_id + ")");
       j->token.check();

@@ -106,6 +106,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
                                std::to_string(lc->params.l.size()) + " aux in the file, the circuit has " +
                                std::to_string(lc->shape.num_inputs) + " and " + std::to_string(lc->shape.num_aux) + ")");
     reservation sres = _budget.acquire(shape_bytes(lc->shape), p, token, "the shape of circuit '" + id + "'");
+    lc->charged_bytes = res.bytes() + sres.bytes();
     lk.lock();
     e.mapped = std::move(mapped);
     e.loaded = std::move(lc);

@@ -45,6 +45,8 @@ struct loaded_circuit {
   groth16::parameters params;
   groth16::prepared_verifying_key pvk;
   r1cs::r1cs_shape shape;
+  /// Budget bytes this entry holds while hot (parameters + shape).
+  std::uint64_t charged_bytes = 0;
 };
 
 /// Bytes the decoded parameters occupy in memory (the budget charge).
