@@ -9,5 +9,13 @@ namespace cuzk::bench_app {
 void register_selfcheck(CLI::App& app);
 void register_circom_prove(CLI::App& app);
 void register_circuit_info(CLI::App& app);
+#ifdef CUZK_BENCH_HAVE_CLIENT
+/// single, status, preload, metrics (gRPC client of the daemon).
+void register_client(CLI::App& app);
+/// verify: a PoSt proof against its request.
+void register_verify(CLI::App& app);
+/// gen-post: 2 KiB PoSt test inputs.
+void register_gen_post(CLI::App& app);
+#endif
 
 }  // namespace cuzk::bench_app

@@ -341,10 +341,9 @@ struct engine::impl {
         return stopping || j->done || j->prio >= priority::high || gpu_q.size() < gpu_capacity;
       });
       if (stopping || j->done) return;  // item dropped below, outside the lock
+      tl("GPU_QUEUE", j->id, "partition=" + std::to_string(part));  // before a worker can pick it up
       gpu_q.emplace(qkey{-int(j->prio), j->seq, part}, std::move(item));
       gpu_cv.notify_one();
-      lk.unlock();
-      tl("GPU_QUEUE", j->id, "partition=" + std::to_string(part));
     } catch (const cancelled_error&) {
       // the job is already finished; the item's memory returns here
     } catch (const std::exception& e) {
