@@ -111,6 +111,13 @@ struct reader {
 
 }  // namespace
 
+std::vector<std::string> known_config_keys() {
+  std::vector<std::string> out;
+  for (const auto& [sec, keys] : known_keys())
+    for (const auto& [k, st] : keys) out.push_back(sec + "." + k);
+  return out;
+}
+
 std::uint64_t parse_size(std::string_view s, const std::string& key) {
   std::uint64_t n = 0;
   const char* b = s.data();

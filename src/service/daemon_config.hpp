@@ -44,6 +44,9 @@ daemon_config parse_config(std::string_view toml_text, const std::string& label 
 /// Reads |path|; a missing file gives the defaults (with a warning).
 daemon_config load_config(const std::filesystem::path& path);
 
+/// Every "section.key" the parser knows (used, deprecated or accepted-unused).
+std::vector<std::string> known_config_keys();
+
 /// "64GiB" -> bytes; throws config_error (|key| names it).
 std::uint64_t parse_size(std::string_view s, const std::string& key);
 /// "5m" -> ms; throws config_error.

@@ -4,6 +4,9 @@
 // bad values are errors naming the key, sizes and durations parse.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "daemon_config.hpp"
 
 namespace {
@@ -27,6 +30,18 @@ TEST(daemon_config, example_file_parses_cleanly_to_the_defaults) {
   EXPECT_EQ(c.engine.verify, cuzk::engine::verify_mode::all);
   EXPECT_EQ(c.engine.result_ttl, 10min);
   EXPECT_EQ(c.log_level, "info");
+}
+
+TEST(daemon_config, example_file_documents_every_known_key) {
+  std::ifstream in(CUZK_EXAMPLE_CONFIG);
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  for (const std::string& sk : known_config_keys()) {
+    const std::string sec = sk.substr(0, sk.find('.')), key = sk.substr(sk.find('.') + 1);
+    const auto at = text.find("[" + sec + "]");
+    ASSERT_NE(at, std::string::npos) << "section " << sec;
+    const auto next = text.find("\n[", at + 1);
+    EXPECT_NE(text.substr(at, next - at).find(key), std::string::npos) << sk << " is not documented";
+  }
 }
 
 TEST(daemon_config, every_key_is_applied) {

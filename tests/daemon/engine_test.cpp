@@ -117,6 +117,16 @@ TEST(engine_budget, partition_larger_than_budget_fails_clearly) {
   EXPECT_NE(r.error_message.find("needs"), std::string::npos) << r.error_message;
 }
 
+TEST(engine_jobs, missing_parameter_file_fails_the_job_naming_it) {
+  engine_fixture f(test::small_config(""));
+  std::filesystem::remove(f.dir / "test-chain-64.params");
+  const auto r = f.e->await(f.e->submit(test::chain_request("no-params", 2, 0)).job_id, 30s);
+  ASSERT_EQ(r.status, eng::await_status::failed);
+  EXPECT_NE(r.error_message.find("test-chain-64.params"), std::string::npos) << r.error_message;
+  EXPECT_NE(r.error_message.find("not found"), std::string::npos) << r.error_message;
+  EXPECT_EQ(f.e->status().failed, 1u);
+}
+
 TEST(engine_jobs, cancel_queued_and_running_jobs_frees_memory) {
   eng::engine_config cfg = test::small_config("");
   cfg.max_parallel_synthesis = 1;
