@@ -67,6 +67,8 @@ Status guarded(F&& f) {
             e.what()};
   } catch (const engine::not_found_error& e) {
     return {StatusCode::NOT_FOUND, e.what()};
+  } catch (const std::invalid_argument& e) {
+    return {StatusCode::INVALID_ARGUMENT, e.what()};
   } catch (const std::logic_error& e) {
     return {StatusCode::FAILED_PRECONDITION, e.what()};
   } catch (const std::exception& e) {
