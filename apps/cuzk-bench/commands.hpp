@@ -2,6 +2,8 @@
 #pragma once
 // cuzk-bench subcommands: each file registers one with the CLI11 app.
 
+#include <string>
+
 #include <CLI/CLI.hpp>
 
 namespace cuzk::bench_app {
@@ -10,5 +12,17 @@ void register_selfcheck(CLI::App& app);
 void register_circom_prove(CLI::App& app);
 void register_circuit_info(CLI::App& app);
 void register_gen_vanilla(CLI::App& app);
+/// gen-params, prove, public-inputs for PoRep (porep_commands.cpp).
+void register_porep_commands(CLI::App& app);
+/// verify -t porep: prints valid (exit 0) or invalid (exit 1).
+int run_porep_verify(const std::string& c1_path, const std::string& params_dir, const std::string& proof_path);
+#ifdef CUZK_BENCH_HAVE_CLIENT
+/// single, status, preload, metrics (gRPC client of the daemon).
+void register_client(CLI::App& app);
+/// verify: a PoRep proof against its C1, a PoSt proof against its request.
+void register_verify(CLI::App& app);
+/// gen-post: 2 KiB PoSt test inputs.
+void register_gen_post(CLI::App& app);
+#endif
 
 }  // namespace cuzk::bench_app

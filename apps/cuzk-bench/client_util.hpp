@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Helpers shared by cuzk-bench's daemon client subcommands: address
+// normalisation, hex and base64 decoding, the --vanilla file format (a JSON
+// array of base64 strings, Go's json.Marshal([][]byte); anything else is one
+// raw proof), proof-type names, and the gRPC channel.
+#include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+#include <nlohmann/json.hpp>
+
+#include <cuzk/engine/types.hpp>
+
+#include "cuzk/v1/proving.grpc.pb.h"
+
+namespace cuzk::bench_app {
+
+inline std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+inline std::vector<std::uint8_t> from_hex(const std::string& s, const char* what) {
+  std::string h = s.rfind("0x", 0) == 0 ? s.substr(2) : s;
+  if (h.size() % 2) throw std::runtime_error(std::string(what) + ": odd number of hex digits");
+  std::vector<std::uint8_t> out;
+  for (std::size_t i = 0; i < h.size(); i += 2) {
+    const auto nib = [&](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      throw std::runtime_error(std::string(what) + ": not hex");
+    };
+    out.push_back(std::uint8_t(nib(h[i]) * 16 + nib(h[i + 1])));
+  }
+  return out;
+}
+
+inline std::vector<std::uint8_t> from_base64(const std::string& s) {
+  std::vector<std::uint8_t> out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : s) {
+    int v;
+    if (c >= 'A' && c <= 'Z') v = c - 'A';
+    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
+    else if (c >= '0' && c <= '9') v = c - '0' + 52;
+    else if (c == '+' || c == '-') v = 62;
+    else if (c == '/' || c == '_') v = 63;
+    else if (c == '=' || c == '\n' || c == '\r') continue;
+    else throw std::runtime_error("bad base64 character");
+    acc = (acc << 6) | std::uint32_t(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(std::uint8_t(acc >> bits));
+    }
+  }
+  return out;
+}
+
+inline std::string to_base64(const std::vector<std::uint8_t>& b) {
+  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < b.size(); i += 3) {
+    const std::uint32_t v = (std::uint32_t(b[i]) << 16) | (std::uint32_t(b[i + 1]) << 8) | b[i + 2];
+    out += t[v >> 18];
+    out += t[(v >> 12) & 63];
+    out += t[(v >> 6) & 63];
+    out += t[v & 63];
+  }
+  if (i + 1 == b.size()) {
+    const std::uint32_t v = std::uint32_t(b[i]) << 16;
+    out += t[v >> 18];
+    out += t[(v >> 12) & 63];
+    out += "==";
+  } else if (i + 2 == b.size()) {
+    const std::uint32_t v = (std::uint32_t(b[i]) << 16) | (std::uint32_t(b[i + 1]) << 8);
+    out += t[v >> 18];
+    out += t[(v >> 12) & 63];
+    out += t[(v >> 6) & 63];
+    out += '=';
+  }
+  return out;
+}
+
+/// --vanilla: a JSON array of base64 strings, or one raw proof.
+inline std::vector<std::vector<std::uint8_t>> read_vanilla_file(const std::string& path) {
+  const auto raw = read_file_bytes(path);
+  const auto j = nlohmann::json::parse(raw.begin(), raw.end(), nullptr, false);
+  if (j.is_array()) {
+    std::vector<std::vector<std::uint8_t>> out;
+    for (const auto& e : j) {
+      if (!e.is_string()) throw std::runtime_error(path + ": JSON array elements must be base64 strings");
+      out.push_back(from_base64(e.get<std::string>()));
+    }
+    return out;
+  }
+  return {raw};
+}
+
+/// The reference's type names.
+inline engine::proof_kind parse_type(const std::string& t) {
+  if (t == "porep" || t == "porep-c2" || t == "seal-commit") return engine::proof_kind::porep_seal_commit;
+  if (t == "snap" || t == "snap-deals" || t == "update") return engine::proof_kind::snap_deals_update;
+  if (t == "wpost" || t == "window-post" || t == "windowpost") return engine::proof_kind::window_post_partition;
+  if (t == "winning" || t == "winning-post" || t == "winningpost") return engine::proof_kind::winning_post;
+  throw std::runtime_error("unknown proof type '" + t + "' (porep, snap, wpost, winning)");
+}
+
+/// "http://host:port" -> "host:port"; "unix:///path" unchanged.
+inline std::string grpc_target(std::string addr) {
+  for (const char* p : {"http://", "https://", "tcp://"})
+    if (addr.rfind(p, 0) == 0) addr = addr.substr(std::string(p).size());
+  return addr;
+}
+
+inline std::unique_ptr<cuzk::v1::ProvingEngine::Stub> make_stub(const std::string& addr) {
+  grpc::ChannelArguments args;
+  args.SetMaxSendMessageSize(256 << 20);
+  args.SetMaxReceiveMessageSize(256 << 20);
+  return cuzk::v1::ProvingEngine::NewStub(
+      grpc::CreateCustomChannel(grpc_target(addr), grpc::InsecureChannelCredentials(), args));
+}
+
+}  // namespace cuzk::bench_app

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+// `cuzk-bench gen-post -t winning|wpost --out-dir DIR [--param-cache DIR]
+//   [--seed N] [--sectors N]`: test inputs for the daemon at 2 KiB. Builds
+// random sectors (tree R_last over random leaves, random comm_c), writes
+// their bincode vanilla proofs as DIR/vanilla.json (JSON array of base64, the
+// --vanilla format) and the randomness as DIR/randomness.hex, and with
+// --param-cache writes seeded TEST parameters (.params + .vk; NOT a trusted
+// setup) under the circuit's published file name when missing. Setup costs
+// ~15 s (WinningPoSt) / ~3 s (WindowPoSt) on 2 cores.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/engine/proof_kind.hpp>
+#include <cuzk/gadgets/merkle.hpp>
+#include <cuzk/gadgets/poseidon.hpp>
+#include <cuzk/groth16/setup.hpp>
+#include <cuzk/io/params.hpp>
+#include <cuzk/io/post_vanilla.hpp>
+#include <cuzk/r1cs/synthesize.hpp>
+
+#include "client_util.hpp"
+#include "commands.hpp"
+
+namespace cuzk::bench_app {
+namespace {
+
+using ff::fr;
+
+struct options {
+  std::string type, out_dir, param_cache;
+  std::uint64_t seed = 1;
+  std::size_t sectors = 2;
+};
+
+io::fallback_post_sector_proof make_vanilla(std::mt19937_64& rng, std::uint64_t id,
+                                            const circuits::fallback_post_params& cfg,
+                                            const std::array<std::uint8_t, 32>& rand, std::size_t index) {
+  const auto shape = circuits::tree_r_shape(2048);
+  std::vector<fr> leaves(shape.leaves());
+  for (auto& x : leaves) x = fr::random(rng);
+  const gadgets::merkle_tree tree(shape, leaves);
+  const fr comm_c = fr::random(rng);
+  const std::array<fr, 2> pre{comm_c, tree.root()};
+  io::fallback_post_sector_proof v{id, gadgets::poseidon_hash(std::span<const fr>(pre)), {{{}, comm_c, tree.root()}}};
+  for (std::uint64_t c : circuits::sector_leaf_challenges(cfg, rand, id, index, cfg.challenge_count)) {
+    const gadgets::merkle_path p = tree.path(c);
+    io::post_merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
+    for (std::size_t l = 0; l < shape.levels(); ++l)
+      m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
+                                        p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),
+                        p.indices[l]});
+    v.sectors[0].inclusion_proofs.push_back(std::move(m));
+  }
+  return v;
+}
+
+int run(const options& o) {
+  const bool winning = parse_type(o.type) == engine::proof_kind::winning_post;
+  if (!winning && parse_type(o.type) != engine::proof_kind::window_post_partition)
+    throw std::runtime_error("gen-post makes winning or wpost inputs");
+  std::mt19937_64 rng(o.seed);
+  std::array<std::uint8_t, 32> rand{};
+  fr::random(rng).to_bytes_le(rand.data());
+  std::filesystem::create_directories(o.out_dir);
+  nlohmann::json arr = nlohmann::json::array();
+  if (winning) {
+    auto cfg = circuits::winning_post_params(2048);
+    cfg.sector_count = 1;
+    cfg.challenge_count = circuits::winning_post_challenge_count;
+    arr.push_back(to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 1 + rng() % 1000, cfg, rand, 0))));
+  } else {
+    const auto cfg = circuits::window_post_params(2048, circuits::post_api_version::v1_2_0);
+    for (std::size_t i = 0; i < o.sectors; ++i)
+      arr.push_back(to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 100 + i, cfg, rand, i))));
+  }
+  std::ofstream(o.out_dir + "/vanilla.json") << arr.dump() << "\n";
+  std::string hex;
+  for (std::uint8_t b : rand) {
+    static const char* d = "0123456789abcdef";
+    hex += d[b >> 4];
+    hex += d[b & 15];
+  }
+  std::ofstream(o.out_dir + "/randomness.hex") << hex << "\n";
+  std::printf("wrote %s/vanilla.json (%zu vanilla proof(s)) and randomness.hex; registered proof %d\n",
+              o.out_dir.c_str(), arr.size(), winning ? 0 : 10);
+  if (!o.param_cache.empty()) {
+    const auto params = winning ? circuits::winning_post_params(2048) : circuits::window_post_params(2048);
+    const std::string stem = engine::post_param_file_stem(2048, params.challenge_count, params.sector_count);
+    const std::filesystem::path dir = o.param_cache;
+    std::filesystem::create_directories(dir);
+    if (std::filesystem::exists(dir / (stem + ".vk"))) {
+      std::printf("test parameters already present: %s.params\n", stem.c_str());
+    } else {
+      const auto keys = groth16::generate_parameters(r1cs::make_shape(circuits::blank_fallback_post_circuit(params)), o.seed);
+      io::write_parameters(keys, dir / (stem + ".params"));
+      io::write_verifying_key(keys.vk, dir / (stem + ".vk"));
+      std::printf("wrote TEST parameters (seeded, not a trusted setup): %s/%s.params\n", o.param_cache.c_str(), stem.c_str());
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+void register_gen_post(CLI::App& app) {
+  static options o;
+  auto* cmd = app.add_subcommand("gen-post", "2 KiB PoSt test inputs (vanilla proofs, randomness, test parameters)");
+  cmd->add_option("-t,--type", o.type, "winning | wpost")->required();
+  cmd->add_option("--out-dir", o.out_dir, "where vanilla.json and randomness.hex go")->required();
+  cmd->add_option("--param-cache", o.param_cache, "also write seeded test parameters here");
+  cmd->add_option("--seed", o.seed, "RNG seed");
+  cmd->add_option("--sectors", o.sectors, "WindowPoSt sectors (1-2 at 2 KiB)");
+  cmd->callback([] {
+    int rc = 0;
+    try {
+      rc = run(o);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gen-post: %s\n", e.what());
+      rc = 2;
+    }
+    if (rc != 0) throw CLI::RuntimeError(rc);
+  });
+}
+
+}  // namespace cuzk::bench_app

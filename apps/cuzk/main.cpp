@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuzk: the proving daemon. Reads the TOML config (--config, default
+// /data/zk/cuzk.toml; a missing file means the defaults), applies --listen
+// and --log-level over it, starts the engine (CPU backend when no GPU
+// backend is built), the gRPC server and the optional HTTP status listener,
+// and runs until SIGTERM or SIGINT. Shutdown: stop accepting, let calls and
+// jobs in flight finish for up to daemon.shutdown_timeout, cancel the rest,
+// exit 0. Logs (spdlog) and TIMELINE lines go to stderr.
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <tbb/global_control.h>
+
+#include <cuzk/engine/engine.hpp>
+
+#include "daemon_config.hpp"
+#include "grpc_service.hpp"
+#include "http_status.hpp"
+
+namespace {
+
+spdlog::level::level_enum level_of(const std::string& s) {
+  if (const char* env = std::getenv("CUZK_LOG"); env && *env) return spdlog::level::from_str(env);
+  return spdlog::level::from_str(s);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"cuzk: Groth16 proving daemon for Filecoin (gRPC cuzk.v1.ProvingEngine)"};
+  std::string config_path = "/data/zk/cuzk.toml", listen, log_level;
+  app.add_option("-c,--config", config_path, "TOML config file (missing file = defaults)");
+  app.add_option("-l,--listen", listen, "gRPC address, host:port or unix:///path (overrides daemon.listen)");
+  app.add_option("--log-level", log_level, "trace|debug|info|warn|error (overrides logging.level)");
+  CLI11_PARSE(app, argc, argv);
+
+  // SIGTERM/SIGINT are taken by a sigwait below; block them in every thread.
+  sigset_t sigs;
+  sigemptyset(&sigs);
+  sigaddset(&sigs, SIGTERM);
+  sigaddset(&sigs, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+
+  auto log = spdlog::stderr_color_mt("cuzk");
+  spdlog::set_default_logger(log);
+  cuzk::service::daemon_config cfg;
+  try {
+    cfg = cuzk::service::load_config(config_path);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 2;
+  }
+  if (!listen.empty()) cfg.listen = listen;
+  if (!log_level.empty()) cfg.log_level = log_level;
+  spdlog::set_level(level_of(cfg.log_level));
+  if (cfg.log_format == "json") spdlog::set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e","level":"%l","msg":"%v"})");
+  for (const auto& w : cfg.warnings) spdlog::warn("{}", w);
+
+  std::unique_ptr<tbb::global_control> threads;
+  if (cfg.synthesis_threads > 0)
+    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, cfg.synthesis_threads);
+  if (cfg.gpu_threads > 0) setenv("CUZK_GPU_THREADS", std::to_string(cfg.gpu_threads).c_str(), 1);
+
+  try {
+    cuzk::engine::engine eng(cfg.engine, cuzk::engine::make_cpu_backend(std::max<std::size_t>(1, cfg.gpu_devices.size())));
+    eng.set_log([](int lvl, const std::string& m) {
+      static const spdlog::level::level_enum map[] = {spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
+                                                       spdlog::level::err};
+      spdlog::log(map[std::min(lvl, 3)], "{}", m);
+    });
+    static std::mutex tl_mu;
+    eng.set_timeline([](const std::string& line) {
+      std::lock_guard lk(tl_mu);
+      std::fprintf(stderr, "%s\n", line.c_str());
+    });
+    eng.register_kind(cuzk::engine::make_winning_post_kind());
+    eng.register_kind(cuzk::engine::make_window_post_kind());
+    eng.start();
+
+    cuzk::service::grpc_server server(eng, cfg.listen, cfg.max_message_size);
+    spdlog::info("gRPC cuzk.v1.ProvingEngine listening on {}{}", cfg.listen,
+                 server.port() ? " (port " + std::to_string(server.port()) + ")" : "");
+    std::unique_ptr<cuzk::service::http_status_server> http;
+    if (!cfg.status_listen.empty()) {
+      http = std::make_unique<cuzk::service::http_status_server>(eng, cfg.status_listen);
+      spdlog::info("HTTP status on {} (port {}): GET /status, GET /metrics", cfg.status_listen, http->port());
+    }
+
+    int sig = 0;
+    sigwait(&sigs, &sig);
+    spdlog::info("received {}, shutting down (drain up to {} ms)", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+                 cfg.shutdown_timeout.count());
+    // stop new work first, then give jobs and calls the same bound
+    std::thread drain([&] { eng.shutdown(cfg.shutdown_timeout); });
+    server.shutdown(std::uint64_t(cfg.shutdown_timeout.count()) + 1000);
+    drain.join();
+    if (http) http->stop();
+    spdlog::info("cuzk stopped");
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 1;
+  }
+  return 0;
+}

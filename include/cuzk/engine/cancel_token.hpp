@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// cancel_token: one per job, shared by every stage that works on it. Stages
+// call check() between steps (synthesis between sector slots, before the GPU
+// stage, before finalizing), so a cancelled job stops within one step and
+// frees its memory. Cost: one relaxed atomic load per check.
+#include <atomic>
+#include <memory>
+
+#include <cuzk/engine/types.hpp>
+
+namespace cuzk::engine {
+
+class cancel_token {
+ public:
+  cancel_token() : _flag(std::make_shared<std::atomic<bool>>(false)) {}
+  void cancel() const noexcept { _flag->store(true, std::memory_order_relaxed); }
+  bool cancelled() const noexcept { return _flag->load(std::memory_order_relaxed); }
+  /// Throws cancelled_error when cancelled.
+  void check() const {
+    if (cancelled()) throw cancelled_error("job cancelled");
+  }
+
+ private:
+  std::shared_ptr<std::atomic<bool>> _flag;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The proving engine: job table + pipeline, no gRPC.
+//
+//   submit ─► job table (request_id = job id, idempotent; priorities; cancel
+//             token per job; results kept for result_ttl, then purged)
+//     │ parse + validate at submit (bad requests never queue)
+//     ▼ one work item per partition, ordered (priority desc, job age, partition)
+//   synthesis pool: SRS lease (loads the circuit hot) ─► memory reservation
+//     (blocks in the budget; HIGH/CRITICAL have a reserved extra worker and
+//     the budget's priority reserve) ─► witness synthesis
+//     ▼ bounded GPU queue, same order (HIGH/CRITICAL never blocked by its bound)
+//   device workers (gpu_workers_per_device per device; the device's kernel
+//     lock around prove_start only) ─► witness memory released
+//     ▼
+//   finalizer pool: finalize (B_G2 / assembly), verification of the
+//     partition proof against its public inputs (pipeline.verify_proofs),
+//     192-byte encoding ─► reservation and lease released ─► job result
+//
+// Every stage checks the job's cancel token; cancelling a job removes its
+// queued items at once (their reservations return to the budget) and a
+// running stage stops at its next check. TIMELINE lines
+// ("TIMELINE,<ms since start>,<EVENT>,<job>,<detail>") go to the timeline
+// sink: SYNTH_START, SYNTH_END, GPU_QUEUE, GPU_START, GPU_END (gpu_ms),
+// FINALIZE, plus JOB_DONE.
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <cuzk/engine/memory_budget.hpp>
+#include <cuzk/engine/proof_kind.hpp>
+#include <cuzk/engine/prover_backend.hpp>
+#include <cuzk/engine/srs_manager.hpp>
+#include <cuzk/engine/types.hpp>
+
+namespace cuzk::engine {
+
+enum class verify_mode : std::uint8_t { none, porep, all };
+
+struct engine_config {
+  std::filesystem::path param_cache = "/data/zk/params";
+  bool check_points = false;
+  std::uint64_t total_budget = 0;  ///< 0: auto (MemTotal - safety_margin)
+  std::uint64_t safety_margin = 5ull << 30;
+  std::optional<std::uint64_t> priority_reserve;  ///< unset: min(total/16, 2 GiB)
+  std::chrono::milliseconds eviction_min_idle{std::chrono::minutes(5)};
+  std::size_t gpu_workers_per_device = 2;
+  std::size_t max_parallel_synthesis = 0;  ///< 0: max(1, min(cpus/2, 18))
+  std::size_t gpu_queue_capacity = 0;      ///< 0: device workers + 1
+  std::size_t finalizer_threads = 2;
+  verify_mode verify = verify_mode::all;
+  std::chrono::milliseconds result_ttl{std::chrono::minutes(10)};
+};
+
+/// A snapshot for GetStatus, /status and the metrics.
+struct engine_status {
+  struct queue {
+    proof_kind kind;
+    std::uint32_t pending = 0;      ///< queued, no partition started
+    std::uint32_t in_progress = 0;  ///< some partition started, not finished
+  };
+  struct partition {
+    std::size_t index = 0;
+    std::string state;  ///< pending|synthesizing|synth_done|gpu|finalizing|done|failed
+    std::optional<std::uint64_t> synth_ms, gpu_ms;
+  };
+  struct job {
+    std::string job_id;
+    proof_kind kind;
+    priority prio;
+    std::string circuit_id;
+    std::string state;  ///< queued|running
+    double started_secs_ago = 0;
+    std::size_t total_partitions = 0, partitions_done = 0;
+    std::vector<partition> partitions;
+  };
+  struct worker {
+    std::size_t worker_id = 0, device = 0;
+    bool busy = false;
+    std::string current_job;
+    proof_kind current_kind = proof_kind::unspecified;
+    std::size_t current_partition = 0;
+    double busy_secs = 0;
+  };
+  std::string backend;
+  std::vector<device_info> devices;
+  double uptime_secs = 0;
+  std::vector<queue> queues;
+  std::vector<job> jobs;
+  std::vector<worker> workers;
+  std::uint64_t budget_total = 0, budget_used = 0, budget_peak = 0, budget_reserve = 0;
+  std::size_t budget_waiters = 0;
+  std::vector<srs_entry_status> srs;
+  std::uint64_t pinned_bytes = 0;
+  std::size_t synthesis_max = 0, synthesis_active = 0, gpu_queue_depth = 0, synth_queue_depth = 0;
+  std::uint64_t completed = 0, failed = 0, cancelled = 0;
+  std::array<std::uint64_t, proof_kind_count> completed_by_kind{}, failed_by_kind{};
+  std::array<std::uint64_t, proof_kind_count> duration_count{};
+  std::array<double, proof_kind_count> duration_sum_secs{};
+};
+
+/// Prometheus text exposition of a snapshot (GetMetrics and GET /metrics).
+std::string prometheus_text(const engine_status& s);
+
+class engine {
+ public:
+  /// 0 debug, 1 info, 2 warn, 3 error.
+  using log_fn = std::function<void(int level, const std::string& message)>;
+  using timeline_fn = std::function<void(const std::string& line)>;
+
+  engine(engine_config cfg, std::unique_ptr<prover_backend> backend);
+  ~engine();
+  engine(const engine&) = delete;
+  engine& operator=(const engine&) = delete;
+
+  void set_log(log_fn f);
+  void set_timeline(timeline_fn f);
+  /// Adds a kind and its circuits (before start()).
+  void register_kind(std::shared_ptr<proof_kind_handler> h);
+  /// Starts the worker threads.
+  void start();
+
+  struct submitted {
+    std::string job_id;
+    std::uint32_t queue_position = 0;
+    bool duplicate = false;
+  };
+  /// Throws invalid_request, unsupported_request (no handler for the kind,
+  /// or the engine is shutting down).
+  submitted submit(proof_request req);
+  /// The job's result; TIMEOUT when |timeout| passes first (nullopt: no
+  /// limit). Throws not_found_error.
+  job_result await(const std::string& job_id, std::optional<std::chrono::milliseconds> timeout);
+  /// Returns true when the job had started; throws not_found_error.
+  bool cancel(const std::string& job_id);
+
+  engine_status status() const;
+  std::string metrics_text() const { return prometheus_text(status()); }
+
+  srs_manager& srs();
+  memory_budget& budget();
+  const engine_config& config() const;
+
+  /// Stops accepting, waits up to |drain| for queued and running jobs,
+  /// cancels what is left and joins every thread. Idempotent.
+  void shutdown(std::chrono::milliseconds drain);
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> _p;
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// memory_budget: the one byte budget every large allocation of the engine is
+// charged to (hot SRS, cached circuit shapes, pinned staging, in-flight
+// partitions). A reservation is taken BEFORE the memory is allocated and
+// released, in steps, as the buffers are freed; the engine never holds more
+// than total() bytes of charged memory (peak() records the high-water mark,
+// which tests assert against).
+//
+// Priorities: waiters are served in (priority desc, arrival) order, so a
+// CRITICAL WinningPoSt never waits behind queued PoRep partitions, and the
+// last |priority_reserve| bytes may only be taken by HIGH and CRITICAL
+// requests, so PoSt finds room even when partitions fill the rest. A request
+// larger than it may ever get throws budget_error at once instead of
+// waiting forever. When a request does not fit, the evictor (the SRS
+// manager: idle hot entries) is asked to free memory before waiting.
+//
+// auto_total(): MemTotal from /proc/meminfo minus a safety margin.
+// Cost: one mutex acquisition per acquire/release; waiters poll their
+// cancel token every 20 ms.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <cuzk/engine/cancel_token.hpp>
+#include <cuzk/engine/types.hpp>
+
+namespace cuzk::engine {
+
+class memory_budget;
+
+/// Bytes held from a memory_budget (RAII, move-only); released on
+/// destruction, or earlier in parts.
+class reservation {
+ public:
+  reservation() = default;
+  reservation(reservation&& o) noexcept : _budget(std::exchange(o._budget, nullptr)), _bytes(std::exchange(o._bytes, 0)) {}
+  reservation& operator=(reservation&& o) noexcept;
+  reservation(const reservation&) = delete;
+  reservation& operator=(const reservation&) = delete;
+  ~reservation() { release_all(); }
+
+  std::uint64_t bytes() const noexcept { return _bytes; }
+  /// Returns min(|n|, bytes()) bytes to the budget.
+  void release(std::uint64_t n) noexcept;
+  void release_all() noexcept { release(_bytes); }
+
+ private:
+  friend class memory_budget;
+  reservation(memory_budget* b, std::uint64_t n) : _budget(b), _bytes(n) {}
+  memory_budget* _budget = nullptr;
+  std::uint64_t _bytes = 0;
+};
+
+class memory_budget {
+ public:
+  /// |total| bytes, of which the last |priority_reserve| only HIGH/CRITICAL may use.
+  explicit memory_budget(std::uint64_t total, std::uint64_t priority_reserve = 0);
+  memory_budget(const memory_budget&) = delete;
+  memory_budget& operator=(const memory_budget&) = delete;
+
+  /// MemTotal (/proc/meminfo) minus |safety_margin|; nullopt when unreadable.
+  static std::optional<std::uint64_t> auto_total(std::uint64_t safety_margin);
+
+  std::uint64_t total() const noexcept { return _total; }
+  std::uint64_t priority_reserve() const noexcept { return _reserve; }
+  std::uint64_t used() const;
+  std::uint64_t peak() const;
+  std::uint64_t available() const;
+  std::size_t waiters() const;
+
+  /// The most a request of priority |p| can ever hold.
+  std::uint64_t limit_for(priority p) const noexcept;
+
+  /// Blocks until |bytes| fit for priority |p| and every better waiter is
+  /// served. Throws budget_error when |bytes| > limit_for(p) (|what| names
+  /// the request in the message) and cancelled_error when |token| is cancelled.
+  reservation acquire(std::uint64_t bytes, priority p, const cancel_token* token, const std::string& what);
+  /// Takes |bytes| now or returns nullopt (no eviction, no waiting).
+  std::optional<reservation> try_acquire(std::uint64_t bytes, priority p);
+
+  /// |fn(needed)| tries to free at least |needed| bytes (through reservations
+  /// it owns) and returns how many it freed. Called without the budget lock.
+  void set_evictor(std::function<std::uint64_t(std::uint64_t)> fn);
+  /// Called (without the lock) after every release.
+  void add_release_listener(std::function<void()> fn);
+
+ private:
+  friend class reservation;
+  void give_back(std::uint64_t n) noexcept;
+  bool fits_locked(std::uint64_t bytes, priority p) const noexcept;
+
+  const std::uint64_t _total;
+  const std::uint64_t _reserve;
+  mutable std::mutex _mu;
+  std::condition_variable _cv;
+  std::uint64_t _used = 0;
+  std::uint64_t _peak = 0;
+  std::uint64_t _seq = 0;
+  // (-priority, arrival) of every blocked acquire; the first is served first.
+  std::set<std::pair<int, std::uint64_t>> _waiting;
+  std::function<std::uint64_t(std::uint64_t)> _evictor;
+  std::vector<std::function<void()>> _listeners;
+};
+
+/// "1.50 GiB" style formatting for messages.
+std::string format_bytes(std::uint64_t n);
+
+}  // namespace cuzk::engine

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The per-proof-kind plug-in interface of the engine.
+//
+// A proof_kind_handler turns a proof_request into a circuit_job (parse and
+// validate everything up front, so bad requests fail at submit with
+// invalid_request) and declares the circuits it proves (circuit_info: the
+// circuit id the SRS manager keys on, the published parameter file stem,
+// and a factory for the blank circuit's shape). A circuit_job knows its
+// circuit id, its number of partitions, how to synthesize the witness of
+// one partition against the cached shape, and the public inputs a verifier
+// checks that partition's proof against.
+//
+// Adding a kind (PoRep, SnapDeals) = one handler class plus one
+// engine::register_kind() call; nothing else in the engine changes. Kinds
+// without a handler are refused with unsupported_request (UNIMPLEMENTED).
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <cuzk/engine/cancel_token.hpp>
+#include <cuzk/engine/types.hpp>
+#include <cuzk/groth16/prover.hpp>
+#include <cuzk/r1cs/shape.hpp>
+
+namespace cuzk::engine {
+
+/// One circuit the engine can prove.
+struct circuit_info {
+  std::string id;          ///< "winning-2k", "wpost-32g", "porep-32g", ...
+  std::string file_stem;   ///< "v28-proof-of-spacetime-fallback-...-<sha256>" (+ .params / .vk)
+  std::uint64_t sector_size = 0;
+  /// Builds the Groth16 shape of the blank circuit (cached by the engine).
+  std::function<r1cs::r1cs_shape()> make_shape;
+};
+
+/// A parsed, validated request.
+class circuit_job {
+ public:
+  virtual ~circuit_job() = default;
+  virtual const std::string& circuit_id() const = 0;
+  virtual std::size_t num_partitions() const = 0;
+  /// The witness of partition |p| (inputs[0] = ONE). Checks |token| between
+  /// steps; may throw cancelled_error or std::exception.
+  virtual groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape,
+                                      const cancel_token& token) const = 0;
+  /// The public inputs of partition |p| without ONE, as a verifier derives them.
+  virtual std::vector<ff::fr> public_inputs(std::size_t p) const = 0;
+};
+
+class proof_kind_handler {
+ public:
+  virtual ~proof_kind_handler() = default;
+  virtual proof_kind kind() const = 0;
+  /// The priority when the request says PRIORITY_UNSPECIFIED.
+  virtual priority default_priority() const = 0;
+  /// Circuits this kind proves (registered with the SRS manager).
+  virtual std::vector<circuit_info> circuits() const = 0;
+  /// Parses and validates; throws invalid_request naming the problem.
+  virtual std::unique_ptr<circuit_job> parse(const proof_request& req) const = 0;
+};
+
+/// WinningPoSt (CRITICAL) and WindowPoSt (HIGH) at every published sector size.
+std::unique_ptr<proof_kind_handler> make_winning_post_kind();
+std::unique_ptr<proof_kind_handler> make_window_post_kind();
+
+/// "2k", "8m", "512m", "32g", "64g" (the circuit id suffix of a sector size).
+std::string sector_size_tag(std::uint64_t sector_size);
+
+/// The published parameter file stem of a FallbackPoSt circuit:
+/// "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-<b>-<s>-<t>-"
+/// + hex(SHA-256 of "FallbackPoSt::PublicParams{sector_size: N,
+/// challenge_count: C, sector_count: S}"), as rust-fil-proofs names them.
+std::string post_param_file_stem(std::uint64_t sector_size, std::size_t challenge_count, std::size_t sector_count);
+
+}  // namespace cuzk::engine

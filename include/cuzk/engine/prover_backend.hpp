@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// prover_backend: where a synthesized partition becomes a Groth16 proof.
+// The split API of the reference engine: prove_start() does the device part
+// and runs while the engine holds the device's kernel lock; finalize() does
+// what can run off the device (B_G2 on the CPU, assembly) on a finalizer
+// thread, after the lock is released. The CPU backend does all the work in
+// prove_start (groth16::prove) and finalize only hands the proof over; a
+// GPU backend plugs in behind the same two calls.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuzk/groth16/keys.hpp>
+#include <cuzk/groth16/proof.hpp>
+#include <cuzk/groth16/prover.hpp>
+#include <cuzk/r1cs/shape.hpp>
+
+namespace cuzk::engine {
+
+struct device_info {
+  std::string name;
+  std::uint64_t memory_total = 0;  ///< VRAM bytes (0 on the CPU backend)
+  std::uint64_t memory_free = 0;
+};
+
+/// A proof between prove_start and finalize (backend-specific state).
+class pending_proof {
+ public:
+  virtual ~pending_proof() = default;
+};
+
+class prover_backend {
+ public:
+  virtual ~prover_backend() = default;
+  virtual std::string name() const = 0;
+  /// One entry per device; the engine runs gpus.gpu_workers_per_device workers on each.
+  virtual std::vector<device_info> devices() const = 0;
+  /// The device part of one proof with randomizers r, s. |w| is consumed
+  /// (its memory may be freed before returning).
+  virtual std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                                     const r1cs::r1cs_shape& shape, groth16::witness&& w,
+                                                     const ff::fr& r, const ff::fr& s) = 0;
+  /// The rest, off the device lock.
+  virtual groth16::proof finalize(std::unique_ptr<pending_proof> p) = 0;
+};
+
+/// The CPU backend: |devices| virtual devices (each a kernel lock; work runs
+/// on the shared oneTBB pool).
+std::unique_ptr<prover_backend> make_cpu_backend(std::size_t devices = 1);
+
+}  // namespace cuzk::engine

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// srs_manager: circuit id -> Groth16 parameters, in three tiers.
+//   cold  the .params file in param_cache (by its published name), nothing in memory
+//   warm  the file mapped read-only (page cache; costs no budget, reclaimable)
+//   hot   parameters decoded into memory + the circuit's shape + the prepared
+//         verifying key, ready to prove (on a GPU backend: pinned/VRAM)
+// Hot entries are charged to the memory budget (decoded point bytes, then
+// the shape's bytes once built). Every proof in flight holds a lease, the
+// entry's reference count; an entry with leases is never evicted. Under
+// memory pressure the budget's evictor drops idle hot entries (no lease for
+// memory.eviction_min_idle) to warm, least recently used first. PreloadSRS
+// loads to hot; EvictSRS drops to cold (refused while leased).
+//
+// Cost of a load: mmap + one parallel decode of every point (plus the
+// subgroup checks when srs.check_points is on, ~80x slower) + building the
+// shape by synthesizing the blank circuit once.
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <cuzk/engine/memory_budget.hpp>
+#include <cuzk/engine/proof_kind.hpp>
+#include <cuzk/groth16/keys.hpp>
+#include <cuzk/groth16/verifier.hpp>
+#include <cuzk/io/params.hpp>
+#include <cuzk/r1cs/shape.hpp>
+
+namespace cuzk::engine {
+
+enum class srs_tier : std::uint8_t { hot = 0, warm = 1, cold = 2 };
+std::string_view tier_label(srs_tier t);
+
+/// What a partition needs from its circuit's hot entry.
+struct loaded_circuit {
+  std::string id;
+  groth16::parameters params;
+  groth16::prepared_verifying_key pvk;
+  r1cs::r1cs_shape shape;
+  /// Budget bytes this entry holds while hot (parameters + shape).
+  std::uint64_t charged_bytes = 0;
+};
+
+/// Bytes the decoded parameters occupy in memory (the budget charge).
+std::uint64_t decoded_parameters_bytes(const io::parameter_layout& layout);
+/// Bytes of a circuit shape in memory (matrices, coefficients, densities).
+std::uint64_t shape_bytes(const r1cs::r1cs_shape& s);
+
+struct srs_entry_status {
+  std::string circuit_id;
+  std::string file;
+  srs_tier tier = srs_tier::cold;
+  bool file_present = false;
+  std::uint64_t size_bytes = 0;   ///< charged bytes when hot, else the file size
+  std::uint64_t shape_bytes = 0;  ///< charged shape bytes (hot only)
+  std::uint32_t ref_count = 0;
+  double last_used_secs_ago = -1;  ///< -1: never used
+};
+
+struct srs_options {
+  std::filesystem::path param_cache;
+  bool check_points = false;  ///< subgroup-check every point on load
+  std::chrono::milliseconds eviction_min_idle{std::chrono::minutes(5)};
+};
+
+class srs_manager {
+ public:
+  class lease;
+
+  srs_manager(srs_options opt, memory_budget& budget);
+  ~srs_manager();
+  srs_manager(const srs_manager&) = delete;
+  srs_manager& operator=(const srs_manager&) = delete;
+
+  void register_circuit(const circuit_info& info);
+  bool known(const std::string& id) const;
+
+  /// The hot entry of |id| with one more reference; loads it when needed
+  /// (blocking on the budget at priority |p|). |load_ms| gets the time this
+  /// call spent loading (0 when already hot). Throws not_found_error for an
+  /// unknown id, io::format_error / std::runtime_error for a missing or bad
+  /// file, budget_error, cancelled_error.
+  lease acquire(const std::string& id, priority p, const cancel_token* token, std::uint64_t* load_ms = nullptr);
+
+  struct preload_result {
+    bool already_loaded = false;
+    std::uint64_t load_ms = 0;
+  };
+  preload_result preload(const std::string& id);
+
+  struct evict_result {
+    bool was_loaded = false;
+    std::uint64_t freed_bytes = 0;
+  };
+  /// Drops |id| to cold; throws std::logic_error while it has leases.
+  evict_result evict(const std::string& id);
+  /// Budget evictor: idle hot entries to warm, LRU first, until |needed| freed.
+  std::uint64_t evict_idle(std::uint64_t needed);
+
+  std::vector<srs_entry_status> status() const;
+  /// Charged bytes of hot entries (parameters only).
+  std::uint64_t hot_bytes() const;
+
+ private:
+  struct entry;
+  void release_ref(entry* e);
+  std::uint64_t drop_locked(entry& e, srs_tier to);
+
+  srs_options _opt;
+  memory_budget& _budget;
+  mutable std::mutex _mu;
+  std::condition_variable _cv;
+  std::map<std::string, std::unique_ptr<entry>> _entries;
+
+ public:
+  /// A reference to a hot entry; the entry stays hot while any lease lives.
+  class lease {
+   public:
+    lease() = default;
+    lease(lease&& o) noexcept : _mgr(std::exchange(o._mgr, nullptr)), _e(o._e), _c(std::move(o._c)) {}
+    lease& operator=(lease&& o) noexcept {
+      if (this != &o) {
+        reset();
+        _mgr = std::exchange(o._mgr, nullptr);
+        _e = o._e;
+        _c = std::move(o._c);
+      }
+      return *this;
+    }
+    lease(const lease&) = delete;
+    lease& operator=(const lease&) = delete;
+    ~lease() { reset(); }
+    const loaded_circuit* get() const noexcept { return _c.get(); }
+    const loaded_circuit* operator->() const noexcept { return _c.get(); }
+    explicit operator bool() const noexcept { return _c != nullptr; }
+    void reset() noexcept {
+      if (_mgr) _mgr->release_ref(_e);
+      _mgr = nullptr;
+      _c.reset();
+    }
+
+   private:
+    friend class srs_manager;
+    lease(srs_manager* m, entry* e, std::shared_ptr<const loaded_circuit> c) : _mgr(m), _e(e), _c(std::move(c)) {}
+    srs_manager* _mgr = nullptr;
+    entry* _e = nullptr;
+    std::shared_ptr<const loaded_circuit> _c;
+  };
+};
+
+}  // namespace cuzk::engine

@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CPU prover backend: groth16::prove under the device lock, nothing left
+// for finalize. Cost: the whole CPU proof (SpMV, NTTs, MSMs) in prove_start.
+#include <thread>
+
+#include <cuzk/engine/prover_backend.hpp>
+
+namespace cuzk::engine {
+namespace {
+
+class cpu_pending final : public pending_proof {
+ public:
+  explicit cpu_pending(groth16::proof p) : proof(p) {}
+  groth16::proof proof;
+};
+
+class cpu_backend final : public prover_backend {
+ public:
+  explicit cpu_backend(std::size_t n) : _n(n == 0 ? 1 : n) {}
+  std::string name() const override { return "cpu"; }
+  std::vector<device_info> devices() const override {
+    std::vector<device_info> v;
+    for (std::size_t i = 0; i < _n; ++i)
+      v.push_back({"cpu (" + std::to_string(std::thread::hardware_concurrency()) + " threads)", 0, 0});
+    return v;
+  }
+  std::unique_ptr<pending_proof> prove_start(std::size_t, const groth16::parameters& params,
+                                             const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                             const ff::fr& s) override {
+    const groth16::witness local = std::move(w);
+    return std::make_unique<cpu_pending>(groth16::prove(params, shape, local, r, s));
+  }
+  groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
+    return static_cast<cpu_pending&>(*p).proof;
+  }
+
+ private:
+  std::size_t _n;
+};
+
+}  // namespace
+
+std::unique_ptr<prover_backend> make_cpu_backend(std::size_t devices) {
+  return std::make_unique<cpu_backend>(devices);
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+// srs_manager (see include/cuzk/engine/srs_manager.hpp).
+#include <cuzk/engine/srs_manager.hpp>
+
+#include <algorithm>
+
+namespace cuzk::engine {
+
+using clock = std::chrono::steady_clock;
+
+struct srs_manager::entry {
+  circuit_info info;
+  std::filesystem::path path;
+  srs_tier tier = srs_tier::cold;
+  std::unique_ptr<io::mapped_parameter_file> mapped;
+  std::shared_ptr<const loaded_circuit> loaded;
+  reservation srs_res, shape_res;
+  std::uint32_t refs = 0;
+  bool loading = false;
+  bool used = false;
+  clock::time_point last_used{};
+};
+
+std::string_view tier_label(srs_tier t) {
+  switch (t) {
+    case srs_tier::hot: return "hot";
+    case srs_tier::warm: return "warm";
+    case srs_tier::cold: return "cold";
+  }
+  return "?";
+}
+
+std::uint64_t decoded_parameters_bytes(const io::parameter_layout& layout) {
+  std::uint64_t g1 = 0, g2 = 0;
+  for (const io::section& s : layout.sections()) (s.is_g2() ? g2 : g1) += s.count;
+  return g1 * sizeof(ec::g1_affine) + g2 * sizeof(ec::g2_affine);
+}
+
+std::uint64_t shape_bytes(const r1cs::r1cs_shape& s) {
+  std::uint64_t n = s.coeffs.size() * sizeof(ff::fr);
+  for (const r1cs::csr_matrix* m : {&s.a, &s.b, &s.c})
+    n += m->row_ptr.size() * sizeof(std::uint64_t) + m->cols.size() * 4 + m->coeff_ids.size() * 4;
+  n += (s.a_aux_density.size() + s.b_input_density.size() + s.b_aux_density.size()) / 8 + 64;
+  return n;
+}
+
+srs_manager::srs_manager(srs_options opt, memory_budget& budget) : _opt(std::move(opt)), _budget(budget) {}
+srs_manager::~srs_manager() = default;
+
+void srs_manager::register_circuit(const circuit_info& info) {
+  std::lock_guard lk(_mu);
+  auto e = std::make_unique<entry>();
+  e->info = info;
+  e->path = _opt.param_cache / (info.file_stem + ".params");
+  _entries[info.id] = std::move(e);
+}
+
+bool srs_manager::known(const std::string& id) const {
+  std::lock_guard lk(_mu);
+  return _entries.count(id) != 0;
+}
+
+srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const cancel_token* token,
+                                        std::uint64_t* load_ms) {
+  if (load_ms) *load_ms = 0;
+  std::unique_lock lk(_mu);
+  auto it = _entries.find(id);
+  if (it == _entries.end()) throw not_found_error("unknown circuit id '" + id + "'");
+  entry& e = *it->second;
+  for (;;) {
+    if (e.tier == srs_tier::hot) {
+      ++e.refs;
+      e.used = true;
+      e.last_used = clock::now();
+      return lease(this, &e, e.loaded);
+    }
+    if (!e.loading) break;
+    if (token) token->check();
+    _cv.wait_for(lk, std::chrono::milliseconds(20));
+  }
+  e.loading = true;
+  lk.unlock();
+  const auto t0 = clock::now();
+  try {
+    std::unique_ptr<io::mapped_parameter_file> mapped;
+    {
+      std::lock_guard lk2(_mu);
+      mapped = std::move(e.mapped);  // warm: already mapped
+    }
+    if (!mapped) {
+      if (!std::filesystem::exists(e.path))
+        throw std::runtime_error("parameter file for circuit '" + id + "' not found: " + e.path.string() +
+                                 " (set srs.param_cache or fetch the parameters)");
+      mapped = std::make_unique<io::mapped_parameter_file>(e.path);
+    }
+    reservation res = _budget.acquire(decoded_parameters_bytes(mapped->layout()), p, token,
+                                      "the parameters of circuit '" + id + "'");
+    auto lc = std::make_shared<loaded_circuit>();
+    lc->id = id;
+    lc->params = io::decode_parameters(mapped->layout(), io::read_options{.check_points = _opt.check_points});
+    lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
+    lc->shape = e.info.make_shape();
+    if (lc->shape.num_inputs != lc->params.vk.ic.size() || lc->params.l.size() != lc->shape.num_aux)
+      throw std::runtime_error("parameter file " + e.path.string() + " does not match circuit '" + id + "' (" +
+                               std::to_string(lc->params.vk.ic.size()) + " inputs and " +
+                               std::to_string(lc->params.l.size()) + " aux in the file, the circuit has " +
+                               std::to_string(lc->shape.num_inputs) + " and " + std::to_string(lc->shape.num_aux) + ")");
+    reservation sres = _budget.acquire(shape_bytes(lc->shape), p, token, "the shape of circuit '" + id + "'");
+    lc->charged_bytes = res.bytes() + sres.bytes();
+    lk.lock();
+    e.mapped = std::move(mapped);
+    e.loaded = std::move(lc);
+    e.srs_res = std::move(res);
+    e.shape_res = std::move(sres);
+    e.tier = srs_tier::hot;
+    e.loading = false;
+    ++e.refs;
+    e.used = true;
+    e.last_used = clock::now();
+    if (load_ms) *load_ms = std::uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0).count());
+    _cv.notify_all();
+    return lease(this, &e, e.loaded);
+  } catch (...) {
+    if (!lk.owns_lock()) lk.lock();
+    e.loading = false;
+    _cv.notify_all();
+    throw;
+  }
+}
+
+void srs_manager::release_ref(entry* e) {
+  std::lock_guard lk(_mu);
+  if (e->refs > 0) --e->refs;
+  e->last_used = clock::now();
+}
+
+srs_manager::preload_result srs_manager::preload(const std::string& id) {
+  {
+    std::lock_guard lk(_mu);
+    auto it = _entries.find(id);
+    if (it == _entries.end()) throw not_found_error("unknown circuit id '" + id + "'");
+    if (it->second->tier == srs_tier::hot) return {true, 0};
+  }
+  std::uint64_t ms = 0;
+  lease l = acquire(id, priority::high, nullptr, &ms);
+  return {false, ms};
+}
+
+std::uint64_t srs_manager::drop_locked(entry& e, srs_tier to) {
+  const std::uint64_t freed = e.srs_res.bytes() + e.shape_res.bytes();
+  e.loaded.reset();
+  e.srs_res.release_all();
+  e.shape_res.release_all();
+  if (to == srs_tier::cold) e.mapped.reset();
+  e.tier = e.mapped ? srs_tier::warm : srs_tier::cold;
+  return freed;
+}
+
+srs_manager::evict_result srs_manager::evict(const std::string& id) {
+  std::lock_guard lk(_mu);
+  auto it = _entries.find(id);
+  if (it == _entries.end()) throw not_found_error("unknown circuit id '" + id + "'");
+  entry& e = *it->second;
+  if (e.refs > 0 || e.loading)
+    throw std::logic_error("circuit '" + id + "' is in use by " + std::to_string(e.refs) + " proof(s)");
+  const bool was = e.tier == srs_tier::hot;
+  return {was, drop_locked(e, srs_tier::cold)};
+}
+
+std::uint64_t srs_manager::evict_idle(std::uint64_t needed) {
+  std::unique_lock lk(_mu, std::try_to_lock);
+  if (!lk.owns_lock()) return 0;
+  const auto now = clock::now();
+  std::vector<entry*> idle;
+  for (auto& [id, e] : _entries)
+    if (e->tier == srs_tier::hot && e->refs == 0 && !e->loading && now - e->last_used >= _opt.eviction_min_idle)
+      idle.push_back(e.get());
+  std::sort(idle.begin(), idle.end(), [](entry* a, entry* b) { return a->last_used < b->last_used; });
+  std::uint64_t freed = 0;
+  for (entry* e : idle) {
+    if (freed >= needed) break;
+    freed += drop_locked(*e, srs_tier::warm);
+  }
+  return freed;
+}
+
+std::vector<srs_entry_status> srs_manager::status() const {
+  std::lock_guard lk(_mu);
+  std::vector<srs_entry_status> out;
+  const auto now = clock::now();
+  for (const auto& [id, e] : _entries) {
+    srs_entry_status s;
+    s.circuit_id = id;
+    s.file = e->path.filename().string();
+    s.tier = e->tier;
+    std::error_code ec;
+    const auto fsz = std::filesystem::file_size(e->path, ec);
+    s.file_present = !ec;
+    s.size_bytes = e->tier == srs_tier::hot ? e->srs_res.bytes() : (ec ? 0 : fsz);
+    s.shape_bytes = e->shape_res.bytes();
+    s.ref_count = e->refs;
+    s.last_used_secs_ago = e->used ? std::chrono::duration<double>(now - e->last_used).count() : -1;
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::uint64_t srs_manager::hot_bytes() const {
+  std::lock_guard lk(_mu);
+  std::uint64_t n = 0;
+  for (const auto& [id, e] : _entries)
+    if (e->tier == srs_tier::hot) n += e->srs_res.bytes();
+  return n;
+}
+
+}  // namespace cuzk::engine

@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: Apache-2.0
+// Engine-level tests on the tiny chain kind (no gRPC): memory budget under
+// load, a job larger than the budget, cancellation of queued and running
+// jobs, request_id idempotency, AwaitProof timeouts, priority order, the
+// budget's own rules, and the SRS tiers.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "daemon_test_support.hpp"
+
+namespace {
+
+using namespace cuzk;
+using namespace std::chrono_literals;
+namespace eng = cuzk::engine;
+
+struct engine_fixture {
+  std::filesystem::path dir = test::make_param_cache(false);
+  std::unique_ptr<eng::engine> e;
+  explicit engine_fixture(eng::engine_config cfg, bool start = true) {
+    cfg.param_cache = dir;
+    e = std::make_unique<eng::engine>(cfg, eng::make_cpu_backend(1));
+    e->register_kind(std::make_shared<test::chain_kind>());
+    if (start) e->start();
+  }
+  ~engine_fixture() {
+    e.reset();
+    std::filesystem::remove_all(dir);
+  }
+  // hot SRS + shape bytes of the chain circuit
+  std::uint64_t srs_bytes() {
+    std::uint64_t n = 0;
+    for (const auto& s : e->srs().status())
+      if (s.circuit_id == "test-chain") n = s.size_bytes + s.shape_bytes;
+    return n;
+  }
+};
+
+bool wait_until(const std::function<bool()>& f, std::chrono::milliseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (std::chrono::steady_clock::now() < end) {
+    if (f()) return true;
+    std::this_thread::sleep_for(5ms);
+  }
+  return f();
+}
+
+std::uint64_t partition_charge(eng::engine& e) {
+  // learn it: preload the circuit, then the engine's formula over its shape
+  const auto pre = e.budget().used();
+  (void)pre;
+  std::uint64_t m = 1;
+  const auto shape = r1cs::make_shape(r1cs::examples::chain_circuit{test::chain_steps, std::nullopt});
+  while (m < shape.num_constraints) m <<= 1;
+  return (shape.num_inputs + shape.num_aux) * 32 + 4 * m * 32 + 4096;
+}
+
+TEST(engine_budget, tiny_budget_twenty_jobs_never_exceed_and_all_complete) {
+  // a budget that holds the hot SRS + shape and ONE partition at a time
+  eng::engine_config probe_cfg = test::small_config("");
+  std::uint64_t srs = 0, part = 0;
+  {
+    engine_fixture probe(probe_cfg);
+    probe.e->srs().preload("test-chain");
+    srs = probe.srs_bytes();
+    part = partition_charge(*probe.e);
+  }
+  eng::engine_config cfg = test::small_config("");
+  cfg.total_budget = srs + part + part / 2;
+  cfg.priority_reserve = 0;
+  cfg.max_parallel_synthesis = 3;
+  engine_fixture f(cfg);
+  std::vector<std::string> ids;
+  for (int i = 0; i < 20; ++i) ids.push_back(f.e->submit(test::chain_request("tiny-" + std::to_string(i), 2, 0)).job_id);
+  for (const auto& id : ids) {
+    const auto r = f.e->await(id, 60s);
+    ASSERT_EQ(r.status, eng::await_status::completed) << id << ": " << r.error_message;
+    ASSERT_EQ(r.proof.size(), 2 * io::proof_size);
+  }
+  EXPECT_LE(f.e->budget().peak(), f.e->budget().total());
+  EXPECT_GE(f.e->budget().peak(), srs + part);  // partitions really were charged
+  EXPECT_EQ(f.e->budget().used(), srs);         // everything but the hot SRS returned
+  EXPECT_EQ(f.e->status().completed, 20u);
+}
+
+TEST(engine_budget, job_larger_than_the_whole_budget_fails_clearly) {
+  eng::engine_config cfg = test::small_config("");
+  cfg.total_budget = 4096;  // not even the SRS fits
+  cfg.priority_reserve = 0;
+  engine_fixture f(cfg);
+  const auto id = f.e->submit(test::chain_request("huge", 1, 0)).job_id;
+  const auto r = f.e->await(id, 30s);
+  ASSERT_EQ(r.status, eng::await_status::failed);
+  EXPECT_NE(r.error_message.find("memory budget"), std::string::npos) << r.error_message;
+  EXPECT_NE(r.error_message.find("test-chain"), std::string::npos) << r.error_message;
+  EXPECT_EQ(f.e->budget().used(), 0u);
+}
+
+TEST(engine_budget, partition_larger_than_budget_fails_clearly) {
+  eng::engine_config probe_cfg = test::small_config("");
+  std::uint64_t srs = 0;
+  {
+    engine_fixture probe(probe_cfg);
+    probe.e->srs().preload("test-chain");
+    srs = probe.srs_bytes();
+  }
+  eng::engine_config cfg = test::small_config("");
+  cfg.total_budget = srs + 100;  // the SRS fits, a partition never will
+  cfg.priority_reserve = 0;
+  engine_fixture f(cfg);
+  const auto r = f.e->await(f.e->submit(test::chain_request("big-part", 1, 0)).job_id, 30s);
+  ASSERT_EQ(r.status, eng::await_status::failed);
+  EXPECT_NE(r.error_message.find("partition 0 of job big-part"), std::string::npos) << r.error_message;
+  EXPECT_NE(r.error_message.find("needs"), std::string::npos) << r.error_message;
+}
+
+TEST(engine_jobs, missing_parameter_file_fails_the_job_naming_it) {
+  engine_fixture f(test::small_config(""));
+  std::filesystem::remove(f.dir / "test-chain-64.params");
+  const auto r = f.e->await(f.e->submit(test::chain_request("no-params", 2, 0)).job_id, 30s);
+  ASSERT_EQ(r.status, eng::await_status::failed);
+  EXPECT_NE(r.error_message.find("test-chain-64.params"), std::string::npos) << r.error_message;
+  EXPECT_NE(r.error_message.find("not found"), std::string::npos) << r.error_message;
+  EXPECT_EQ(f.e->status().failed, 1u);
+}
+
+TEST(engine_jobs, cancel_queued_and_running_jobs_frees_memory) {
+  eng::engine_config cfg = test::small_config("");
+  cfg.max_parallel_synthesis = 1;
+  engine_fixture f(cfg);
+  f.e->srs().preload("test-chain");
+  const std::uint64_t base = f.e->budget().used();
+  const auto running = f.e->submit(test::chain_request("run", 1, 20000)).job_id;
+  ASSERT_TRUE(wait_until([&] { return f.e->budget().used() > base; }, 10s));  // its partition holds memory
+  const auto queued = f.e->submit(test::chain_request("queued", 1, 0)).job_id;
+  EXPECT_FALSE(f.e->cancel(queued));  // not started: was_running = false
+  EXPECT_EQ(f.e->await(queued, 1s).status, eng::await_status::cancelled);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(f.e->cancel(running));
+  const auto r = f.e->await(running, 1s);
+  EXPECT_EQ(r.status, eng::await_status::cancelled);
+  EXPECT_TRUE(wait_until([&] { return f.e->budget().used() == base; }, 5s)) << f.e->budget().used() << " vs " << base;
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);  // stopped well before its 20 s
+  EXPECT_FALSE(f.e->cancel(running));                     // already finished
+  EXPECT_THROW(f.e->cancel("no-such-job"), eng::not_found_error);
+  // the engine keeps working
+  EXPECT_EQ(f.e->await(f.e->submit(test::chain_request("after", 1, 0)).job_id, 30s).status,
+            eng::await_status::completed);
+}
+
+TEST(engine_jobs, duplicate_request_id_returns_the_same_job_and_await_times_out) {
+  engine_fixture f(test::small_config(""));
+  const auto a = f.e->submit(test::chain_request("same-id", 1, 300));
+  const auto b = f.e->submit(test::chain_request("same-id", 1, 300));
+  EXPECT_EQ(a.job_id, "same-id");
+  EXPECT_EQ(b.job_id, a.job_id);
+  EXPECT_TRUE(b.duplicate);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = f.e->await(a.job_id, 50ms);
+  EXPECT_EQ(r.status, eng::await_status::timeout);
+  EXPECT_GE(std::chrono::steady_clock::now() - t0, 50ms);
+  EXPECT_EQ(f.e->await(a.job_id, 30s).status, eng::await_status::completed);
+  EXPECT_EQ(f.e->status().completed, 1u);  // one job, not two
+  // a failed or cancelled id may be reused; a completed one is returned as is
+  EXPECT_TRUE(f.e->submit(test::chain_request("same-id", 1, 0)).duplicate);
+  const auto c = f.e->submit(test::chain_request("", 1, 0));
+  EXPECT_FALSE(c.job_id.empty());
+  EXPECT_THROW(f.e->await("unknown", 10ms), eng::not_found_error);
+}
+
+TEST(engine_jobs, results_are_purged_after_the_ttl) {
+  eng::engine_config cfg = test::small_config("");
+  cfg.result_ttl = 100ms;
+  engine_fixture f(cfg);
+  const auto id = f.e->submit(test::chain_request("ttl", 1, 0)).job_id;
+  ASSERT_EQ(f.e->await(id, 30s).status, eng::await_status::completed);
+  std::this_thread::sleep_for(150ms);
+  (void)f.e->submit(test::chain_request("trigger", 1, 0));  // purges on submit
+  EXPECT_THROW(f.e->await(id, 10ms), eng::not_found_error);
+}
+
+TEST(engine_jobs, critical_job_overtakes_queued_normal_partitions) {
+  eng::engine_config cfg = test::small_config("");
+  cfg.max_parallel_synthesis = 1;
+  engine_fixture f(cfg, false);
+  std::vector<std::string> order;
+  std::mutex mu;
+  f.e->set_timeline([&](const std::string& line) {
+    if (line.find(",JOB_DONE,") == std::string::npos) return;
+    std::lock_guard lk(mu);
+    const auto a = line.find(",JOB_DONE,") + 10;
+    order.push_back(line.substr(a, line.find(',', a) - a));
+  });
+  f.e->start();
+  for (int i = 0; i < 5; ++i) (void)f.e->submit(test::chain_request("porep-" + std::to_string(i), 3, 100));
+  std::this_thread::sleep_for(50ms);
+  const auto c = f.e->submit(test::chain_request("critical", 1, 0, eng::priority::critical)).job_id;
+  ASSERT_EQ(f.e->await(c, 30s).status, eng::await_status::completed);
+  const auto st = f.e->status();
+  std::uint32_t normal_left = 0;
+  for (const auto& q : st.queues) normal_left += q.pending + q.in_progress;
+  EXPECT_GE(normal_left, 4u);  // at most one normal job could finish first
+  for (int i = 0; i < 5; ++i) ASSERT_EQ(f.e->await("porep-" + std::to_string(i), 60s).status, eng::await_status::completed);
+  ASSERT_TRUE(wait_until(
+      [&] {
+        std::lock_guard lk(mu);
+        return order.size() == 6;
+      },
+      5s));  // JOB_DONE is emitted just after the waiters wake
+  std::lock_guard lk(mu);
+  EXPECT_TRUE(order[0] == "critical" || order[1] == "critical");
+}
+
+TEST(memory_budget, priorities_reserve_and_errors) {
+  eng::memory_budget b(1000, 200);
+  EXPECT_EQ(b.limit_for(eng::priority::normal), 800u);
+  EXPECT_EQ(b.limit_for(eng::priority::critical), 1000u);
+  auto r1 = b.acquire(700, eng::priority::normal, nullptr, "a");
+  EXPECT_FALSE(b.try_acquire(200, eng::priority::normal));  // would eat the reserve
+  auto r2 = b.try_acquire(200, eng::priority::critical);    // the reserve is for it
+  ASSERT_TRUE(r2);
+  EXPECT_EQ(b.used(), 900u);
+  EXPECT_THROW(b.acquire(801, eng::priority::low, nullptr, "x"), eng::budget_error);
+  // a waiting CRITICAL is served before a waiting NORMAL that came first
+  std::atomic<int> seq{0};
+  int normal_at = 0, critical_at = 0;
+  std::thread n([&] {
+    auto r = b.acquire(500, eng::priority::normal, nullptr, "n");
+    normal_at = ++seq;
+  });
+  std::this_thread::sleep_for(30ms);
+  std::thread c([&] {
+    auto r = b.acquire(500, eng::priority::critical, nullptr, "c");
+    critical_at = ++seq;
+    std::this_thread::sleep_for(30ms);
+  });
+  std::this_thread::sleep_for(30ms);
+  r1.release(700);  // room for exactly one of them
+  n.join();
+  c.join();
+  EXPECT_EQ(critical_at, 1);
+  EXPECT_EQ(normal_at, 2);
+  r2->release_all();
+  EXPECT_EQ(b.used(), 0u);
+  EXPECT_LE(b.peak(), 1000u);
+  // cancellation while waiting
+  auto all = b.acquire(1000, eng::priority::critical, nullptr, "all");
+  eng::cancel_token t;
+  std::thread w([&] { EXPECT_THROW(b.acquire(10, eng::priority::high, &t, "w"), eng::cancelled_error); });
+  std::this_thread::sleep_for(30ms);
+  t.cancel();
+  w.join();
+}
+
+TEST(srs_manager, tiers_refcounts_preload_and_evict) {
+  engine_fixture f(test::small_config(""));
+  auto& srs = f.e->srs();
+  auto find = [&] {
+    for (const auto& s : srs.status())
+      if (s.circuit_id == "test-chain") return s;
+    return eng::srs_entry_status{};
+  };
+  EXPECT_EQ(find().tier, eng::srs_tier::cold);
+  EXPECT_TRUE(find().file_present);
+  const auto p1 = srs.preload("test-chain");
+  EXPECT_FALSE(p1.already_loaded);
+  EXPECT_EQ(find().tier, eng::srs_tier::hot);
+  EXPECT_GT(find().size_bytes, 0u);
+  EXPECT_EQ(f.e->budget().used(), find().size_bytes + find().shape_bytes);
+  EXPECT_TRUE(srs.preload("test-chain").already_loaded);
+  {
+    auto lease = srs.acquire("test-chain", eng::priority::normal, nullptr);
+    EXPECT_EQ(find().ref_count, 1u);
+    EXPECT_THROW(srs.evict("test-chain"), std::logic_error);  // in use
+    EXPECT_EQ(srs.evict_idle(1), 0u);
+  }
+  EXPECT_EQ(find().ref_count, 0u);
+  const auto ev = srs.evict("test-chain");
+  EXPECT_TRUE(ev.was_loaded);
+  EXPECT_GT(ev.freed_bytes, 0u);
+  EXPECT_EQ(find().tier, eng::srs_tier::cold);
+  EXPECT_EQ(f.e->budget().used(), 0u);
+  EXPECT_THROW(srs.preload("nope"), eng::not_found_error);
+}
+
+TEST(srs_manager, idle_entries_are_evicted_to_warm_under_pressure) {
+  eng::engine_config cfg = test::small_config("");
+  cfg.eviction_min_idle = 0ms;
+  engine_fixture f(cfg);
+  f.e->srs().preload("test-chain");
+  const auto used = f.e->budget().used();
+  ASSERT_GT(used, 0u);
+  // ask for everything: the evictor must drop the idle entry
+  auto r = f.e->budget().acquire(f.e->budget().total(), eng::priority::critical, nullptr, "pressure");
+  for (const auto& s : f.e->srs().status())
+    if (s.circuit_id == "test-chain") {
+      EXPECT_EQ(s.tier, eng::srs_tier::warm);
+    }
+}
+
+TEST(post_kinds, published_file_names) {
+  EXPECT_EQ(test::winning_stem(),
+            "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-"
+            "3ea05428c9d11689f23529cde32fd30aabd50f7d2c93657c1d3650bca3e8ea9e");
+  EXPECT_EQ(test::window_stem(),
+            "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-0-0-"
+            "0170db1f394b35d995252228ee359194b13199d259380541dc529fb0099096b0");
+  const auto w32 = circuits::window_post_params(32ull << 30);
+  EXPECT_EQ(eng::post_param_file_stem(32ull << 30, w32.challenge_count, w32.sector_count),
+            "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-0-"
+            "0377ded656c6f524f1618760bffe4e0a1c51d5a70c4509eedae8a27555733edc");
+  const auto n64 = circuits::winning_post_params(64ull << 30);
+  EXPECT_EQ(eng::post_param_file_stem(64ull << 30, n64.challenge_count, n64.sector_count),
+            "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-8-8-2-"
+            "b62098629d07946e9028127e70295ed996fe3ed25b0f9f88eb610a0ab4385a3c");
+}
+
+}  // namespace
