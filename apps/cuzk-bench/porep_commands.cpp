@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+// PoRep C2 without the daemon:
+//   cuzk-bench gen-params --type porep --sector-size S --out DIR [--seed N]
+//   cuzk-bench prove --type porep --c1 c1.json --params DIR --out proof.bin [--threads N]
+//   cuzk-bench verify --type porep --c1 c1.json --params DIR --proof proof.bin   (run_porep_verify)
+//   cuzk-bench public-inputs --type porep --c1 c1.json [--partition K]
+// Parameter files are named by the published stems (parameters.json), so a
+// folder of real Filecoin parameters works as well as ours. gen-params runs
+// our seeded setup: its toxic waste follows from the seed, so such
+// parameters are for tests and benchmarks only (a warning says so).
+// public-inputs prints one 32-byte little-endian hex Fr per line (ONE
+// excluded), as the verifier derives them, for external verifiers.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/porep_compound.hpp>
+#include <cuzk/groth16/setup.hpp>
+#include <cuzk/io/params.hpp>
+#include <cuzk/io/porep_c1.hpp>
+#include <cuzk/io/proof_io.hpp>
+
+#include "commands.hpp"
+
+namespace cuzk::bench_app {
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+double seconds_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+// Usage problems exit 2 (CLI convention of this tool); a failed check exits 1.
+struct usage_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+void require_porep(const std::string& type, const char* cmd) {
+  if (type != "porep") throw usage_error(std::string(cmd) + ": unsupported --type '" + type + "' (porep)");
+}
+
+std::filesystem::path param_path(const std::string& dir, std::uint64_t sector_size, const char* ext) {
+  return std::filesystem::path(dir) / (circuits::porep_param_file_stem(sector_size) + ext);
+}
+
+std::vector<std::uint8_t> read_bytes(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot open '" + path + "'");
+  return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
+}
+
+void write_bytes(const std::string& path, std::span<const std::uint8_t> bytes) {
+  std::ofstream f(path, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  if (!f.flush()) throw std::runtime_error("writing '" + path + "' failed");
+}
+
+// Runs |body|, mapping exceptions to exit codes for CLI11.
+template <class F>
+void run_command(const char* name, F&& body) {
+  int rc = 0;
+  try {
+    rc = body();
+  } catch (const usage_error& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    rc = 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: error: %s\n", name, e.what());
+    rc = 2;
+  }
+  if (rc != 0) throw CLI::RuntimeError(rc);
+}
+
+struct gen_params_options {
+  std::string type = "porep", sector_size, out;
+  std::uint64_t seed = 0;
+  bool seed_given = false;
+};
+
+int gen_params(const gen_params_options& o) {
+  require_porep(o.type, "gen-params");
+  const std::optional<std::uint64_t> size = circuits::parse_sector_size(o.sector_size);
+  if (!size) throw usage_error("gen-params: bad --sector-size '" + o.sector_size + "'");
+  const io::seal_proof_info* info = io::find_seal_proof_by_size(*size);
+  if (!info) throw usage_error("gen-params: no PoRep for sector size " + o.sector_size);
+  std::uint64_t seed = o.seed;
+  if (!o.seed_given) seed = (std::uint64_t(std::random_device{}()) << 32) | std::random_device{}();
+  std::fprintf(stderr,
+               "gen-params: WARNING: parameters from a seeded setup are for tests only; anyone with the "
+               "seed can forge proofs\n");
+  std::filesystem::create_directories(o.out);
+  const auto t0 = clock_type::now();
+  const r1cs::r1cs_shape shape = circuits::porep_shape(*info);
+  const double shape_s = seconds_since(t0);
+  const auto t1 = clock_type::now();
+  const groth16::parameters params = groth16::generate_parameters(shape, seed);
+  const double setup_s = seconds_since(t1);
+  const auto t2 = clock_type::now();
+  io::write_parameters(params, param_path(o.out, *size, ".params"));
+  io::write_verifying_key(params.vk, param_path(o.out, *size, ".vk"));
+  io::write_meta(param_path(o.out, *size, ".meta"), *size);
+  std::printf("wrote %s.{params,vk,meta}\n", param_path(o.out, *size, "").string().c_str());
+  std::printf("constraints %zu, inputs %zu, aux %zu; shape %.2f s, setup %.2f s, write %.2f s\n",
+              shape.num_constraints, shape.num_inputs, shape.num_aux, shape_s, setup_s, seconds_since(t2));
+  return 0;
+}
+
+struct prove_options {
+  std::string type = "porep", c1, params, out;
+  unsigned threads = 0;
+};
+
+int prove(const prove_options& o) {
+  require_porep(o.type, "prove");
+  const auto t0 = clock_type::now();
+  const io::c1_output c1 = io::read_c1_file(o.c1);
+  const std::uint64_t size = c1.proof->sector_size;
+  const double parse_s = seconds_since(t0);
+  const auto t1 = clock_type::now();
+  const groth16::parameters params = io::read_parameters(param_path(o.params, size, ".params"));
+  const double params_s = seconds_since(t1);
+  const auto t2 = clock_type::now();
+  const r1cs::r1cs_shape shape = circuits::porep_shape(*c1.proof);
+  const double shape_s = seconds_since(t2);
+  const auto t3 = clock_type::now();
+  const std::vector<groth16::proof> proofs = circuits::prove_porep(params, shape, c1, o.threads);
+  const double prove_s = seconds_since(t3);
+  write_bytes(o.out, io::write_proofs(proofs));
+  std::printf("wrote %s: %zu partition proof(s), %zu bytes (%s)\n", o.out.c_str(), proofs.size(),
+              proofs.size() * io::proof_size, std::string(c1.proof->name).c_str());
+  std::printf("parse %.2f s, params %.2f s, shape %.2f s, prove %.2f s\n", parse_s, params_s, shape_s, prove_s);
+  return 0;
+}
+
+struct public_inputs_options {
+  std::string type = "porep", c1;
+  int partition = -1;
+};
+
+int public_inputs(const public_inputs_options& o) {
+  require_porep(o.type, "public-inputs");
+  const io::c1_output c1 = io::read_c1_file(o.c1);
+  const std::size_t first = o.partition < 0 ? 0 : std::size_t(o.partition);
+  const std::size_t last = o.partition < 0 ? c1.proof->partitions : first + 1;
+  if (first >= c1.proof->partitions)
+    throw usage_error("public-inputs: --partition " + std::to_string(o.partition) + " of " +
+                      std::to_string(c1.proof->partitions));
+  static const char* digits = "0123456789abcdef";
+  for (std::size_t k = first; k < last; ++k)
+    for (const ff::fr& x : circuits::porep_public_inputs(c1, k)) {
+      std::uint8_t b[32];
+      x.to_bytes_le(b);
+      char line[65];
+      for (int i = 0; i < 32; ++i) {
+        line[2 * i] = digits[b[i] >> 4];
+        line[2 * i + 1] = digits[b[i] & 15];
+      }
+      line[64] = 0;
+      std::printf("%s\n", line);
+    }
+  return 0;
+}
+
+}  // namespace
+
+int run_porep_verify(const std::string& c1_path, const std::string& params_dir, const std::string& proof_path) {
+  const io::c1_output c1 = io::read_c1_file(c1_path);
+  const groth16::verifying_key vk = io::read_verifying_key(param_path(params_dir, c1.proof->sector_size, ".vk"));
+  const std::vector<std::uint8_t> bytes = read_bytes(proof_path);
+  if (bytes.size() != std::size_t(c1.proof->partitions) * io::proof_size) {
+    std::printf("invalid\n");
+    std::fprintf(stderr, "verify: %s has %zu bytes, %s needs %u partition proofs of %zu bytes\n",
+                 proof_path.c_str(), bytes.size(), std::string(c1.proof->name).c_str(), c1.proof->partitions,
+                 io::proof_size);
+    return 1;
+  }
+  const std::vector<groth16::proof> proofs = io::read_proofs(bytes, c1.proof->partitions, proof_path);
+  const bool ok = circuits::verify_porep(groth16::prepare_verifying_key(vk), c1, proofs);
+  std::printf("%s\n", ok ? "valid" : "invalid");
+  return ok ? 0 : 1;
+}
+
+void register_porep_commands(CLI::App& app) {
+  static gen_params_options g;
+  auto* gp = app.add_subcommand("gen-params", "generate test Groth16 parameters (seeded setup) for a circuit");
+  gp->add_option("-t,--type", g.type, "porep")->default_val("porep");
+  gp->add_option("--sector-size", g.sector_size, "2KiB | 8MiB | 512MiB | 32GiB | 64GiB | bytes")->required();
+  gp->add_option("--out", g.out, "output folder (files named as in parameters.json)")->required();
+  gp->add_option("--seed", g.seed, "setup seed (default: random)")->each([](const std::string&) { g.seed_given = true; });
+  gp->callback([] { run_command("gen-params", [] { return gen_params(g); }); });
+
+  static prove_options p;
+  auto* pr = app.add_subcommand("prove", "prove a PoRep C2 on this machine (no daemon)");
+  pr->add_option("-t,--type", p.type, "porep")->default_val("porep");
+  pr->add_option("--c1", p.c1, "C1 output JSON (bare or lotus-bench wrapper)")->required();
+  pr->add_option("--params", p.params, "folder holding the parameters by published name")->required();
+  pr->add_option("--out", p.out, "proof file (192 bytes per partition)")->required();
+  pr->add_option("--threads", p.threads, "witness threads (0: all)");
+  pr->callback([] { run_command("prove", [] { return prove(p); }); });
+
+  static public_inputs_options q;
+  auto* pi = app.add_subcommand("public-inputs", "print a PoRep's public inputs, one LE hex Fr per line");
+  pi->add_option("-t,--type", q.type, "porep")->default_val("porep");
+  pi->add_option("--c1", q.c1, "C1 output JSON")->required();
+  pi->add_option("--partition", q.partition, "only this partition (default: all, in order)");
+  pi->callback([] { run_command("public-inputs", [] { return public_inputs(q); }); });
+}
+
+}  // namespace cuzk::bench_app
