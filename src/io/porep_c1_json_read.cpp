@@ -785,14 +785,21 @@ c1_output read_c1_object(cursor& c) {
 
 // ---- the lotus-bench / curio wrapper ----------------------------------------
 
-int base64_value(unsigned char ch) {
-  if (ch >= 'A' && ch <= 'Z') return ch - 'A';
-  if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
-  if (ch >= '0' && ch <= '9') return ch - '0' + 52;
-  if (ch == '+') return 62;
-  if (ch == '/') return 63;
-  return -1;
-}
+/// Standard base64 alphabet value of each byte, or -1.
+struct base64_table {
+  std::array<std::int8_t, 256> v{};
+  constexpr base64_table() {
+    for (auto& x : v) x = -1;
+    for (int i = 0; i < 26; ++i) {
+      v[std::size_t('A' + i)] = std::int8_t(i);
+      v[std::size_t('a' + i)] = std::int8_t(26 + i);
+    }
+    for (int i = 0; i < 10; ++i) v[std::size_t('0' + i)] = std::int8_t(52 + i);
+    v[std::size_t('+')] = 62;
+    v[std::size_t('/')] = 63;
+  }
+};
+constexpr base64_table base64_values;
 
 /// Strict standard base64 (RFC 4648 §4, Go's base64.StdEncoding output):
 /// padded to a multiple of 4, no whitespace, zero unused bits. Returns the
@@ -802,30 +809,38 @@ std::string base64_decode(cursor& c, std::string_view s, const char* value_at) {
     c.fail_at(value_at, "invalid base64 at character " + std::to_string(i) + ": " + why);
   };
   if (s.size() % 4 != 0) bad(s.size(), "length " + std::to_string(s.size()) + " is not a multiple of 4");
-  std::string out;
-  out.reserve(s.size() / 4 * 3);
-  for (std::size_t i = 0; i < s.size(); i += 4) {
+  const std::size_t quads = s.size() / 4;
+  std::string out(quads * 3, '\0');
+  char* o = out.data();
+  const auto* in = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t pad = 0;
+  for (std::size_t q = 0; q < quads; ++q, in += 4) {
     int v[4];
-    int pad = 0;
-    for (int j = 0; j < 4; ++j) {
-      const unsigned char ch = static_cast<unsigned char>(s[i + std::size_t(j)]);
-      if (ch == '=') {
-        if (i + 4 != s.size() || j < 2) bad(i + std::size_t(j), "misplaced '='");
-        v[j] = 0;
-        ++pad;
-      } else {
-        if (pad) bad(i + std::size_t(j), "data after '='");
-        v[j] = base64_value(ch);
-        if (v[j] < 0) bad(i + std::size_t(j), "character " + quoted(std::string_view(s.data() + i + std::size_t(j), 1)) + " is not in the alphabet");
+    for (int j = 0; j < 4; ++j) v[j] = base64_values.v[in[j]];
+    if ((v[0] | v[1] | v[2] | v[3]) < 0) {
+      // padding is only allowed as "xx==" or "xxx=" in the last quad
+      const std::size_t at = q * 4;
+      for (int j = 0; j < 4; ++j) {
+        if (v[j] >= 0) continue;
+        if (in[j] != '=')
+          bad(at + std::size_t(j), "character " + quoted(std::string_view(s.data() + at + std::size_t(j), 1)) +
+                                       " is not in the alphabet");
+        if (q + 1 != quads || j < 2 || (j == 2 && in[3] != '=')) bad(at + std::size_t(j), "misplaced '='");
+        pad = std::size_t(4 - j);
+        break;
       }
+      for (std::size_t j = 4 - pad; j < 4; ++j) v[j] = 0;
     }
     const std::uint32_t w = std::uint32_t(v[0]) << 18 | std::uint32_t(v[1]) << 12 | std::uint32_t(v[2]) << 6 |
                             std::uint32_t(v[3]);
-    if ((pad == 1 && (w & 0xff)) || (pad == 2 && (w & 0xffff))) bad(i, "non-zero bits after the last byte");
-    out += char(w >> 16);
-    if (pad < 2) out += char((w >> 8) & 0xff);
-    if (pad < 1) out += char(w & 0xff);
+    if ((pad == 1 && (w & 0xff)) || (pad == 2 && (w & 0xffff)))
+      bad(q * 4, "non-zero bits after the last byte");
+    o[0] = char(w >> 16);
+    o[1] = char((w >> 8) & 0xff);
+    o[2] = char(w & 0xff);
+    o += 3;
   }
+  out.resize(out.size() - pad);
   return out;
 }
 
