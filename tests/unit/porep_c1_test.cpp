@@ -14,6 +14,8 @@
 #include <random>
 #include <string>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "common/c1_random.hpp"
@@ -587,7 +589,7 @@ TEST(PorepC1JsonErrors, Syntax) {
 }
 
 TEST(PorepC1JsonErrors, Files) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "cuzk_porep_c1_test";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuzk_porep_c1_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string good = (dir / "c1.json").string();
   std::ofstream(good, std::ios::binary) << small_json();
