@@ -14,6 +14,8 @@
 #include <random>
 #include <string>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include "common/c1_random.hpp"
@@ -311,6 +313,17 @@ TEST(PorepC1Json, Wrapper) {
   std::string unpadded = wrap(t + " ", 2048);
   unpadded.erase(unpadded.find("=\""), 1);
   expect_error(unpadded, "Phase1Out", "not a multiple of 4");
+  const auto wrapped = [](const std::string& b64) {
+    return "{\"SectorNum\":1,\"Phase1Out\":\"" + b64 + "\",\"SectorSize\":2048}";
+  };
+  expect_error(wrapped("e30="), "Phase1Out", "missing field \"registered_proof\"");  // "{}"
+  expect_error(wrapped("e31="), "Phase1Out", "invalid base64 at character 0: non-zero bits after the last byte");
+  expect_error(wrapped("e3=9"), "Phase1Out", "invalid base64 at character 2: misplaced '='");
+  expect_error(wrapped("e30=e30="), "Phase1Out", "invalid base64 at character 3: misplaced '='");
+  expect_error(wrapped("e3 0"), "Phase1Out", "invalid base64 at character 2: character \" \" is not in the alphabet");
+  expect_error(wrapped(""), "Phase1Out", "expected the C1 JSON object, found the end of the input");
+  expect_error("{\"SectorNum\":1,\"Phase1Out\":[1],\"SectorSize\":2048}", "Phase1Out",
+               "expected a base64 string, found an array");
   // Errors inside the decoded C1 name the path below Phase1Out.
   std::string inner = t;
   inner.replace(inner.find("StackedDrg2KiBV1_1"), 18, "StackedDrg2KiBV1_7");
@@ -576,7 +589,7 @@ TEST(PorepC1JsonErrors, Syntax) {
 }
 
 TEST(PorepC1JsonErrors, Files) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "cuzk_porep_c1_test";
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuzk_porep_c1_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string good = (dir / "c1.json").string();
   std::ofstream(good, std::ios::binary) << small_json();
