@@ -4,6 +4,7 @@
 //
 //   porep-synth-bench [--sector-size 32GiB] [--threads 2] [--repeats 3]
 //                     [--challenges N] [--mode fresh|fast|sequential|count]
+//                     [--input random|generated]
 //
 // fresh: stacked_porep_witness_into a newly allocated, uninitialized
 // assignment (2 MiB-aligned, MADV_HUGEPAGE), so the run pays the first
@@ -12,10 +13,13 @@
 // assignment allocated (and zero-filled, timed separately) once before the
 // runs; sequential: r1cs::make_witness (the gadget path into witness_cs,
 // one thread); count: counting_cs of the blank circuit.
-// The input is a random partition of the right shape (random rows, paths
-// and indices; it does not satisfy the circuit, which the witness does not
-// need): every aux value is computed exactly as for a real partition, so
-// the timing is that of a real one. Prints median/min/max over the repeats.
+// The input is partition 0 of a C1 from the synthetic generator
+// (porep_generator.hpp: real graph, replica_id and challenges, consistent
+// labels and paths; --input generated, the default), or a random partition
+// of the right shape (--input random: random rows, paths and indices; it
+// does not satisfy the circuit, which the witness does not need). Every aux
+// value is computed as for a real partition either way, so the timing is
+// that of a real one. Prints median/min/max over the repeats.
 #include <sys/mman.h>
 #include <sys/resource.h>
 
@@ -30,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include <cuzk/circuits/porep_generator.hpp>
 #include <cuzk/circuits/stacked_porep.hpp>
 #include <cuzk/circuits/stacked_porep_witness.hpp>
 #include <cuzk/r1cs/r1cs.hpp>
@@ -113,14 +118,14 @@ stats summarize(std::vector<double> v) {
 int usage() {
   std::fprintf(stderr,
                "usage: porep-synth-bench [--sector-size 32GiB] [--threads N] [--repeats N] [--challenges N] "
-               "[--mode fast|sequential|count]\n");
+               "[--mode fresh|fast|sequential|count] [--input generated|random]\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string size_arg = "32GiB", mode = "fresh";
+  std::string size_arg = "32GiB", mode = "fresh", input = "generated";
   unsigned threads = 2, repeats = 3;
   long challenges = -1;
   for (int i = 1; i < argc; ++i) {
@@ -132,6 +137,7 @@ int main(int argc, char** argv) {
     else if (a == "--repeats") repeats = unsigned(std::max(1, std::atoi(v)));
     else if (a == "--challenges") challenges = std::atol(v);
     else if (a == "--mode") mode = v;
+    else if (a == "--input") input = v;
     else return usage();
   }
   const std::optional<std::uint64_t> size = circuits::parse_sector_size(size_arg);
@@ -140,7 +146,22 @@ int main(int argc, char** argv) {
   if (challenges > 0) p.challenges = std::size_t(challenges);
 
   std::mt19937_64 rng(42);
-  const circuits::stacked_porep_circuit c = random_partition(p, rng);
+  circuits::stacked_porep_circuit c;
+  if (input == "random") {
+    c = random_partition(p, rng);
+  } else if (input == "generated") {
+    const io::seal_proof_info* info = io::find_seal_proof_by_size(*size);
+    if (!info) return usage();
+    const auto g0 = std::chrono::steady_clock::now();
+    io::c1_output c1 = circuits::generate_synthetic_porep(*info, 42).c1;
+    c1.partitions.resize(1);
+    c1.partitions[0].resize(std::min(c1.partitions[0].size(), p.challenges));
+    c = circuits::stacked_porep_circuit_from_c1(p, c1, 0);
+    std::printf("generated C1 (%s, partition 0) in %.2f s\n", std::string(info->name).c_str(),
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - g0).count());
+  } else {
+    return usage();
+  }
   const circuits::stacked_witness_layout layout = circuits::stacked_witness_layout_for(p);
   std::printf("porep %s: %zu challenges, %u layers; %zu inputs, %zu aux (%zu per challenge); mode %s, %u threads\n",
               size_arg.c_str(), p.challenges, p.layers, layout.num_inputs(), layout.num_aux(), layout.challenge_aux,
