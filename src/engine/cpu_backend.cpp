@@ -24,6 +24,15 @@ class cpu_backend final : public prover_backend {
       v.push_back({"cpu (" + std::to_string(std::thread::hardware_concurrency()) + " threads)", 0, 0});
     return v;
   }
+  // witness (inputs + aux) and groth16::prove's a, b, c, h over the 2^k domain
+  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after_start) const override {
+    std::uint64_t m = 1;
+    while (m < s.num_constraints) m <<= 1;
+    const std::uint64_t witness = std::uint64_t(s.num_inputs + s.num_aux) * sizeof(ff::fr);
+    const std::uint64_t temp = 4 * m * sizeof(ff::fr);
+    *after_start = witness + temp;
+    return witness + temp + 4096;  // + the proof and bookkeeping until finalize
+  }
   std::unique_ptr<pending_proof> prove_start(std::size_t, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s) override {

@@ -155,6 +155,7 @@ struct engine::impl {
   std::vector<clock::time_point> worker_since;
   std::vector<std::unique_ptr<std::mutex>> device_locks;
   std::vector<std::thread> threads;
+  reservation resident;  // the backend's resident host buffers
   std::uint64_t completed = 0, failed = 0, cancelled = 0;
   std::array<std::uint64_t, proof_kind_count> completed_by{}, failed_by{};
   std::deque<std::pair<proof_kind, double>> recent;  // last 1000 durations
@@ -256,18 +257,6 @@ struct engine::impl {
       it = (it->second->done && now - it->second->finished > cfg.result_ttl) ? jobs.erase(it) : std::next(it);
   }
 
-  // Bytes a partition holds from reservation to finalize: the witness, and
-  // the prover's a, b, c, h vectors over the 2^k domain.
-  static std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after_gpu) {
-    std::uint64_t m = 1;
-    while (m < s.num_constraints) m <<= 1;
-    const std::uint64_t witness = std::uint64_t(s.num_inputs + s.num_aux) * sizeof(ff::fr);
-    const std::uint64_t temp = 4 * m * sizeof(ff::fr);
-    const std::uint64_t tail = 4096;
-    *after_gpu = witness + temp;
-    return witness + temp + tail;
-  }
-
   // ---- threads -----------------------------------------------------------------
   void synth_loop(bool priority_only) {
     for (;;) {
@@ -312,7 +301,7 @@ struct engine::impl {
         j->t.srs_load_ms += load_ms;
       }
       const r1cs::r1cs_shape& shape = item->lease->shape;
-      const std::uint64_t bytes = partition_bytes(shape, &item->release_after_gpu);
+      const std::uint64_t bytes = backend->partition_bytes(shape, &item->release_after_gpu);
       if (bytes + item->lease->charged_bytes > budget.limit_for(j->prio))
         throw budget_error("partition " + std::to_string(part) + " of job " + j->id + " needs " + format_bytes(bytes) +
                            " besides the " + format_bytes(item->lease->charged_bytes) + " its circuit '" +
@@ -504,6 +493,13 @@ void engine::start() {
   std::lock_guard lk(p.mu);
   if (p.started) return;
   p.started = true;
+  if (const std::uint64_t rb = p.backend->resident_host_bytes(); rb > 0) {
+    auto r = p.budget.try_acquire(rb, priority::critical);
+    if (!r)
+      throw budget_error("the " + p.backend->name() + " backend's resident host buffers need " + format_bytes(rb) +
+                         ", more than the memory budget of " + format_bytes(p.budget.total()));
+    p.resident = std::move(*r);
+  }
   const std::size_t cpus = std::max(1u, std::thread::hardware_concurrency());
   p.synth_workers = p.cfg.max_parallel_synthesis ? p.cfg.max_parallel_synthesis
                                                  : std::max<std::size_t>(1, std::min<std::size_t>(cpus / 2, 18));
@@ -635,7 +631,7 @@ engine_status engine::status() const {
   s.budget_reserve = p.budget.priority_reserve();
   s.budget_waiters = p.budget.waiters();
   s.srs = p.srs.status();
-  s.pinned_bytes = p.srs.hot_bytes();
+  s.pinned_bytes = p.srs.hot_bytes() + p.resident.bytes();
   std::lock_guard lk(p.mu);
   for (const auto& [k, h] : p.kinds) s.queues.push_back({k, 0, 0});
   for (const auto& [id, j] : p.jobs) {

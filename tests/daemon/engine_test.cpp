@@ -48,14 +48,13 @@ bool wait_until(const std::function<bool()>& f, std::chrono::milliseconds limit)
   return f();
 }
 
-std::uint64_t partition_charge(eng::engine& e) {
-  // learn it: preload the circuit, then the engine's formula over its shape
-  const auto pre = e.budget().used();
-  (void)pre;
-  std::uint64_t m = 1;
+std::uint64_t partition_charge(eng::engine&) {
+  std::uint64_t after = 0;
   const auto shape = r1cs::make_shape(r1cs::examples::chain_circuit{test::chain_steps, std::nullopt});
-  while (m < shape.num_constraints) m <<= 1;
-  return (shape.num_inputs + shape.num_aux) * 32 + 4 * m * 32 + 4096;
+  const std::uint64_t n = eng::make_cpu_backend(1)->partition_bytes(shape, &after);
+  EXPECT_LT(after, n);
+  EXPECT_GT(after, shape.num_aux * 32);  // at least the witness
+  return n;
 }
 
 TEST(engine_budget, tiny_budget_twenty_jobs_never_exceed_and_all_complete) {

@@ -38,6 +38,13 @@ class prover_backend {
   virtual std::string name() const = 0;
   /// One entry per device; the engine runs gpus.gpu_workers_per_device workers on each.
   virtual std::vector<device_info> devices() const = 0;
+  /// Host bytes one partition of |shape| holds from synthesis to finalize
+  /// (witness + the backend's buffers); |*after_start| of them are freed
+  /// when prove_start returns. The engine reserves this before synthesis.
+  virtual std::uint64_t partition_bytes(const r1cs::r1cs_shape& shape, std::uint64_t* after_start) const = 0;
+  /// Host bytes the backend keeps for its whole life (pinned staging
+  /// buffers); charged to the budget when the engine starts.
+  virtual std::uint64_t resident_host_bytes() const { return 0; }
   /// The device part of one proof with randomizers r, s. |w| is consumed
   /// (its memory may be freed before returning).
   virtual std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
