@@ -215,10 +215,12 @@ __device__ __forceinline__ xyzz_d<Fd> add_impl(const xyzz_d<Fd>& p, const xyzz_d
 }
 
 // G1 operations are inlined into the kernels (registers, no call overhead).
-// G2 ones are out-of-line functions: a G2 addition is ~25 k instructions,
-// and inlining the several call sites of each kernel made one translation
-// unit take tens of minutes in cicc; the call itself (points passed through
-// local memory, L1-resident) is small against the addition.
+// G2 ones are out-of-line functions except in the level-0 accumulation
+// loop, which does nearly all of an MSM's additions: a G2 addition is ~25 k
+// instructions, and inlining every call site of every kernel made this
+// translation unit take tens of minutes in cicc. Measured on the H200 with
+// everything out of line: G2 2^24 1583 ms, about 2x the G1 time times the
+// Fp2/Fp cost ratio, so the calls (points through local memory) did cost.
 template <class Fd>
 __device__ __noinline__ xyzz_d<Fd> dbl_call(const xyzz_d<Fd>& p) {
   return dbl_impl(p);
@@ -375,7 +377,7 @@ __global__ void __launch_bounds__(tune::accumulate_threads)
       const std::uint32_t v = d_sorted_vals[t];
       affine_d<Fd> q = load16(d_bases + (v & ~sign_bit));
       if (v & sign_bit) q.y = -q.y;
-      acc = add_affine(acc, q);
+      acc = add_affine_impl(acc, q);  // the hot loop: inlined for G2 too
     }
   }
   store16(d_out + o, acc);
