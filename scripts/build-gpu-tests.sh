@@ -4,9 +4,15 @@
 # (nvcc + g++, no CMake), for development on a machine without a GPU, and
 # stages what a GPU machine needs to run them in .gpu-carry/:
 #   .gpu-carry/bin/cuzk_gpu_tests, .gpu-carry/bin/cuzk_gpu_bench
-#   .gpu-carry/lib/libtbb.so.12 (the only shared library not on a bare CUDA image)
+#   .gpu-carry/lib/libtbb.so.12 (the only shared library not on a bare CUDA image;
+#   OpenSSL's libcrypto is linked statically)
 # Run there:  LD_LIBRARY_PATH=.gpu-carry/lib .gpu-carry/bin/cuzk_gpu_tests
-# Usage: scripts/build-gpu-tests.sh [-j JOBS]   (env: CUDA_ARCH=90, BUILD_DIR=build-gpu)
+# Usage: scripts/build-gpu-tests.sh [-j JOBS]   (env: CUDA_ARCH=90, BUILD_DIR=build-gpu,
+#        CUZK_LIB=build-h/lib/libcuzk.a, SYS_DIR: a folder with include/ and lib/
+#        holding the GoogleTest, oneTBB and OpenSSL pieces, for building ON a
+#        GPU machine that lacks them: scripts/stage-gpu-sysroot.sh makes it)
+# The host library comes from a CMake build (cmake --build build-h --target
+# cuzk): the Groth16 tests need setup, verifier and synthesis.
 # Objects are rebuilt when their source or any header under include/ or
 # tests/ is newer; the CMake build (src/cuda/CMakeLists.txt,
 # tests/gpu/CMakeLists.txt) is the supported one.
@@ -19,10 +25,14 @@ OUT="${BUILD_DIR:-build-gpu}"
 NVCC="${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}"
 mkdir -p "$OUT/obj" .gpu-carry/bin .gpu-carry/lib
 
-NVFLAGS=(-std=c++20 -O3 "-gencode=arch=compute_${ARCH},code=sm_${ARCH}" -Iinclude -Itests
+SYS_FLAGS=() SYS_LINK=()
+if [[ -n "${SYS_DIR:-}" ]]; then
+  SYS_FLAGS=(-isystem "$SYS_DIR/include")
+  SYS_LINK=(-L"$SYS_DIR/lib")
+fi
+NVFLAGS=(-std=c++20 -O3 "-gencode=arch=compute_${ARCH},code=sm_${ARCH}" -Iinclude -Itests "${SYS_FLAGS[@]}"
          -diag-suppress 550 -Xcompiler -Wall,-Wno-unused-function
          '-DCUZK_SHARED_DIR="../shared"' '-DCUZK_VECTORS_DIR="tests/vectors"')
-CXXFLAGS=(-std=c++20 -O3 -Iinclude -Itests -Wall -Wextra)
 
 newest_header=$(find include tests -name '*.hpp' -o -name '*.cuh' | xargs ls -t | head -1)
 needs() {  # needs OBJ SRC: true when OBJ is missing or older than SRC or any header
@@ -37,14 +47,12 @@ run() {  # run in the background, at most JOBS at a time
   pids+=($!)
 }
 
-objs_cuda=() objs_cpu=() objs_test=()
+CUZK_LIB="${CUZK_LIB:-build-h/lib/libcuzk.a}"
+[[ -f "$CUZK_LIB" ]] || { echo "missing $CUZK_LIB: cmake --build build-h --target cuzk first" >&2; exit 1; }
+objs_cuda=() objs_test=()
 for src in src/cuda/*.cu; do
   obj="$OUT/obj/cuda_$(basename "$src" .cu).o"; objs_cuda+=("$obj")
   needs "$obj" "$src" && run "$NVCC" "${NVFLAGS[@]}" -c "$src" -o "$obj"
-done
-for src in src/cpu/ntt_cpu.cpp src/cpu/msm_cpu.cpp; do
-  obj="$OUT/obj/cpu_$(basename "$src" .cpp).o"; objs_cpu+=("$obj")
-  needs "$obj" "$src" && run g++ "${CXXFLAGS[@]}" -c "$src" -o "$obj"
 done
 for src in tests/gpu/*.cu; do
   obj="$OUT/obj/test_$(basename "$src" .cu).o"; objs_test+=("$obj")
@@ -60,12 +68,18 @@ for p in "${pids[@]}"; do wait "$p" || fail=1; done
 
 ar rcs "$OUT/libcuzk_cuda.a" "${objs_cuda[@]}"
 "$NVCC" "-gencode=arch=compute_${ARCH},code=sm_${ARCH}" -o .gpu-carry/bin/cuzk_gpu_tests \
-  "${objs_test[@]}" "$OUT/libcuzk_cuda.a" "${objs_cpu[@]}" -lgtest_main -lgtest \
-  -Xcompiler -static-libstdc++ -ltbb -lpthread
+  "${objs_test[@]}" "$OUT/libcuzk_cuda.a" "$CUZK_LIB" "${SYS_LINK[@]}" -lgtest_main -lgtest \
+  -Xcompiler -static-libstdc++ -l:libtbb.so.12 -l:libcrypto.a -lpthread -ldl
 if [[ -f "$bench_obj" ]]; then
   "$NVCC" "-gencode=arch=compute_${ARCH},code=sm_${ARCH}" -o .gpu-carry/bin/cuzk_gpu_bench \
-    "$bench_obj" "$OUT/libcuzk_cuda.a" "${objs_cpu[@]}" -Xcompiler -static-libstdc++ -ltbb -lpthread
+    "$bench_obj" "$OUT/libcuzk_cuda.a" "$CUZK_LIB" "${SYS_LINK[@]}" -Xcompiler -static-libstdc++ \
+    -l:libtbb.so.12 -l:libcrypto.a -lpthread -ldl
 fi
-cp -L /usr/lib/x86_64-linux-gnu/libtbb.so.12 .gpu-carry/lib/
+for d in "${SYS_DIR:-/nonexistent}/lib" /usr/lib/x86_64-linux-gnu; do
+  if [[ -f "$d/libtbb.so.12" ]]; then
+    [[ "$d/libtbb.so.12" -ef .gpu-carry/lib/libtbb.so.12 ]] || cp -L "$d/libtbb.so.12" .gpu-carry/lib/
+    break
+  fi
+done
 echo "built: $(ls .gpu-carry/bin) ; ldd:"
 ldd .gpu-carry/bin/cuzk_gpu_tests | awk '{print "  " $1 " " $3}'

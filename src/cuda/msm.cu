@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// G1 Pippenger MSM on the GPU: signed windows, CUB radix sort into buckets,
-// segmented XYZZ bucket sums, parallel bucket reduction, host-side window
-// combination. API, method summary and memory: cuzk/msm/msm_gpu.hpp.
+// G1 and G2 Pippenger MSM on the GPU: signed windows, CUB radix sort into
+// buckets, segmented XYZZ bucket sums, parallel bucket reduction, host-side
+// window combination. API, method summary and memory: cuzk/msm/msm_gpu.hpp.
+// One template over the device field (fp_d for G1, fp2_d for G2), explicitly
+// instantiated for the two groups at the end of this file.
 //
 // Per window w (c-bit windows, B = 2^(c-1) buckets, G = points_per_thread):
 //  1. digits_kernel: digit d_w of every scalar (signed recoding, carries
@@ -18,7 +20,10 @@
 //     into groups of G (general XYZZ additions, 12M + 2S) until every run
 //     has one sum; the number of levels is fixed by n (ceil(log_G n)), so no
 //     host round trip is needed. The key-0 run is skipped (its sums are the
-//     point at infinity). A thread finds its run by binary search over the
+//     point at infinity): zero scalars cost a sort slot and nothing else.
+//     The digit-1 bucket of window 0 (scalars equal to 1, most of a Filecoin
+//     witness) is summed by the same segmented tree, so it never serialises
+//     on one thread. A thread finds its run by binary search over the
 //     level's offsets.
 //  5. scatter_kernel puts each run's sum into the window's bucket array
 //     (B XYZZ points, digit d at d - 1, zero-filled = infinity first).
@@ -30,14 +35,16 @@
 // window and combines windows from the top (c doublings each).
 //
 // Invariants: scalars are Montgomery Fr, converted once to canonical
-// integers on the device (a Montgomery multiplication by 1); bases are
-// affine with infinity as x = y = 0 (skipped by the complete mixed
-// addition); the device structures are byte-identical to ec::g1_affine and
-// ec::g1_xyzz (static_asserts), so results are copied back with memcpy.
+// integers on the device (a Montgomery multiplication by 1) into the
+// workspace (the caller's scalars, host or device, are never modified);
+// bases are affine with infinity as x = y = 0 (skipped by the complete mixed
+// addition); the device structures are byte-identical to ec::affine<F> and
+// ec::xyzz<F> (static_asserts), so results are copied back with memcpy.
 // Every addition is complete (handles infinity, P == Q, P == -Q).
 // Cost for n terms, W = ceil(256/c) windows: ~W n mixed additions (minus
 // zero digits) + W (n/G) XYZZ additions + W (2B + 2c) XYZZ operations for the
-// reduction, + W radix sorts of n (key, value) pairs.
+// reduction, + W radix sorts of n (key, value) pairs. G2 operations cost ~3x
+// G1 ones (Fp2 Karatsuba) and move twice the bytes.
 
 #include <cuzk/msm/msm_gpu.hpp>
 
@@ -48,12 +55,15 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
+#include <cuzk/ff/detail/cuda_fp2.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/gpu/tuning.hpp>
@@ -72,37 +82,66 @@ constexpr std::uint32_t sign_bit = 0x80000000u;
 
 // ---- device points -------------------------------------------------------------
 
+template <class Fd>
 struct affine_d {
-  fp_d x, y;
+  Fd x, y;
 };
+template <class Fd>
 struct xyzz_d {
-  fp_d x, y, zz, zzz;
+  Fd x, y, zz, zzz;
 };
-static_assert(sizeof(affine_d) == sizeof(ec::g1_affine) && alignof(affine_d) <= alignof(ec::g1_affine));
-static_assert(sizeof(xyzz_d) == sizeof(ec::g1_xyzz) && alignof(xyzz_d) <= alignof(ec::g1_xyzz));
 
-__device__ __forceinline__ xyzz_d infinity() {
-  xyzz_d r;
-  r.x = fp_d::zero(), r.y = fp_d::zero(), r.zz = fp_d::zero(), r.zzz = fp_d::zero();
+/// Host field -> device field.
+template <class F>
+struct device_field;
+template <>
+struct device_field<ff::fp> {
+  using type = fp_d;
+};
+template <>
+struct device_field<ff::fp2> {
+  using type = gpu::fp2_d;
+};
+template <class F>
+using fd_of = typename device_field<F>::type;
+
+static_assert(sizeof(affine_d<fp_d>) == sizeof(ec::g1_affine) &&
+              alignof(affine_d<fp_d>) <= alignof(ec::g1_affine));
+static_assert(sizeof(xyzz_d<fp_d>) == sizeof(ec::xyzz<ff::fp>) &&
+              alignof(xyzz_d<fp_d>) <= alignof(ec::xyzz<ff::fp>));
+static_assert(sizeof(affine_d<gpu::fp2_d>) == sizeof(ec::g2_affine) &&
+              alignof(affine_d<gpu::fp2_d>) <= alignof(ec::g2_affine));
+static_assert(sizeof(xyzz_d<gpu::fp2_d>) == sizeof(ec::xyzz<ff::fp2>) &&
+              alignof(xyzz_d<gpu::fp2_d>) <= alignof(ec::xyzz<ff::fp2>));
+
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> infinity() {
+  xyzz_d<Fd> r;
+  r.x = Fd::zero(), r.y = Fd::zero(), r.zz = Fd::zero(), r.zzz = Fd::zero();
   return r;
 }
-__device__ __forceinline__ bool is_infinity(const xyzz_d& p) { return p.zz.is_zero(); }
-__device__ __forceinline__ bool is_infinity(const affine_d& q) {
+template <class Fd>
+__device__ __forceinline__ bool is_infinity(const xyzz_d<Fd>& p) {
+  return p.zz.is_zero();
+}
+template <class Fd>
+__device__ __forceinline__ bool is_infinity(const affine_d<Fd>& q) {
   return q.x.is_zero() && q.y.is_zero();
 }
 
 // The formulas of ec/xyzz.hpp (EFD g1p/auto-shortw-xyzz, a = 0), same order.
 
 /// dbl-2008-s-1, 6M + 3S.
-__device__ xyzz_d dbl(const xyzz_d& p) {
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> dbl_impl(const xyzz_d<Fd>& p) {
   if (is_infinity(p)) return p;
-  const fp_d u = p.y.dbl();
-  const fp_d v = u.sqr();
-  const fp_d w = u * v;
-  const fp_d s = p.x * v;
-  const fp_d x2 = p.x.sqr();
-  const fp_d m = x2.dbl() + x2;
-  xyzz_d r;
+  const Fd u = p.y.dbl();
+  const Fd v = u.sqr();
+  const Fd w = u * v;
+  const Fd s = p.x * v;
+  const Fd x2 = p.x.sqr();
+  const Fd m = x2.dbl() + x2;
+  xyzz_d<Fd> r;
   r.x = m.sqr() - s.dbl();
   r.y = m * (s - r.x) - w * p.y;
   r.zz = v * p.zz;
@@ -111,14 +150,15 @@ __device__ xyzz_d dbl(const xyzz_d& p) {
 }
 
 /// mdbl-2008-s-1, 4M + 3S (q not infinity).
-__device__ xyzz_d dbl_affine(const affine_d& q) {
-  const fp_d u = q.y.dbl();
-  const fp_d v = u.sqr();
-  const fp_d w = u * v;
-  const fp_d s = q.x * v;
-  const fp_d x2 = q.x.sqr();
-  const fp_d m = x2.dbl() + x2;
-  xyzz_d r;
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> dbl_affine_impl(const affine_d<Fd>& q) {
+  const Fd u = q.y.dbl();
+  const Fd v = u.sqr();
+  const Fd w = u * v;
+  const Fd s = q.x * v;
+  const Fd x2 = q.x.sqr();
+  const Fd m = x2.dbl() + x2;
+  xyzz_d<Fd> r;
   r.x = m.sqr() - s.dbl();
   r.y = m * (s - r.x) - w * q.y;
   r.zz = v;
@@ -127,22 +167,23 @@ __device__ xyzz_d dbl_affine(const affine_d& q) {
 }
 
 /// Complete mixed addition (madd-2008-s, 8M + 2S in the generic case).
-__device__ xyzz_d add_affine(const xyzz_d& p, const affine_d& q) {
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> add_affine_impl(const xyzz_d<Fd>& p, const affine_d<Fd>& q) {
   if (is_infinity(q)) return p;
   if (is_infinity(p)) {
-    xyzz_d r;
-    r.x = q.x, r.y = q.y, r.zz = fp_d::one(), r.zzz = fp_d::one();
+    xyzz_d<Fd> r;
+    r.x = q.x, r.y = q.y, r.zz = Fd::one(), r.zzz = Fd::one();
     return r;
   }
-  const fp_d u2 = q.x * p.zz;
-  const fp_d s2 = q.y * p.zzz;
-  const fp_d pd = u2 - p.x;
-  const fp_d rd = s2 - p.y;
-  if (pd.is_zero()) return rd.is_zero() ? dbl_affine(q) : infinity();
-  const fp_d pp = pd.sqr();
-  const fp_d ppp = pd * pp;
-  const fp_d qq = p.x * pp;
-  xyzz_d r;
+  const Fd u2 = q.x * p.zz;
+  const Fd s2 = q.y * p.zzz;
+  const Fd pd = u2 - p.x;
+  const Fd rd = s2 - p.y;
+  if (pd.is_zero()) return rd.is_zero() ? dbl_affine_impl(q) : infinity<Fd>();
+  const Fd pp = pd.sqr();
+  const Fd ppp = pd * pp;
+  const Fd qq = p.x * pp;
+  xyzz_d<Fd> r;
   r.x = rd.sqr() - ppp - qq.dbl();
   r.y = rd * (qq - r.x) - p.y * ppp;
   r.zz = p.zz * pp;
@@ -151,20 +192,21 @@ __device__ xyzz_d add_affine(const xyzz_d& p, const affine_d& q) {
 }
 
 /// Complete addition (add-2008-s, 12M + 2S in the generic case).
-__device__ xyzz_d add(const xyzz_d& p, const xyzz_d& q) {
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> add_impl(const xyzz_d<Fd>& p, const xyzz_d<Fd>& q) {
   if (is_infinity(p)) return q;
   if (is_infinity(q)) return p;
-  const fp_d u1 = p.x * q.zz;
-  const fp_d u2 = q.x * p.zz;
-  const fp_d s1 = p.y * q.zzz;
-  const fp_d s2 = q.y * p.zzz;
-  const fp_d pd = u2 - u1;
-  const fp_d rd = s2 - s1;
-  if (pd.is_zero()) return rd.is_zero() ? dbl(p) : infinity();
-  const fp_d pp = pd.sqr();
-  const fp_d ppp = pd * pp;
-  const fp_d qq = u1 * pp;
-  xyzz_d r;
+  const Fd u1 = p.x * q.zz;
+  const Fd u2 = q.x * p.zz;
+  const Fd s1 = p.y * q.zzz;
+  const Fd s2 = q.y * p.zzz;
+  const Fd pd = u2 - u1;
+  const Fd rd = s2 - s1;
+  if (pd.is_zero()) return rd.is_zero() ? dbl_impl(p) : infinity<Fd>();
+  const Fd pp = pd.sqr();
+  const Fd ppp = pd * pp;
+  const Fd qq = u1 * pp;
+  xyzz_d<Fd> r;
   r.x = rd.sqr() - ppp - qq.dbl();
   r.y = rd * (qq - r.x) - s1 * ppp;
   r.zz = p.zz * q.zz * pp;
@@ -172,9 +214,48 @@ __device__ xyzz_d add(const xyzz_d& p, const xyzz_d& q) {
   return r;
 }
 
+// G1 operations are inlined into the kernels (registers, no call overhead).
+// G2 ones are out-of-line functions except in the level-0 accumulation
+// loop, which does nearly all of an MSM's additions: a G2 addition is ~25 k
+// instructions, and inlining every call site of every kernel made this
+// translation unit take tens of minutes in cicc. Measured on the H200 with
+// everything out of line: G2 2^24 1583 ms, about 2x the G1 time times the
+// Fp2/Fp cost ratio, so the calls (points through local memory) did cost.
+template <class Fd>
+__device__ __noinline__ xyzz_d<Fd> dbl_call(const xyzz_d<Fd>& p) {
+  return dbl_impl(p);
+}
+template <class Fd>
+__device__ __noinline__ xyzz_d<Fd> add_affine_call(const xyzz_d<Fd>& p, const affine_d<Fd>& q) {
+  return add_affine_impl(p, q);
+}
+template <class Fd>
+__device__ __noinline__ xyzz_d<Fd> add_call(const xyzz_d<Fd>& p, const xyzz_d<Fd>& q) {
+  return add_impl(p, q);
+}
+template <class Fd>
+constexpr bool inline_points = std::is_same_v<Fd, fp_d>;
+
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> dbl(const xyzz_d<Fd>& p) {
+  if constexpr (inline_points<Fd>) return dbl_impl(p);
+  else return dbl_call(p);
+}
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> add_affine(const xyzz_d<Fd>& p, const affine_d<Fd>& q) {
+  if constexpr (inline_points<Fd>) return add_affine_impl(p, q);
+  else return add_affine_call(p, q);
+}
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> add(const xyzz_d<Fd>& p, const xyzz_d<Fd>& q) {
+  if constexpr (inline_points<Fd>) return add_impl(p, q);
+  else return add_call(p, q);
+}
+
 /// k * p for a small k (double-and-add from the top bit).
-__device__ xyzz_d mul_small(const xyzz_d& p, std::uint32_t k) {
-  xyzz_d r = infinity();
+template <class Fd>
+__device__ xyzz_d<Fd> mul_small(const xyzz_d<Fd>& p, std::uint32_t k) {
+  xyzz_d<Fd> r = infinity<Fd>();
   if (k == 0) return r;
   for (int bit = 31 - __clz(k); bit >= 0; --bit) {
     r = dbl(r);
@@ -184,7 +265,7 @@ __device__ xyzz_d mul_small(const xyzz_d& p, std::uint32_t k) {
 }
 
 // 16-byte vector copies of whole structures (device arrays are 16-byte aligned
-// and both sizes are multiples of 16).
+// and all point sizes are multiples of 16).
 template <class T>
 __device__ __forceinline__ T load16(const T* p) {
   static_assert(sizeof(T) % 16 == 0);
@@ -206,13 +287,13 @@ __device__ __forceinline__ void store16(T* p, const T& v) {
 
 // ---- kernels ---------------------------------------------------------------------
 
-/// Montgomery -> canonical, in place (a * 1 / R).
-__global__ void to_canonical_kernel(fr_d* d_s, std::uint32_t n) {
+/// Montgomery -> canonical (a * 1 / R); |d_in| may equal |d_out|.
+__global__ void to_canonical_kernel(const fr_d* d_in, fr_d* d_out, std::uint32_t n) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   fr_d one_raw = fr_d::zero();
   one_raw.l[0] = 1;
-  d_s[i] = d_s[i] * one_raw;
+  d_out[i] = d_in[i] * one_raw;
 }
 
 /// Bits [bit, bit + c) of the 256-bit canonical scalar |s| (c <= 32).
@@ -275,17 +356,18 @@ struct level_view {
 };
 
 /// Level 0: one thread per segment of <= G sorted points of one run.
+template <class Fd>
 __global__ void __launch_bounds__(tune::accumulate_threads)
-    accumulate_points_kernel(const affine_d* __restrict__ d_bases,
+    accumulate_points_kernel(const affine_d<Fd>* __restrict__ d_bases,
                              const std::uint32_t* __restrict__ d_sorted_vals,
                              const std::uint32_t* __restrict__ d_run_keys, level_view lv,
-                             xyzz_d* d_out) {
+                             xyzz_d<Fd>* d_out) {
   const std::uint32_t o = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t runs = *lv.num_runs;
   const std::uint32_t total = lv.off_out[runs - 1] + lv.cnt_out[runs - 1];
   if (o >= total) return;
   const std::uint32_t k = find_run(lv.off_out, runs, o);
-  xyzz_d acc = infinity();
+  xyzz_d<Fd> acc = infinity<Fd>();
   if (d_run_keys[k] != 0) {  // digit 0: nothing to add
     const std::uint32_t j = o - lv.off_out[k];
     const std::uint32_t begin = lv.off_in[k] + j * tune::points_per_thread;
@@ -293,17 +375,19 @@ __global__ void __launch_bounds__(tune::accumulate_threads)
         lv.off_in[k] + min((j + 1) * tune::points_per_thread, lv.cnt_in[k]);
     for (std::uint32_t t = begin; t < end; ++t) {
       const std::uint32_t v = d_sorted_vals[t];
-      affine_d q = load16(d_bases + (v & ~sign_bit));
+      affine_d<Fd> q = load16(d_bases + (v & ~sign_bit));
       if (v & sign_bit) q.y = -q.y;
-      acc = add_affine(acc, q);
+      acc = add_affine_impl(acc, q);  // the hot loop: inlined for G2 too
     }
   }
   store16(d_out + o, acc);
 }
 
 /// Levels >= 1: one thread per group of <= G partial sums of one run.
+template <class Fd>
 __global__ void __launch_bounds__(tune::accumulate_threads)
-    accumulate_sums_kernel(const xyzz_d* __restrict__ d_in, level_view lv, xyzz_d* d_out) {
+    accumulate_sums_kernel(const xyzz_d<Fd>* __restrict__ d_in, level_view lv,
+                           xyzz_d<Fd>* d_out) {
   const std::uint32_t o = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t runs = *lv.num_runs;
   const std::uint32_t total = lv.off_out[runs - 1] + lv.cnt_out[runs - 1];
@@ -312,16 +396,18 @@ __global__ void __launch_bounds__(tune::accumulate_threads)
   const std::uint32_t j = o - lv.off_out[k];
   const std::uint32_t begin = lv.off_in[k] + j * tune::points_per_thread;
   const std::uint32_t end = lv.off_in[k] + min((j + 1) * tune::points_per_thread, lv.cnt_in[k]);
-  xyzz_d acc = load16(d_in + begin);
+  xyzz_d<Fd> acc = load16(d_in + begin);
   for (std::uint32_t t = begin + 1; t < end; ++t) acc = add(acc, load16(d_in + t));
   store16(d_out + o, acc);
 }
 
 /// buckets[key - 1] = the run's sum, for every run with key != 0.
-__global__ void scatter_kernel(const xyzz_d* __restrict__ d_sums,
+template <class Fd>
+__global__ void scatter_kernel(const xyzz_d<Fd>* __restrict__ d_sums,
                                const std::uint32_t* __restrict__ d_off,
                                const std::uint32_t* __restrict__ d_run_keys,
-                               const std::uint32_t* __restrict__ d_num_runs, xyzz_d* d_buckets) {
+                               const std::uint32_t* __restrict__ d_num_runs,
+                               xyzz_d<Fd>* d_buckets) {
   const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
   if (k >= *d_num_runs) return;
   const std::uint32_t key = d_run_keys[k];
@@ -329,17 +415,19 @@ __global__ void scatter_kernel(const xyzz_d* __restrict__ d_sums,
 }
 
 /// sum_d d * S_d over a window's buckets: see the file comment. Grid
-/// (blocks per window, windows), RT threads, RT * 192 bytes of shared memory.
+/// (blocks per window, windows), RT threads, RT * sizeof(xyzz) bytes of
+/// shared memory.
+template <class Fd>
 __global__ void __launch_bounds__(tune::reduce_threads)
-    reduce_buckets_kernel(const xyzz_d* __restrict__ d_buckets, unsigned lg_b, unsigned lg_l,
-                          xyzz_d* d_block_sums) {
+    reduce_buckets_kernel(const xyzz_d<Fd>* __restrict__ d_buckets, unsigned lg_b, unsigned lg_l,
+                          xyzz_d<Fd>* d_block_sums) {
   extern __shared__ uint4 smem_raw[];
-  xyzz_d* sh = reinterpret_cast<xyzz_d*>(smem_raw);
+  xyzz_d<Fd>* sh = reinterpret_cast<xyzz_d<Fd>*>(smem_raw);
   const unsigned w = blockIdx.y;
   const std::uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t first = chunk << lg_l;  // bucket position of digit first + 1
-  const xyzz_d* b = d_buckets + (std::size_t(w) << lg_b);
-  xyzz_d running = infinity(), acc = infinity();
+  const xyzz_d<Fd>* b = d_buckets + (std::size_t(w) << lg_b);
+  xyzz_d<Fd> running = infinity<Fd>(), acc = infinity<Fd>();
   for (std::uint32_t p = first + (1u << lg_l); p-- > first;) {
     running = add(running, load16(b + p));
     acc = add(acc, running);
@@ -374,7 +462,7 @@ struct shape {
   unsigned levels_after;       // XYZZ levels after level 0
   unsigned lg_tt, lg_rt, lg_l; // reduction: threads per window, per block, buckets per thread
 
-  shape(std::size_t n_, unsigned c_) : n(n_), c(c_) {
+  shape(std::size_t n_, unsigned c_, std::size_t point_bytes) : n(n_), c(c_) {
     windows = (256 + c - 1) / c;
     lg_b = c - 1;
     buckets = std::size_t(1) << lg_b;
@@ -384,9 +472,11 @@ struct shape {
     levels_after = 0;
     for (std::size_t m = (n + g - 1) / g; m > 1; m = (m + g - 1) / g) ++levels_after;
     lg_tt = std::min(lg_b, 10u);
-    lg_rt = std::min(lg_tt, lg_floor(tune::reduce_threads));
+    // the block's shared-memory tree holds RT points: stay within 48 KiB
+    lg_rt = std::min({lg_tt, lg_floor(tune::reduce_threads), lg_floor((48u << 10) / point_bytes)});
     lg_l = lg_b - lg_tt;
   }
+  std::size_t block_sums() const { return std::size_t(windows) << (lg_tt - lg_rt); }
 };
 
 unsigned choose_window(std::size_t n, unsigned requested) {
@@ -399,6 +489,14 @@ unsigned choose_window(std::size_t n, unsigned requested) {
   return gpu_default_window_bits(n);
 }
 
+template <class T>
+void grow(gpu::device_buffer<T>& b, std::size_t n) {
+  if (b.size() < n) {
+    b.reset();  // free first: the old and new buffers need not coexist
+    b = gpu::device_buffer<T>(n);
+  }
+}
+
 }  // namespace
 
 unsigned gpu_default_window_bits(std::size_t n) {
@@ -407,22 +505,20 @@ unsigned gpu_default_window_bits(std::size_t n) {
   return unsigned(std::clamp(lg - 3, int(tune::min_window), int(tune::max_window)));
 }
 
-struct gpu_msm_context::impl {
+// ---- workspace ---------------------------------------------------------------------
+
+struct gpu_msm_workspace::impl {
   int device;
-  cudaStream_t s;
-  gpu::device_buffer<ec::g1_affine> bases;
-  // scratch, sized for the largest (n, c) seen
-  std::size_t cap_n = 0, cap_slots = 0, cap_partials = 0, cap_buckets = 0, cap_block_sums = 0,
-              cap_temp = 0;
+  // scratch, grown to the largest (n, c, point size) seen; points as raw 16-byte units
   gpu::device_buffer<fr> scalars;
   gpu::device_buffer<std::uint32_t> keys_in, vals_in, keys_out, vals_out;
   gpu::device_buffer<std::uint32_t> run_keys, num_runs, cnt_a, off_a, cnt_b, off_b;
-  gpu::device_buffer<ec::g1_xyzz> part_x, part_y, buckets, block_sums;
+  gpu::device_buffer<uint4> part_x, part_y, buckets, block_sums;
   gpu::device_buffer<unsigned char> temp;
 
-  impl(int dev, cudaStream_t stream) : device(dev), s(stream) {}
+  explicit impl(int dev) : device(dev) {}
 
-  std::size_t cub_temp_bytes(const shape& sh) {
+  static std::size_t cub_temp_bytes(const shape& sh, cudaStream_t s) {
     std::size_t sort_bytes = 0, rle_bytes = 0, scan_bytes = 0;
     const int n = int(sh.n);
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
@@ -440,69 +536,65 @@ struct gpu_msm_context::impl {
     return std::max({sort_bytes, rle_bytes, scan_bytes});
   }
 
-  void reserve(const shape& sh) {
-    if (sh.n > cap_n) {
-      scalars = gpu::device_buffer<fr>(sh.n);
-      keys_in = gpu::device_buffer<std::uint32_t>(sh.n);
-      vals_in = gpu::device_buffer<std::uint32_t>(sh.n);
-      keys_out = gpu::device_buffer<std::uint32_t>(sh.n);
-      vals_out = gpu::device_buffer<std::uint32_t>(sh.n);
-      cap_n = sh.n;
-    }
-    if (sh.slots > cap_slots) {
-      for (auto* b : {&run_keys, &cnt_a, &off_a, &cnt_b, &off_b})
-        *b = gpu::device_buffer<std::uint32_t>(sh.slots);
-      cap_slots = sh.slots;
-    }
-    if (!num_runs) num_runs = gpu::device_buffer<std::uint32_t>(1);
-    if (sh.partials > cap_partials) {
-      part_x = gpu::device_buffer<ec::g1_xyzz>(sh.partials);
-      part_y = gpu::device_buffer<ec::g1_xyzz>(sh.partials);
-      cap_partials = sh.partials;
-    }
-    const std::size_t nb = sh.buckets * sh.windows;
-    if (nb > cap_buckets) {
-      buckets = gpu::device_buffer<ec::g1_xyzz>(nb);
-      cap_buckets = nb;
-    }
-    const std::size_t nbs = std::size_t(sh.windows) << (sh.lg_tt - sh.lg_rt);
-    if (nbs > cap_block_sums) {
-      block_sums = gpu::device_buffer<ec::g1_xyzz>(nbs);
-      cap_block_sums = nbs;
-    }
-    const std::size_t tb = cub_temp_bytes(sh);
-    if (tb > cap_temp) {
-      temp = gpu::device_buffer<unsigned char>(tb);
-      cap_temp = tb;
-    }
+  void reserve(const shape& sh, std::size_t xyzz_bytes, cudaStream_t s) {
+    grow(scalars, sh.n);
+    for (auto* b : {&keys_in, &vals_in, &keys_out, &vals_out}) grow(*b, sh.n);
+    for (auto* b : {&run_keys, &cnt_a, &off_a, &cnt_b, &off_b}) grow(*b, sh.slots);
+    grow(num_runs, 1);
+    const std::size_t u = xyzz_bytes / 16;
+    grow(part_x, sh.partials * u);
+    grow(part_y, sh.partials * u);
+    grow(buckets, sh.buckets * sh.windows * u);
+    grow(block_sums, sh.block_sums() * u);
+    grow(temp, cub_temp_bytes(sh, s));
   }
 
-  ec::g1_jacobian run(std::span<const fr> h_scalars, unsigned window_bits) {
-    const std::size_t n = h_scalars.size();
-    if (n > bases.size())
-      throw std::invalid_argument("cuzk::msm gpu: " + std::to_string(n) + " scalars but " +
-                                  std::to_string(bases.size()) + " resident bases");
+  std::size_t bytes() const {
+    return scalars.bytes() + keys_in.bytes() + vals_in.bytes() + keys_out.bytes() +
+           vals_out.bytes() + run_keys.bytes() + num_runs.bytes() + cnt_a.bytes() +
+           off_a.bytes() + cnt_b.bytes() + off_b.bytes() + part_x.bytes() + part_y.bytes() +
+           buckets.bytes() + block_sums.bytes() + temp.bytes();
+  }
+
+  /// sum_i scalars[i] * bases[i] over n terms. Scalars come from the host
+  /// (|h_scalars|) or from device memory (|d_scalars|); |after_launch| runs
+  /// once every kernel is queued, before the host waits (chunk streaming
+  /// queues its next copy there).
+  template <class F>
+  ec::jacobian<F> run(const affine_d<fd_of<F>>* d_bases, std::size_t n, const fr* h_scalars,
+                      const fr* d_scalars, unsigned window_bits, cudaStream_t s,
+                      const std::function<void()>& after_launch = {}) {
+    using Fd = fd_of<F>;
+    using xyzz_t = xyzz_d<Fd>;
     if (n >= (std::size_t(1) << 31))
       throw std::invalid_argument("cuzk::msm gpu: at most 2^31 - 1 terms");
-    if (n == 0) return ec::g1_jacobian::identity();
-    const shape sh(n, choose_window(n, window_bits));
+    if (n == 0) {
+      if (after_launch) after_launch();
+      return ec::jacobian<F>::identity();
+    }
+    const shape sh(n, choose_window(n, window_bits), sizeof(xyzz_t));
     gpu::device_guard guard(device);
-    reserve(sh);
+    reserve(sh, sizeof(xyzz_t), s);
     const std::uint32_t n32 = std::uint32_t(n);
-    scalars.upload(h_scalars.data(), n, s);
-    fr_d* d_scalars = reinterpret_cast<fr_d*>(scalars.data());
-    to_canonical_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d_scalars, n32);
+    fr_d* d_canon = reinterpret_cast<fr_d*>(scalars.data());
+    if (h_scalars) {
+      scalars.upload(h_scalars, n, s);
+      to_canonical_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d_canon, d_canon, n32);
+    } else {
+      to_canonical_kernel<<<blocks_for(n, 256), 256, 0, s>>>(
+          reinterpret_cast<const fr_d*>(d_scalars), d_canon, n32);
+    }
     CUZK_CUDA_CHECK_LAUNCH();
-    CUZK_CUDA_CHECK(cudaMemsetAsync(buckets.data(), 0, sh.buckets * sh.windows * sizeof(xyzz_d), s));
+    xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
+    CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, sh.buckets * sh.windows * sizeof(xyzz_t), s));
 
-    const affine_d* d_bases = reinterpret_cast<const affine_d*>(bases.data());
+    const std::size_t cap_temp = temp.size();
     const unsigned slot_blocks = blocks_for(sh.slots, 256);
-    std::size_t temp_bytes = cap_temp;
     for (unsigned w = 0; w < sh.windows; ++w) {
       digits_kernel<<<blocks_for(n, tune::digit_threads), tune::digit_threads, 0, s>>>(
-          d_scalars, n32, w, sh.c, keys_in.data(), vals_in.data());
+          d_canon, n32, w, sh.c, keys_in.data(), vals_in.data());
       CUZK_CUDA_CHECK_LAUNCH();
-      temp_bytes = cap_temp;
+      std::size_t temp_bytes = cap_temp;
       CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys_in.data(),
                                                       keys_out.data(), vals_in.data(),
                                                       vals_out.data(), int(n), 0, int(sh.c), s));
@@ -525,10 +617,10 @@ struct gpu_msm_context::impl {
       };
       scan(ca, oa);
       next_level();
-      xyzz_d* px = reinterpret_cast<xyzz_d*>(part_x.data());
-      xyzz_d* py = reinterpret_cast<xyzz_d*>(part_y.data());
+      xyzz_t* px = reinterpret_cast<xyzz_t*>(part_x.data());
+      xyzz_t* py = reinterpret_cast<xyzz_t*>(part_y.data());
       const unsigned acc_blocks = blocks_for(sh.partials, tune::accumulate_threads);
-      accumulate_points_kernel<<<acc_blocks, tune::accumulate_threads, 0, s>>>(
+      accumulate_points_kernel<Fd><<<acc_blocks, tune::accumulate_threads, 0, s>>>(
           d_bases, vals_out.data(), run_keys.data(), level_view{ca, oa, cb, ob, num_runs.data()},
           px);
       CUZK_CUDA_CHECK_LAUNCH();
@@ -536,29 +628,30 @@ struct gpu_msm_context::impl {
         std::swap(ca, cb);
         std::swap(oa, ob);
         next_level();
-        accumulate_sums_kernel<<<acc_blocks, tune::accumulate_threads, 0, s>>>(
+        accumulate_sums_kernel<Fd><<<acc_blocks, tune::accumulate_threads, 0, s>>>(
             px, level_view{ca, oa, cb, ob, num_runs.data()}, py);
         CUZK_CUDA_CHECK_LAUNCH();
         std::swap(px, py);
       }
-      xyzz_d* d_window = reinterpret_cast<xyzz_d*>(buckets.data()) + std::size_t(w) * sh.buckets;
-      scatter_kernel<<<slot_blocks, 256, 0, s>>>(px, ob, run_keys.data(), num_runs.data(),
-                                                 d_window);
+      scatter_kernel<Fd><<<slot_blocks, 256, 0, s>>>(px, ob, run_keys.data(), num_runs.data(),
+                                                     d_buckets + std::size_t(w) * sh.buckets);
       CUZK_CUDA_CHECK_LAUNCH();
     }
 
     const unsigned rt = 1u << sh.lg_rt;
     const dim3 grid(1u << (sh.lg_tt - sh.lg_rt), sh.windows);
-    reduce_buckets_kernel<<<grid, rt, rt * sizeof(xyzz_d), s>>>(
-        reinterpret_cast<const xyzz_d*>(buckets.data()), sh.lg_b, sh.lg_l,
-        reinterpret_cast<xyzz_d*>(block_sums.data()));
+    xyzz_t* d_block_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
+    reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, sh.lg_b, sh.lg_l,
+                                                                    d_block_sums);
     CUZK_CUDA_CHECK_LAUNCH();
     const std::size_t per_window = grid.x;
-    std::vector<ec::g1_xyzz> h_sums(per_window * sh.windows);
-    block_sums.download(h_sums.data(), h_sums.size(), s);
+    std::vector<ec::xyzz<F>> h_sums(per_window * sh.windows);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(h_sums.data(), d_block_sums, h_sums.size() * sizeof(xyzz_t),
+                                    cudaMemcpyDeviceToHost, s));
+    if (after_launch) after_launch();
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 
-    ec::g1_xyzz acc = ec::g1_xyzz::identity();
+    ec::xyzz<F> acc = ec::xyzz<F>::identity();
     for (unsigned w = sh.windows; w-- > 0;) {
       for (unsigned k = 0; k < sh.c; ++k) acc = acc.dbl();
       for (std::size_t b = 0; b < per_window; ++b) acc += h_sums[w * per_window + b];
@@ -567,46 +660,179 @@ struct gpu_msm_context::impl {
   }
 };
 
-gpu_msm_context::gpu_msm_context(int device, CUstream_st* stream)
-    : _impl(std::make_unique<impl>(device, reinterpret_cast<cudaStream_t>(stream))) {}
-gpu_msm_context::~gpu_msm_context() = default;
-gpu_msm_context::gpu_msm_context(gpu_msm_context&&) noexcept = default;
-gpu_msm_context& gpu_msm_context::operator=(gpu_msm_context&&) noexcept = default;
-
-void gpu_msm_context::upload_bases(std::span<const ec::g1_affine> h_bases) {
+gpu_msm_workspace::gpu_msm_workspace(int device) : _impl(std::make_unique<impl>(device)) {}
+gpu_msm_workspace::~gpu_msm_workspace() = default;
+gpu_msm_workspace::gpu_msm_workspace(gpu_msm_workspace&&) noexcept = default;
+gpu_msm_workspace& gpu_msm_workspace::operator=(gpu_msm_workspace&&) noexcept = default;
+int gpu_msm_workspace::device() const { return _impl->device; }
+std::size_t gpu_msm_workspace::bytes() const { return _impl->bytes(); }
+void gpu_msm_workspace::release() {
   gpu::device_guard guard(_impl->device);
-  if (h_bases.size() != _impl->bases.size())
-    _impl->bases = gpu::device_buffer<ec::g1_affine>(h_bases.size());
+  *_impl = impl(_impl->device);
+}
+
+// ---- contexts ----------------------------------------------------------------------
+
+template <class F>
+struct gpu_msm_context_t<F>::impl {
+  int device;
+  cudaStream_t s;
+  std::shared_ptr<gpu_msm_workspace> ws;
+  gpu::device_buffer<ec::affine<F>> bases;
+  // chunk streaming: two base buffers, a copy stream, one event per buffer
+  gpu::device_buffer<ec::affine<F>> chunk_bufs[2];
+  std::unique_ptr<gpu::stream> copy_stream;
+  std::unique_ptr<gpu::event> copied[2];
+
+  const affine_d<fd_of<F>>* d_bases() const {
+    return reinterpret_cast<const affine_d<fd_of<F>>*>(bases.data());
+  }
+};
+
+template <class F>
+gpu_msm_context_t<F>::gpu_msm_context_t(int device, CUstream_st* stream,
+                                        std::shared_ptr<gpu_msm_workspace> workspace)
+    : _impl(std::make_unique<impl>()) {
+  _impl->device = device;
+  _impl->s = reinterpret_cast<cudaStream_t>(stream);
+  _impl->ws = workspace ? std::move(workspace) : std::make_shared<gpu_msm_workspace>(device);
+  if (_impl->ws->device() != device)
+    throw std::invalid_argument("cuzk::msm gpu: workspace of device " +
+                                std::to_string(_impl->ws->device()) + " given to a context of device " +
+                                std::to_string(device));
+}
+template <class F>
+gpu_msm_context_t<F>::~gpu_msm_context_t() = default;
+template <class F>
+gpu_msm_context_t<F>::gpu_msm_context_t(gpu_msm_context_t&&) noexcept = default;
+template <class F>
+gpu_msm_context_t<F>& gpu_msm_context_t<F>::operator=(gpu_msm_context_t&&) noexcept = default;
+
+template <class F>
+void gpu_msm_context_t<F>::upload_bases(std::span<const ec::affine<F>> h_bases) {
+  gpu::device_guard guard(_impl->device);
+  if (h_bases.size() != _impl->bases.size()) {
+    _impl->bases.reset();
+    _impl->bases = gpu::device_buffer<ec::affine<F>>(h_bases.size());
+  }
   _impl->bases.upload(h_bases.data(), h_bases.size(), _impl->s);
   CUZK_CUDA_CHECK(cudaStreamSynchronize(_impl->s));
 }
 
-std::size_t gpu_msm_context::n_bases() const { return _impl->bases.size(); }
-
-ec::g1_jacobian gpu_msm_context::run(std::span<const fr> scalars, unsigned window_bits) {
-  return _impl->run(scalars, window_bits);
+template <class F>
+void gpu_msm_context_t<F>::release_bases() {
+  gpu::device_guard guard(_impl->device);
+  _impl->bases.reset();
 }
 
+template <class F>
+std::size_t gpu_msm_context_t<F>::n_bases() const {
+  return _impl->bases.size();
+}
+
+template <class F>
+std::shared_ptr<gpu_msm_workspace> gpu_msm_context_t<F>::workspace() const {
+  return _impl->ws;
+}
+
+template <class F>
+void gpu_msm_context_t<F>::check_terms(std::size_t first, std::size_t n) const {
+  if (first > _impl->bases.size() || n > _impl->bases.size() - first)
+    throw std::invalid_argument("cuzk::msm gpu: " + std::to_string(n) + " scalars from base " +
+                                std::to_string(first) + " but " +
+                                std::to_string(_impl->bases.size()) + " resident bases");
+}
+
+template <class F>
+ec::jacobian<F> gpu_msm_context_t<F>::run(std::span<const fr> scalars, unsigned window_bits) {
+  check_terms(0, scalars.size());
+  return _impl->ws->internals().template run<F>(_impl->d_bases(), scalars.size(), scalars.data(),
+                                                nullptr, window_bits, _impl->s);
+}
+
+template <class F>
+ec::jacobian<F> gpu_msm_context_t<F>::run_device(const fr* d_scalars, std::size_t n,
+                                                 std::size_t first_base, unsigned window_bits) {
+  check_terms(first_base, n);
+  if (n && !d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
+  return _impl->ws->internals().template run<F>(_impl->d_bases() + first_base, n, nullptr,
+                                                d_scalars, window_bits, _impl->s);
+}
+
+template <class F>
+ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>> h_bases,
+                                                   const fr* d_scalars, std::size_t chunk_terms,
+                                                   unsigned window_bits) {
+  const std::size_t n = h_bases.size();
+  if (n == 0) return ec::jacobian<F>::identity();
+  if (!d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
+  if (chunk_terms == 0) throw std::invalid_argument("cuzk::msm gpu: chunk of 0 terms");
+  gpu::device_guard guard(_impl->device);
+  impl& m = *_impl;
+  const std::size_t chunk = std::min(chunk_terms, n);
+  for (auto& b : m.chunk_bufs)
+    if (b.size() < chunk) {
+      b.reset();
+      b = gpu::device_buffer<ec::affine<F>>(chunk);
+    }
+  if (!m.copy_stream) {
+    m.copy_stream = std::make_unique<gpu::stream>();
+    m.copied[0] = std::make_unique<gpu::event>();
+    m.copied[1] = std::make_unique<gpu::event>();
+  }
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  auto queue_copy = [&](std::size_t k) {
+    const std::size_t first = k * chunk, len = std::min(chunk, n - first);
+    m.chunk_bufs[k % 2].upload(h_bases.data() + first, len, *m.copy_stream);
+    m.copied[k % 2]->record(*m.copy_stream);
+  };
+  queue_copy(0);
+  ec::jacobian<F> acc = ec::jacobian<F>::identity();
+  for (std::size_t k = 0; k < chunks; ++k) {
+    const std::size_t first = k * chunk, len = std::min(chunk, n - first);
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(m.s, m.copied[k % 2]->get(), 0));
+    // the other buffer was last read by chunk k - 1, which has finished
+    const std::function<void()> next = [&] {
+      if (k + 1 < chunks) queue_copy(k + 1);
+    };
+    acc += m.ws->internals().template run<F>(
+        reinterpret_cast<const affine_d<fd_of<F>>*>(m.chunk_bufs[k % 2].data()), len, nullptr,
+        d_scalars + first, window_bits, m.s, next);
+  }
+  return acc;
+}
+
+template <class F>
 std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits) {
   if (n == 0) return 0;
-  const shape sh(n, choose_window(n, window_bits));
+  const std::size_t xb = sizeof(ec::xyzz<F>);
+  const shape sh(n, choose_window(n, window_bits), xb);
   const std::size_t words = 4 * n + 5 * sh.slots + 1;
-  const std::size_t points = 2 * sh.partials + sh.buckets * sh.windows +
-                             (std::size_t(sh.windows) << (sh.lg_tt - sh.lg_rt));
+  const std::size_t points = 2 * sh.partials + sh.buckets * sh.windows + sh.block_sums();
   // CUB's radix sort scratch is about one more copy of keys and values
-  return n * sizeof(fr) + words * 4 + points * sizeof(ec::g1_xyzz) + 8 * n;
+  return n * sizeof(fr) + words * 4 + points * xb + 8 * n;
 }
 
-ec::g1_jacobian msm_gpu(std::span<const ec::g1_affine> bases, std::span<const fr> scalars,
+template <class F>
+ec::jacobian<F> msm_gpu(std::span<const ec::affine<F>> bases, std::span<const fr> scalars,
                         const gpu_msm_config& cfg) {
   if (bases.size() != scalars.size())
     throw std::invalid_argument("cuzk::msm::msm_gpu: " + std::to_string(bases.size()) +
                                 " bases but " + std::to_string(scalars.size()) + " scalars");
-  if (scalars.empty()) return ec::g1_jacobian::identity();
+  if (scalars.empty()) return ec::jacobian<F>::identity();
   (void)choose_window(scalars.size(), cfg.window_bits);  // validate before touching the GPU
-  gpu_msm_context ctx(cfg.device, cfg.stream);
+  gpu_msm_context_t<F> ctx(cfg.device, cfg.stream);
   ctx.upload_bases(bases);
   return ctx.run(scalars, cfg.window_bits);
 }
+
+template class gpu_msm_context_t<ff::fp>;
+template class gpu_msm_context_t<ff::fp2>;
+template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned);
+template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned);
+template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const fr>,
+                                      const gpu_msm_config&);
+template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const fr>,
+                                       const gpu_msm_config&);
 
 }  // namespace cuzk::msm

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // GPU field arithmetic (cuda_arith.cuh) against the host mont_field, bit for
-// bit: mul, sqr, add, sub, neg for Fr and Fp on 10^6 random pairs plus every
-// pair of special values (0, 1, p-1, R, R^2 as field elements and as raw
+// bit: mul, sqr, add, sub, neg for Fr, Fp and Fp2 (cuda_fp2.cuh) on 10^6
+// random pairs plus every pair of special values (0, 1, p-1, R, R^2 as field elements and as raw
 // limbs, limb-edge values). Also checks the layout contract: a host array
 // copied to the device and back is unchanged, and device one() equals the
 // host one.
@@ -10,10 +10,12 @@
 #include <cstdint>
 #include <cstring>
 #include <random>
+#include <type_traits>
 #include <vector>
 
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
+#include <cuzk/ff/detail/cuda_fp2.cuh>
 #include <cuzk/gpu/device.cuh>
 
 #include "common/test_seed.hpp"
@@ -77,11 +79,31 @@ std::vector<F> special_values() {
   return v;
 }
 
+/// Fp2 edge values: each Fp edge value as c0, as c1, as both, and next to -1.
+std::vector<cuzk::ff::fp2> special_fp2_values() {
+  std::vector<cuzk::ff::fp2> v;
+  for (const fp& x : special_values<fp>()) {
+    v.push_back({x, fp::zero()});
+    v.push_back({fp::zero(), x});
+    v.push_back({x, x});
+    v.push_back({x, -fp::one()});
+  }
+  return v;
+}
+
+template <class F>
+std::vector<F> specials() {
+  if constexpr (std::is_same_v<F, cuzk::ff::fp2>)
+    return special_fp2_values();
+  else
+    return special_values<F>();
+}
+
 template <class F, class D>
 void run_field_test(const char* name) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed(name));
-  const std::vector<F> sp = special_values<F>();
+  const std::vector<F> sp = specials<F>();
   std::vector<F> a, b;
   for (const F& x : sp)
     for (const F& y : sp) a.push_back(x), b.push_back(y);
@@ -134,6 +156,9 @@ void run_field_test(const char* name) {
 
 TEST(GpuField, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("GpuField.FrMatchesHost"); }
 TEST(GpuField, FpMatchesHost) { run_field_test<fp, gpu::fp_d>("GpuField.FpMatchesHost"); }
+TEST(GpuField, Fp2MatchesHost) {
+  run_field_test<cuzk::ff::fp2, gpu::fp2_d>("GpuField.Fp2MatchesHost");
+}
 
 TEST(GpuField, DeviceQueryNeverThrows) {
   const int n = cuzk::gpu::device_count();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // GPU G1 MSM (cuzk/msm/msm_gpu.hpp) against the CPU MSM (cuzk/msm/msm.hpp)
-// as group elements: random scalars at 2^10..2^20; witness-like scalars
+// as group elements: random scalars (with 0, 1, r - 1 planted) at every size
+// 2^1..2^22; witness-like scalars
 // (zeros, ones, -1, powers of two, one repeated value) with repeated bases,
 // P/-P pairs and infinity bases at the same sizes; degenerate inputs (all
 // zero, all one, all equal: one hot bucket per window); every window width
@@ -49,7 +50,7 @@ std::vector<g1_affine> make_points(std::size_t n, std::mt19937_64& rng) {
 const std::vector<g1_affine>& pool() {
   static const std::vector<g1_affine> p = [] {
     std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm point pool"));
-    return make_points(std::size_t(1) << 20, rng);
+    return make_points(std::size_t(1) << 22, rng);
   }();
   return p;
 }
@@ -64,10 +65,14 @@ TEST(GpuMsm, RandomScalarsMatchCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.RandomScalarsMatchCpu"));
   msm::gpu_msm_context ctx;
-  for (unsigned lg = 10; lg <= 20; ++lg) {
+  for (unsigned lg = 1; lg <= 22; ++lg) {
     const std::size_t n = std::size_t(1) << lg;
     const std::span<const g1_affine> bases(pool().data(), n);
-    const auto scalars = cuzk::test::random_elements<fr>(n, rng);
+    auto scalars = cuzk::test::random_elements<fr>(n, rng);
+    // the special scalars 0, 1 and r - 1 at fixed positions
+    scalars[0] = fr::zero();
+    scalars[n - 1] = -fr::one();
+    if (n > 2) scalars[n / 2] = fr::one();
     ctx.upload_bases(bases);
     expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars), "random 2^" + std::to_string(lg));
   }

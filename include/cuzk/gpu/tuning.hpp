@@ -13,6 +13,10 @@
 //   MSM G1 (default window lg n - 3 capped at 17, host wall clock incl. the
 //     scalar upload from pageable memory): points_per_thread 64: 2^20 50 ms,
 //     2^24 339 ms; points_per_thread 16: 2^20 45 ms, 2^24 317 ms.
+//   Window sweep at 2^24, scalars resident (bench/RESULTS.md, 2026-11-29):
+//     G1 c = 16, 17, 18 within 1% (248-250 ms), c = 14: 292, c = 20: 283;
+//     G2 best at c = 19 (1549 ms), c = 17: 1583 (2% slower), c = 16: 1609.
+//     So the default stays lg n - 3 capped at 17 until 2^25+ is swept.
 
 #include <cstdint>
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// G1 multi-scalar multiplication on the GPU, host-callable (plain C++: no
-// CUDA headers needed to include this file). Results equal cuzk::msm::msm on
-// the CPU (as group elements; compare jacobian points with ==).
+// G1 and G2 multi-scalar multiplication on the GPU, host-callable (plain
+// C++: no CUDA headers needed to include this file). Results equal
+// cuzk::msm::msm on the CPU (as group elements; compare jacobian points with
+// ==).
 //
 // Method (src/cuda/msm.cu): Pippenger with signed c-bit windows. Per window:
 // digits in [-(2^(c-1) - 1), 2^(c-1)] (a digit above 2^(c-1) borrows from the
@@ -13,15 +14,23 @@
 // tuning::msm::points_per_thread points, then partial sums of one bucket are
 // summed again), so a bucket holding most of the points (0/1 witnesses,
 // duplicated scalars) does not serialise on one thread. Digit 0 is never
-// summed. Buckets are then reduced per window with per-thread running sums
-// over chunks of buckets plus a shared-memory tree, and the host combines the
-// per-block sums and the windows (Horner with c doublings per window).
+// summed, so zero scalars cost only their sort slot; scalars equal to 1 all
+// land in bucket 1 of window 0 and are summed by the segmented tree. Buckets
+// are then reduced per window with per-thread running sums over chunks of
+// buckets plus a shared-memory tree, and the host combines the per-block
+// sums and the windows (Horner with c doublings per window).
 // Infinity bases (x = y = 0) and zero scalars contribute nothing.
 //
-// Memory on the device: bases 96 n bytes (kept by gpu_msm_context), scalars
-// 32 n, sort keys/values 16 n + CUB scratch, partial sums 2 x 192 n / G
-// (G = tuning::msm::points_per_thread), buckets 192 * 2^(c-1) * ceil(256/c):
-// see gpu_msm_scratch_bytes.
+// Memory on the device: bases 96 n (G1) / 192 n (G2) bytes, kept by the
+// context; scratch in a gpu_msm_workspace, which several contexts of one
+// device may share (a prover's A, B, L, H MSMs run one after the other on the
+// same scratch): scalars 32 n, sort keys/values 16 n + CUB scratch, partial
+// sums 2 x X n / G (X = 192 for G1, 384 for G2, G =
+// tuning::msm::points_per_thread), buckets X 2^(c-1) ceil(256/c): see
+// gpu_msm_scratch_bytes. The workspace grows to the largest call and keeps
+// its memory until release().
+// Threads: a context (and a workspace) serves one call at a time; callers
+// serialise (the Groth16 GPU prover holds its per-GPU lock).
 // Errors: std::invalid_argument on size mismatch or a window outside
 // [2, 20]; cuzk::gpu::cuda_error on any CUDA failure (including no device).
 
@@ -49,35 +58,95 @@ struct gpu_msm_config {
 /// The window width used for |n| terms when none is given.
 unsigned gpu_default_window_bits(std::size_t n);
 
-/// Device bytes one MSM of |n| terms allocates besides the bases.
+/// Device bytes one MSM of |n| terms over ec::affine<F> allocates besides
+/// the bases (F = ff::fp for G1, ff::fp2 for G2).
+template <class F = ff::fp>
 std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0);
 
 /// sum_i scalars[i] * bases[i] (sizes must match); uploads the bases every
-/// call. For repeated MSMs over the same bases use gpu_msm_context.
-ec::g1_jacobian msm_gpu(std::span<const ec::g1_affine> bases, std::span<const ff::fr> scalars,
+/// call. For repeated MSMs over the same bases use gpu_msm_context_t.
+template <class F>
+ec::jacobian<F> msm_gpu(std::span<const ec::affine<F>> bases, std::span<const ff::fr> scalars,
                         const gpu_msm_config& cfg = {});
 
-/// Bases resident on one device; scratch kept between runs.
-class gpu_msm_context {
+/// Scratch device memory of MSMs on one device (opaque; see the file comment).
+class gpu_msm_workspace {
  public:
-  explicit gpu_msm_context(int device = 0, CUstream_st* stream = nullptr);
-  ~gpu_msm_context();
-  gpu_msm_context(gpu_msm_context&&) noexcept;
-  gpu_msm_context& operator=(gpu_msm_context&&) noexcept;
-  gpu_msm_context(const gpu_msm_context&) = delete;
-  gpu_msm_context& operator=(const gpu_msm_context&) = delete;
+  explicit gpu_msm_workspace(int device = 0);
+  ~gpu_msm_workspace();
+  gpu_msm_workspace(gpu_msm_workspace&&) noexcept;
+  gpu_msm_workspace& operator=(gpu_msm_workspace&&) noexcept;
+  gpu_msm_workspace(const gpu_msm_workspace&) = delete;
+  gpu_msm_workspace& operator=(const gpu_msm_workspace&) = delete;
+
+  int device() const;
+  /// Device bytes held now.
+  std::size_t bytes() const;
+  /// Frees the scratch (it grows again on the next call).
+  void release();
+
+  struct impl;  // src/cuda/msm.cu
+  impl& internals() { return *_impl; }
+
+ private:
+  std::unique_ptr<impl> _impl;
+};
+
+/// Bases resident on one device (G1: F = ff::fp, G2: F = ff::fp2).
+template <class F>
+class gpu_msm_context_t {
+ public:
+  /// |workspace| null: a private one. A shared workspace must belong to
+  /// |device| (std::invalid_argument otherwise).
+  explicit gpu_msm_context_t(int device = 0, CUstream_st* stream = nullptr,
+                             std::shared_ptr<gpu_msm_workspace> workspace = {});
+  ~gpu_msm_context_t();
+  gpu_msm_context_t(gpu_msm_context_t&&) noexcept;
+  gpu_msm_context_t& operator=(gpu_msm_context_t&&) noexcept;
+  gpu_msm_context_t(const gpu_msm_context_t&) = delete;
+  gpu_msm_context_t& operator=(const gpu_msm_context_t&) = delete;
 
   /// Replaces the resident bases (synchronous).
-  void upload_bases(std::span<const ec::g1_affine> bases);
+  void upload_bases(std::span<const ec::affine<F>> bases);
+  /// Frees the resident bases.
+  void release_bases();
   std::size_t n_bases() const;
+  std::shared_ptr<gpu_msm_workspace> workspace() const;
 
   /// sum_i scalars[i] * bases[i] over the first scalars.size() resident
   /// bases (scalars.size() <= n_bases(), std::invalid_argument otherwise).
-  ec::g1_jacobian run(std::span<const ff::fr> scalars, unsigned window_bits = 0);
+  ec::jacobian<F> run(std::span<const ff::fr> scalars, unsigned window_bits = 0);
+
+  /// The same with |n| Montgomery scalars already in this device's memory
+  /// (not modified), over resident bases [first_base, first_base + n).
+  /// Work is queued on the context's stream; returns with the result.
+  ec::jacobian<F> run_device(const ff::fr* d_scalars, std::size_t n, std::size_t first_base = 0,
+                             unsigned window_bits = 0);
+
+  /// Bases NOT resident: sum_i d_scalars[i] * h_bases[i], the bases copied
+  /// in chunks of |chunk_terms| into two device buffers on a second stream,
+  /// the copy of chunk k + 1 overlapping the MSM of chunk k (fully so from
+  /// pinned host memory; from pageable memory the host stages the copy
+  /// while the GPU computes). For parameters larger than free VRAM.
+  ec::jacobian<F> run_streamed(std::span<const ec::affine<F>> h_bases, const ff::fr* d_scalars,
+                               std::size_t chunk_terms, unsigned window_bits = 0);
 
  private:
+  void check_terms(std::size_t first, std::size_t n) const;
   struct impl;
   std::unique_ptr<impl> _impl;
 };
+
+using gpu_msm_context = gpu_msm_context_t<ff::fp>;      ///< G1
+using gpu_msm_g2_context = gpu_msm_context_t<ff::fp2>;  ///< G2
+
+extern template class gpu_msm_context_t<ff::fp>;
+extern template class gpu_msm_context_t<ff::fp2>;
+extern template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned);
+extern template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned);
+extern template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>,
+                                             std::span<const ff::fr>, const gpu_msm_config&);
+extern template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>,
+                                              std::span<const ff::fr>, const gpu_msm_config&);
 
 }  // namespace cuzk::msm

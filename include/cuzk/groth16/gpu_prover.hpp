@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The Groth16 prover on one GPU, with the split API the engine schedules:
+//
+//   gpu_prover prover(params, shape, {.device = 0});   // uploads once
+//   pending_proof p = prover.prove_start(witness);      // GPU, under the lock
+//   proof pi = prover.finalize(std::move(p), r, s);     // CPU, no lock
+//   // or prover.prove(witness, r, s) for both
+//
+// One gpu_prover per (device, circuit shape). Construction copies the
+// parameters' queries (A, B_G1, B_G2, L, H) and the shape's A/B/C matrices
+// into VRAM when they fit (cudaMemGetInfo free bytes minus
+// gpu_prover_config::vram_margin_bytes, after the per-proof buffers and the
+// MSM scratch); otherwise the queries stay on the host and each MSM streams
+// them in chunks whose copies overlap the MSM of the previous chunk.
+//
+// prove_start (the GPU critical path), under the per-GPU kernel lock:
+//   upload w = inputs || aux; a, b, c = A·w, B·w, C·w (GPU SpMV, zero-padded
+//   to the domain size m); h = (a·b − c)/Z on the coset (GPU NTTs);
+//   MSMs H over h, L over aux, A over inputs || aux[A density], B_G1 (and
+//   B_G2 unless b_g2_on_cpu) over inputs[B density] || aux[B density] (the
+//   density compaction runs on the GPU).
+// It returns as soon as the GPU work is done and the lock is released.
+// finalize (CPU): B_G2 when b_g2_on_cpu (CPU Pippenger, all host threads),
+// then A = α + ΣA + rδ, B = β + ΣB + sδ, C = ΣL + ΣH + sA + rB₁ − rsδ, the
+// same equations and therefore the same bytes as groth16::prove.
+//
+// Threads: every member function is safe to call concurrently; prove_start
+// calls serialise on the kernel lock, finalize runs without it.
+// Memory (device, resident mode): 96 (|A| + |B_G1| + |L| + |H|) + 192 |B_G2|
+// bytes of queries, the matrices (8 bytes per non-zero), 32 (2 nv + 3 m)
+// bytes of per-proof vectors (nv = inputs + aux), one shared MSM scratch
+// (msm_gpu.hpp) and the NTT tables (16 m bytes).
+// Errors: std::invalid_argument when parameters, shape and witness sizes
+// disagree; cuzk::gpu::cuda_error on any CUDA failure (the prover stays
+// usable for the next call when the failure was not a device fault).
+
+#include <cstddef>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <vector>
+
+#include <cuzk/groth16/keys.hpp>
+#include <cuzk/groth16/proof.hpp>
+#include <cuzk/groth16/prover.hpp>
+#include <cuzk/r1cs/shape.hpp>
+
+namespace cuzk::groth16 {
+
+struct gpu_prover_config {
+  /// CUDA device ordinal.
+  int device = 0;
+  /// Run the B_G2 MSM on the CPU in finalize (frees the GPU sooner when the
+  /// host has cores to spare; the default runs it on the GPU).
+  bool b_g2_on_cpu = false;
+  /// Device bytes left free when deciding whether the queries fit.
+  std::size_t vram_margin_bytes = std::size_t(1) << 30;
+  /// Keep the queries on the host and stream them even when they fit (tests).
+  bool force_streaming = false;
+  /// Terms per streamed chunk.
+  std::size_t stream_chunk_terms = std::size_t(1) << 22;
+};
+
+/// What prove_start hands to finalize: the MSM sums (and, for a CPU B_G2,
+/// the compacted B scalars). Move-only in practice; opaque to callers.
+struct pending_proof {
+  ec::g1_jacobian a_sum, b1_sum, l_sum, h_sum;
+  ec::g2_jacobian b2_sum;
+  bool b2_done = false;
+  std::vector<ff::fr> b_scalars;  ///< inputs[B density] || aux[B density] when !b2_done
+};
+
+/// Milliseconds spent in the stages of the last prove_start (diagnostics).
+struct gpu_prove_timings {
+  double upload_ms = 0, spmv_ms = 0, ntt_ms = 0, msm_h_ms = 0, msm_l_ms = 0, msm_a_ms = 0,
+         msm_b1_ms = 0, msm_b2_ms = 0, total_ms = 0;
+};
+
+class gpu_prover {
+ public:
+  gpu_prover(std::shared_ptr<const parameters> params,
+             std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg = {});
+  ~gpu_prover();
+  gpu_prover(const gpu_prover&) = delete;
+  gpu_prover& operator=(const gpu_prover&) = delete;
+
+  /// The GPU critical path for one witness of this prover's shape.
+  pending_proof prove_start(const witness& w);
+  /// Proof assembly on the CPU (and B_G2 when configured so).
+  proof finalize(pending_proof&& pending, const ff::fr& r, const ff::fr& s) const;
+  /// prove_start + finalize.
+  proof prove(const witness& w, const ff::fr& r, const ff::fr& s);
+
+  int device() const;
+  /// True when the queries live in VRAM (false: streamed from the host).
+  bool queries_resident() const;
+  /// Device bytes this prover holds now.
+  std::size_t device_bytes() const;
+  /// Stage times of the most recent prove_start.
+  gpu_prove_timings last_timings() const;
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> _impl;
+};
+
+/// The device ordinals to use: |configured| as given (each checked to exist,
+/// std::invalid_argument otherwise), or every visible device when empty.
+std::vector<int> select_gpu_devices(std::span<const int> configured);
+
+}  // namespace cuzk::groth16

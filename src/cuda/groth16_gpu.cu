@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: Apache-2.0
+// The Groth16 GPU prover: resident (or streamed) queries, GPU SpMV, H on the
+// coset, density compaction and the five MSMs under a per-GPU kernel lock;
+// proof assembly on the CPU. API, memory and the split: cuzk/groth16/gpu_prover.hpp.
+//
+// Density compaction (compact_kernel): the B (and A) queries hold points
+// only for the variables whose density bit is set; the scalar of set bit j
+// goes to position rank(j) = (set bits in the words before j's word, a
+// host-computed prefix over the 64-bit words, uploaded once per shape) +
+// popcount(word & below-j mask). One thread per variable, one 32-byte copy
+// per set bit.
+// The kernel lock is per device ordinal and process-wide, so provers of
+// different circuits on one GPU take turns.
+
+#include <cuzk/groth16/gpu_prover.hpp>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include <cuzk/ec/scalar_mul.hpp>
+#include <cuzk/ff/detail/cuda_arith.cuh>
+#include <cuzk/gpu/cuda_check.cuh>
+#include <cuzk/gpu/device.cuh>
+#include <cuzk/msm/msm.hpp>
+#include <cuzk/msm/msm_gpu.hpp>
+#include <cuzk/ntt/domain.hpp>
+#include <cuzk/ntt/ntt_gpu.hpp>
+#include <cuzk/r1cs/spmv_gpu.hpp>
+
+namespace cuzk::groth16 {
+namespace {
+
+using ff::fr;
+using gpu::fr_d;
+
+__global__ void compact_kernel(const fr_d* __restrict__ d_src, std::uint64_t n,
+                               const std::uint64_t* __restrict__ d_words,
+                               const std::uint32_t* __restrict__ d_word_off,
+                               fr_d* __restrict__ d_dst) {
+  const std::uint64_t j = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const std::uint64_t word = d_words[j / 64];
+  const unsigned bit = unsigned(j % 64);
+  if (!((word >> bit) & 1)) return;
+  const std::uint64_t below = bit ? (word & (~std::uint64_t(0) >> (64 - bit))) : 0;
+  d_dst[d_word_off[j / 64] + __popcll(below)] = d_src[j];
+}
+
+/// A density mask on the device: its words and the set bits before each word.
+struct device_density {
+  std::size_t n_bits = 0, count = 0;
+  gpu::device_buffer<std::uint64_t> words;
+  gpu::device_buffer<std::uint32_t> word_off;
+
+  device_density() = default;
+  device_density(const r1cs::density_mask& d, cudaStream_t s) : n_bits(d.size()) {
+    const std::span<const std::uint64_t> w = d.words();
+    std::vector<std::uint32_t> off(w.size());
+    std::uint64_t acc = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      off[i] = std::uint32_t(acc);
+      acc += unsigned(__builtin_popcountll(w[i]));
+    }
+    count = acc;
+    words = gpu::device_buffer<std::uint64_t>(w.size());
+    word_off = gpu::device_buffer<std::uint32_t>(w.size());
+    words.upload(w.data(), w.size(), s);
+    word_off.upload(off.data(), off.size(), s);
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));  // |off| is freed on return
+  }
+  std::size_t bytes() const { return words.bytes() + word_off.bytes(); }
+
+  /// d_dst[0 .. count) = the elements of d_src (n_bits long) whose bit is set.
+  void compact(const fr* d_src, fr* d_dst, cudaStream_t s) const {
+    if (n_bits == 0) return;
+    compact_kernel<<<unsigned((n_bits + 255) / 256), 256, 0, s>>>(
+        reinterpret_cast<const fr_d*>(d_src), n_bits, words.data(), word_off.data(),
+        reinterpret_cast<fr_d*>(d_dst));
+    CUZK_CUDA_CHECK_LAUNCH();
+  }
+};
+
+std::mutex& kernel_lock(int device) {
+  static std::array<std::mutex, 64> locks;
+  if (device < 0 || device >= int(locks.size()))
+    throw std::invalid_argument("groth16::gpu_prover: device ordinal " + std::to_string(device) +
+                                " out of range");
+  return locks[std::size_t(device)];
+}
+
+void require(bool ok, const std::string& what) {
+  if (!ok) throw std::invalid_argument("groth16::gpu_prover: " + what);
+}
+
+std::string num(std::size_t v) { return std::to_string(v); }
+
+void check_params(const parameters& p, const r1cs::r1cs_shape& shape, std::size_t m) {
+  require(p.vk.ic.size() == shape.num_inputs, "verifying key has " + num(p.vk.ic.size()) +
+                                                  " IC points, circuit has " +
+                                                  num(shape.num_inputs) + " inputs");
+  require(p.h.size() == m - 1,
+          "parameters have " + num(p.h.size()) + " H points, domain needs " + num(m - 1));
+  require(p.l.size() == shape.num_aux, "parameters have " + num(p.l.size()) +
+                                           " L points, circuit has " + num(shape.num_aux) +
+                                           " aux variables");
+  const std::size_t a_len = shape.num_inputs + shape.a_aux_density.count();
+  require(p.a.size() == a_len, "parameters have " + num(p.a.size()) +
+                                   " A points, circuit density needs " + num(a_len));
+  const std::size_t b_len = shape.b_input_density.count() + shape.b_aux_density.count();
+  require(p.b_g1.size() == b_len && p.b_g2.size() == b_len,
+          "parameters have " + num(p.b_g1.size()) + " B_G1 / " + num(p.b_g2.size()) +
+              " B_G2 points, circuit density needs " + num(b_len));
+  require(shape.a_aux_density.size() == shape.num_aux &&
+              shape.b_aux_density.size() == shape.num_aux &&
+              shape.b_input_density.size() == shape.num_inputs,
+          "density masks do not match the variable counts");
+}
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
+
+struct gpu_prover::impl {
+  std::shared_ptr<const parameters> params;
+  std::shared_ptr<const r1cs::r1cs_shape> shape;
+  gpu_prover_config cfg;
+  ntt::evaluation_domain domain;
+  std::size_t m = 0, nv = 0, ni = 0;
+  bool resident = false;
+
+  // everything below lives on cfg.device
+  std::unique_ptr<gpu::stream> s;
+  std::unique_ptr<r1cs::gpu_shape> d_shape;
+  device_density a_aux, b_in, b_aux;
+  std::shared_ptr<msm::gpu_msm_workspace> ws;
+  std::unique_ptr<msm::gpu_msm_context> ctx_a, ctx_b1, ctx_l, ctx_h;
+  std::unique_ptr<msm::gpu_msm_g2_context> ctx_b2;
+  gpu::device_buffer<fr> d_w, d_a, d_b, d_c, d_sel;
+
+  mutable std::mutex timings_mutex;
+  gpu_prove_timings timings;
+
+  impl(std::shared_ptr<const parameters> p, std::shared_ptr<const r1cs::r1cs_shape> sh,
+       const gpu_prover_config& c)
+      : params(std::move(p)), shape(std::move(sh)), cfg(c),
+        domain(shape ? shape->num_constraints : 0) {}
+
+  /// Device bytes needed besides the queries.
+  std::size_t working_bytes(std::size_t msm_terms_g1, std::size_t msm_terms_g2) const {
+    const std::size_t vectors = sizeof(fr) * (2 * nv + 3 * m);
+    const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1),
+                                         msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2));
+    return vectors + scratch + r1cs::gpu_shape_bytes(*shape) + ntt::gpu_twiddle_bytes(domain.lg_size()) +
+           (std::size_t(3) << 20);  // densities, CUB and runtime slack
+  }
+
+  template <class F>
+  ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
+                          const fr* d_scalars, std::size_t n) {
+    if (resident) return ctx->run_device(d_scalars, n);
+    return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars,
+                             cfg.stream_chunk_terms);
+  }
+};
+
+gpu_prover::gpu_prover(std::shared_ptr<const parameters> params,
+                       std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg) {
+  require(params && shape, "null parameters or shape");
+  _impl = std::make_unique<impl>(std::move(params), std::move(shape), cfg);
+  impl& d = *_impl;
+  const parameters& p = *d.params;
+  const r1cs::r1cs_shape& sh = *d.shape;
+  d.m = d.domain.size();
+  d.ni = sh.num_inputs;
+  d.nv = sh.num_variables();
+  require(d.m >= 2, "circuit has fewer than 2 constraints");
+  check_params(p, sh, d.m);
+  require(d.nv < (std::size_t(1) << 31), "more than 2^31 variables");
+  if (gpu::query_device_count() <= cfg.device || cfg.device < 0)
+    throw gpu::cuda_error(int(cudaErrorInvalidDevice),
+                          "groth16::gpu_prover: no CUDA device " + std::to_string(cfg.device));
+
+  gpu::device_guard guard(cfg.device);
+  const std::size_t g1_max = std::max({p.a.size(), p.b_g1.size(), p.l.size(), p.h.size()});
+  const std::size_t query_bytes =
+      sizeof(ec::g1_affine) * (p.a.size() + p.b_g1.size() + p.l.size() + p.h.size()) +
+      sizeof(ec::g2_affine) * p.b_g2.size();
+  std::size_t free_b = 0, total_b = 0;
+  CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  const std::size_t usable = free_b > cfg.vram_margin_bytes ? free_b - cfg.vram_margin_bytes : 0;
+  const std::size_t resident_need = query_bytes + d.working_bytes(g1_max, p.b_g2.size());
+  d.resident = !cfg.force_streaming && resident_need <= usable;
+  if (!d.resident) {
+    const std::size_t chunk = std::max<std::size_t>(cfg.stream_chunk_terms, 1);
+    const std::size_t stream_need = d.working_bytes(std::min(chunk, g1_max),
+                                                    std::min(chunk, p.b_g2.size())) +
+                                    2 * chunk * sizeof(ec::g2_affine);
+    if (stream_need > usable)
+      throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
+                            "groth16::gpu_prover: device " + std::to_string(cfg.device) +
+                                " has " + std::to_string(usable >> 20) +
+                                " MiB usable, streaming the queries still needs " +
+                                std::to_string(stream_need >> 20) + " MiB");
+  }
+
+  d.s = std::make_unique<gpu::stream>();
+  d.d_shape = std::make_unique<r1cs::gpu_shape>(sh, cfg.device);
+  d.a_aux = device_density(sh.a_aux_density, *d.s);
+  d.b_in = device_density(sh.b_input_density, *d.s);
+  d.b_aux = device_density(sh.b_aux_density, *d.s);
+  d.ws = std::make_shared<msm::gpu_msm_workspace>(cfg.device);
+  CUstream_st* st = d.s->get();
+  d.ctx_a = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);
+  d.ctx_b1 = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);
+  d.ctx_l = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);
+  d.ctx_h = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);
+  d.ctx_b2 = std::make_unique<msm::gpu_msm_g2_context>(cfg.device, st, d.ws);
+  if (d.resident) {
+    d.ctx_a->upload_bases(p.a);
+    d.ctx_b1->upload_bases(p.b_g1);
+    d.ctx_l->upload_bases(p.l);
+    d.ctx_h->upload_bases(p.h);
+    if (!cfg.b_g2_on_cpu) d.ctx_b2->upload_bases(p.b_g2);
+  }
+  d.d_w = gpu::device_buffer<fr>(d.nv);
+  d.d_sel = gpu::device_buffer<fr>(d.nv);
+  d.d_a = gpu::device_buffer<fr>(d.m);
+  d.d_b = gpu::device_buffer<fr>(d.m);
+  d.d_c = gpu::device_buffer<fr>(d.m);
+  ntt::gpu_prepare(d.domain.lg_size(), {.device = cfg.device, .stream = st});
+}
+
+gpu_prover::~gpu_prover() = default;
+
+pending_proof gpu_prover::prove_start(const witness& w) {
+  impl& d = *_impl;
+  const r1cs::r1cs_shape& sh = *d.shape;
+  const parameters& p = *d.params;
+  require(w.inputs.size() == sh.num_inputs, "witness has " + num(w.inputs.size()) +
+                                                " inputs, circuit has " + num(sh.num_inputs));
+  require(w.aux.size() == sh.num_aux,
+          "witness has " + num(w.aux.size()) + " aux values, circuit has " + num(sh.num_aux));
+  require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
+
+  std::lock_guard lock(kernel_lock(d.cfg.device));
+  gpu::device_guard guard(d.cfg.device);
+  const cudaStream_t s = *d.s;
+  gpu_prove_timings t;
+  const auto t_all = std::chrono::steady_clock::now();
+  auto t0 = t_all;
+  auto sync_and_time = [&](double& slot) {
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+    slot = ms_since(t0);
+    t0 = std::chrono::steady_clock::now();
+  };
+
+  d.d_w.upload(w.inputs.data(), d.ni, s, 0);
+  d.d_w.upload(w.aux.data(), w.aux.size(), s, d.ni);
+  sync_and_time(t.upload_ms);
+
+  // a, b, c = M·w, zero-padded to m
+  const std::size_t rows = sh.num_constraints;
+  for (auto* b : {&d.d_a, &d.d_b, &d.d_c})
+    if (d.m > rows)
+      CUZK_CUDA_CHECK(cudaMemsetAsync(b->data() + rows, 0, (d.m - rows) * sizeof(fr), s));
+  d.d_shape->evaluate_abc(d.d_w.data(), d.d_a.data(), d.d_b.data(), d.d_c.data(), s);
+  sync_and_time(t.spmv_ms);
+
+  const ntt::gpu_config ncfg{.device = d.cfg.device, .stream = d.s->get()};
+  ntt::compute_h_gpu(d.domain, ntt::device_ptr{d.d_a.data()}, ntt::device_ptr{d.d_b.data()},
+                     ntt::device_ptr{d.d_c.data()}, ncfg);
+  sync_and_time(t.ntt_ms);
+
+  pending_proof out;
+  out.h_sum = d.run_msm(d.ctx_h.get(), p.h, d.d_a.data(), d.m - 1);
+  sync_and_time(t.msm_h_ms);
+  out.l_sum = d.run_msm(d.ctx_l.get(), p.l, d.d_w.data() + d.ni, sh.num_aux);
+  sync_and_time(t.msm_l_ms);
+
+  // A: every input, then aux[A density]
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(d.d_sel.data(), d.d_w.data(), d.ni * sizeof(fr),
+                                  cudaMemcpyDeviceToDevice, s));
+  d.a_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.ni, s);
+  out.a_sum = d.run_msm(d.ctx_a.get(), p.a, d.d_sel.data(), p.a.size());
+  sync_and_time(t.msm_a_ms);
+
+  // B: inputs[B density], then aux[B density]
+  d.b_in.compact(d.d_w.data(), d.d_sel.data(), s);
+  d.b_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.b_in.count, s);
+  out.b1_sum = d.run_msm(d.ctx_b1.get(), p.b_g1, d.d_sel.data(), p.b_g1.size());
+  sync_and_time(t.msm_b1_ms);
+  if (d.cfg.b_g2_on_cpu) {
+    out.b_scalars.resize(p.b_g2.size());
+    d.d_sel.download(out.b_scalars.data(), out.b_scalars.size(), s);
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  } else {
+    out.b2_sum = d.run_msm(d.ctx_b2.get(), p.b_g2, d.d_sel.data(), p.b_g2.size());
+    out.b2_done = true;
+  }
+  sync_and_time(t.msm_b2_ms);
+  t.total_ms = ms_since(t_all);
+  {
+    std::lock_guard tl(d.timings_mutex);
+    d.timings = t;
+  }
+  return out;
+}
+
+proof gpu_prover::finalize(pending_proof&& pending, const fr& r, const fr& s) const {
+  const parameters& p = *_impl->params;
+  using ec::g1_jacobian;
+  using ec::g2_jacobian;
+  g2_jacobian b2_sum = pending.b2_sum;
+  if (!pending.b2_done) {
+    require(pending.b_scalars.size() == p.b_g2.size(), "pending proof lacks its B scalars");
+    b2_sum = msm::msm<ff::fp2>(std::span<const ec::g2_affine>(p.b_g2),
+                               std::span<const fr>(pending.b_scalars));
+  }
+  g1_jacobian a = g1_jacobian::from_affine(p.vk.alpha_g1);
+  a += pending.a_sum;
+  a += ec::mul(p.vk.delta_g1, r);
+  g1_jacobian b1 = g1_jacobian::from_affine(p.vk.beta_g1);
+  b1 += pending.b1_sum;
+  b1 += ec::mul(p.vk.delta_g1, s);
+  g2_jacobian b2 = g2_jacobian::from_affine(p.vk.beta_g2);
+  b2 += b2_sum;
+  b2 += ec::mul(p.vk.delta_g2, s);
+  g1_jacobian c = pending.l_sum;
+  c += pending.h_sum;
+  c += ec::mul(a, s);
+  c += ec::mul(b1, r);
+  c += -ec::mul(p.vk.delta_g1, r * s);
+  return {a.to_affine(), b2.to_affine(), c.to_affine()};
+}
+
+proof gpu_prover::prove(const witness& w, const fr& r, const fr& s) {
+  return finalize(prove_start(w), r, s);
+}
+
+int gpu_prover::device() const { return _impl->cfg.device; }
+bool gpu_prover::queries_resident() const { return _impl->resident; }
+
+std::size_t gpu_prover::device_bytes() const {
+  const impl& d = *_impl;
+  std::size_t b = d.d_shape->device_bytes() + d.a_aux.bytes() + d.b_in.bytes() + d.b_aux.bytes() +
+                  d.ws->bytes() + d.d_w.bytes() + d.d_sel.bytes() + d.d_a.bytes() +
+                  d.d_b.bytes() + d.d_c.bytes() + ntt::gpu_twiddle_bytes(d.domain.lg_size());
+  b += sizeof(ec::g1_affine) *
+       (d.ctx_a->n_bases() + d.ctx_b1->n_bases() + d.ctx_l->n_bases() + d.ctx_h->n_bases());
+  b += sizeof(ec::g2_affine) * d.ctx_b2->n_bases();
+  return b;
+}
+
+gpu_prove_timings gpu_prover::last_timings() const {
+  std::lock_guard tl(_impl->timings_mutex);
+  return _impl->timings;
+}
+
+std::vector<int> select_gpu_devices(std::span<const int> configured) {
+  const int n = gpu::query_device_count();
+  std::vector<int> out;
+  if (configured.empty()) {
+    for (int i = 0; i < n; ++i) out.push_back(i);
+    return out;
+  }
+  for (const int dev : configured) {
+    if (dev < 0 || dev >= n)
+      throw std::invalid_argument("groth16: configured GPU " + std::to_string(dev) +
+                                  " does not exist (" + std::to_string(n) + " visible)");
+    if (std::find(out.begin(), out.end(), dev) != out.end())
+      throw std::invalid_argument("groth16: GPU " + std::to_string(dev) + " listed twice");
+    out.push_back(dev);
+  }
+  return out;
+}
+
+}  // namespace cuzk::groth16
