@@ -7,7 +7,9 @@
 // Parameter files are named by the published stems (parameters.json), so a
 // folder of real Filecoin parameters works as well as ours. gen-params runs
 // our seeded setup: its toxic waste follows from the seed, so such
-// parameters are for tests and benchmarks only (a warning says so).
+// parameters are for tests and benchmarks only (a warning says so). prove
+// reads parameters as rust-fil-proofs does for its cache (no subgroup check
+// per point, which would cost minutes) unless --check-points is given.
 // public-inputs prints one 32-byte little-endian hex Fr per line (ONE
 // excluded), as the verifier derives them, for external verifiers.
 #include <chrono>
@@ -112,6 +114,7 @@ int gen_params(const gen_params_options& o) {
 struct prove_options {
   std::string type = "porep", c1, params, out;
   unsigned threads = 0;
+  bool check_points = false;
 };
 
 int prove(const prove_options& o) {
@@ -121,7 +124,8 @@ int prove(const prove_options& o) {
   const std::uint64_t size = c1.proof->sector_size;
   const double parse_s = seconds_since(t0);
   const auto t1 = clock_type::now();
-  const groth16::parameters params = io::read_parameters(param_path(o.params, size, ".params"));
+  const groth16::parameters params = io::read_parameters(param_path(o.params, size, ".params"),
+                                                            io::read_options{.check_points = o.check_points});
   const double params_s = seconds_since(t1);
   const auto t2 = clock_type::now();
   const r1cs::r1cs_shape shape = circuits::porep_shape(*c1.proof);
@@ -200,6 +204,9 @@ void register_porep_commands(CLI::App& app) {
   pr->add_option("--params", p.params, "folder holding the parameters by published name")->required();
   pr->add_option("--out", p.out, "proof file (192 bytes per partition)")->required();
   pr->add_option("--threads", p.threads, "witness threads (0: all)");
+  pr->add_flag("--check-points", p.check_points,
+               "subgroup-check every parameter point while reading (~80x slower; the curve equation and "
+               "canonical encodings are always checked)");
   pr->callback([] { run_command("prove", [] { return prove(p); }); });
 
   static public_inputs_options q;

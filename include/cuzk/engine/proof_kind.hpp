@@ -13,7 +13,8 @@
 //
 // Adding a kind (PoRep, SnapDeals) = one handler class plus one
 // engine::register_kind() call; nothing else in the engine changes. Kinds
-// without a handler are refused with unsupported_request (UNIMPLEMENTED).
+// without a handler (today SnapDeals) are refused with unsupported_request
+// (UNIMPLEMENTED).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -67,6 +68,8 @@ class proof_kind_handler {
 /// WinningPoSt (CRITICAL) and WindowPoSt (HIGH) at every published sector size.
 std::unique_ptr<proof_kind_handler> make_winning_post_kind();
 std::unique_ptr<proof_kind_handler> make_window_post_kind();
+/// PoRep C2 (NORMAL): vanilla_proof = the C1 output JSON (src/engine/porep_kind.cpp).
+std::unique_ptr<proof_kind_handler> make_porep_kind();
 
 /// "2k", "8m", "512m", "32g", "64g" (the circuit id suffix of a sector size).
 std::string sector_size_tag(std::uint64_t sector_size);

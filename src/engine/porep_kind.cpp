@@ -1,0 +1,94 @@
+// SPDX-License-Identifier: Apache-2.0
+// The PoRep C2 proof kind (POREP_SEAL_COMMIT): the request's vanilla_proof
+// is the C1 output as Curio / lotus write it (SealCommitPhase1Output JSON,
+// bare or in the {"SectorNum","Phase1Out","SectorSize"} wrapper). Parsing
+// checks everything up front, so a bad C1 fails at submit with
+// INVALID_ARGUMENT naming the JSON path or the partition / challenge: the
+// JSON schema (io::parse_c1_json), the partition and challenge counts of the
+// registered proof, and that every partition's vanilla proofs fit the
+// circuit. The registered proof comes from the C1 (the request's
+// registered_proof is ignored, as the reference does); a non-zero
+// sector_size must agree with it.
+// Synthesis is the circuit's parallel witness (circuits/porep_compound.hpp);
+// public inputs are derived from the C1's commitments and seed through the
+// graph, as a verifier does, so the engine's verification of each partition
+// proof is independent of the vanilla proofs.
+// Cost at parse: the JSON (~0.25 s for a 32 GiB C1) and one circuit
+// conversion per partition (copies of the paths, milliseconds).
+#include <string>
+
+#include <cuzk/circuits/porep_compound.hpp>
+#include <cuzk/circuits/stacked_porep.hpp>
+#include <cuzk/engine/proof_kind.hpp>
+#include <cuzk/io/format_error.hpp>
+#include <cuzk/io/porep_c1.hpp>
+
+namespace cuzk::engine {
+namespace {
+
+constexpr std::uint64_t porep_sizes[] = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
+
+class porep_job final : public circuit_job {
+ public:
+  porep_job(std::string id, io::c1_output c1) : _id(std::move(id)), _c1(std::move(c1)) {}
+  const std::string& circuit_id() const override { return _id; }
+  std::size_t num_partitions() const override { return _c1.partitions.size(); }
+  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token) const override {
+    token.check();
+    groth16::witness w = circuits::porep_witness(_c1, p);
+    if (w.inputs.size() != shape.num_inputs || w.aux.size() != shape.num_aux)
+      throw std::runtime_error("porep: witness of partition " + std::to_string(p) + " does not match the shape of " +
+                               _id);
+    token.check();
+    return w;
+  }
+  std::vector<ff::fr> public_inputs(std::size_t p) const override { return circuits::porep_public_inputs(_c1, p); }
+
+ private:
+  std::string _id;
+  io::c1_output _c1;
+};
+
+class porep_kind final : public proof_kind_handler {
+ public:
+  proof_kind kind() const override { return proof_kind::porep_seal_commit; }
+  priority default_priority() const override { return priority::normal; }
+  std::vector<circuit_info> circuits() const override {
+    std::vector<circuit_info> v;
+    for (std::uint64_t s : porep_sizes) {
+      const io::seal_proof_info* info = io::find_seal_proof_by_size(s);
+      v.push_back({"porep-" + sector_size_tag(s), circuits::porep_param_file_stem(s), s,
+                   [info] { return circuits::porep_shape(*info); }});
+    }
+    return v;
+  }
+  std::unique_ptr<circuit_job> parse(const proof_request& req) const override {
+    if (req.vanilla_proof.empty()) throw invalid_request("vanilla_proof is empty: a PoRep needs the C1 output JSON");
+    io::c1_output c1;
+    try {
+      c1 = io::parse_c1_json(std::string_view(reinterpret_cast<const char*>(req.vanilla_proof.data()),
+                                              req.vanilla_proof.size()),
+                             "vanilla_proof");
+    } catch (const io::format_error& e) {
+      throw invalid_request(e.what());
+    }
+    const io::seal_proof_info& info = *c1.proof;
+    if (req.sector_size != 0 && req.sector_size != info.sector_size)
+      throw invalid_request("sector_size " + std::to_string(req.sector_size) + " does not match the C1's " +
+                            std::string(info.name) + " (sector size " + std::to_string(info.sector_size) + ")");
+    try {
+      circuits::check_porep_c1_counts(c1);
+      const circuits::stacked_porep_params params = circuits::stacked_porep_params_for(info);
+      for (std::size_t k = 0; k < c1.partitions.size(); ++k) (void)circuits::stacked_porep_circuit_from_c1(params, c1, k);
+    } catch (const std::invalid_argument& e) {
+      throw invalid_request(e.what());
+    }
+    return std::make_unique<porep_job>("porep-" + sector_size_tag(info.sector_size), std::move(c1));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<proof_kind_handler> make_porep_kind() { return std::make_unique<porep_kind>(); }
+
+}  // namespace cuzk::engine
