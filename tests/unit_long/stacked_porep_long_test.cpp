@@ -179,3 +179,53 @@ TEST(StackedPorepCircuitLong, Generated32GiBChallengesSatisfyShape) {
 }
 
 }  // namespace
+
+namespace {
+
+// Every challenge of a whole 32 GiB partition, checked against the Groth16
+// shape of a 2-challenge circuit: the partition circuit is the globals block
+// followed by identical per-challenge blocks, so checking challenges
+// (2j, 2j+1) for j = 0..8 with the same globals covers every constraint of
+// the 18-challenge circuit with its real data, in ~1/9 of the memory. The
+// public inputs of each pair must equal the matching slice of the inputs the
+// verifier derives for the whole partition. Returns the number of
+// unsatisfied constraints over all pairs.
+std::size_t check_whole_partition_in_pairs(const io::c1_output& c1, const std::vector<fr>& pub) {
+  const io::seal_proof_info& info = *c1.proof;
+  stacked_porep_params p = circuits::stacked_porep_params_for(info);
+  const std::size_t total = p.challenges;
+  p.challenges = 2;
+  const r1cs::r1cs_shape shape = r1cs::make_shape(circuits::blank_stacked_porep_circuit(p));
+  std::vector<fr> a(shape.num_constraints), b(shape.num_constraints), cc(shape.num_constraints);
+  std::size_t bad = 0;
+  for (std::size_t j = 0; j + 1 < total; j += 2) {
+    io::c1_output pair = c1;
+    pair.partitions.resize(1);
+    pair.partitions[0].assign(c1.partitions[0].begin() + std::ptrdiff_t(j),
+                              c1.partitions[0].begin() + std::ptrdiff_t(j + 2));
+    const circuits::stacked_porep_circuit c = circuits::stacked_porep_circuit_from_c1(p, pair, 0);
+    const circuits::stacked_witness w = circuits::stacked_porep_witness(c, 2);
+    r1cs::evaluate_abc(shape, w.inputs, w.aux, a, b, cc);
+    for (std::size_t i = 0; i < a.size(); ++i) bad += a[i] * b[i] != cc[i];
+    EXPECT_TRUE(std::equal(w.inputs.begin() + 1, w.inputs.begin() + 4, pub.begin())) << "pair " << j;
+    EXPECT_TRUE(std::equal(w.inputs.begin() + 4, w.inputs.end(), pub.begin() + std::ptrdiff_t(3 + 18 * j)))
+        << "pair " << j;
+  }
+  return bad;
+}
+
+TEST(StackedPorepCircuitLong, Generated32GiBWholePartitionSatisfiesShape) {
+  const io::seal_proof_info* info = io::find_seal_proof("StackedDrg32GiBV1_1");
+  ASSERT_NE(info, nullptr);
+  io::c1_output c1 =
+      circuits::generate_synthetic_porep(*info, test::test_seed("StackedPorepCircuitLong.Whole32GiB")).c1;
+  const std::vector<fr> pub = circuits::stacked_porep_public_inputs(
+      circuits::derive_porep_partition_inputs(*info, c1.replica_id, c1.comm_d, c1.comm_r, c1.seed, 0));
+  ASSERT_EQ(pub.size(), 3u + 18u * 18u);
+  EXPECT_EQ(check_whole_partition_in_pairs(c1, pub), 0u);
+  // A label of the last challenge's expander parent changed: its labeling fails.
+  c1.partitions[0][17].exp_parents[3].rows[4] += fr::one();
+  EXPECT_GT(check_whole_partition_in_pairs(c1, pub), 0u);
+}
+
+}  // namespace
