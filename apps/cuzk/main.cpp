@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuzk: the proving daemon. Reads the TOML config (--config, default
 // /data/zk/cuzk.toml; a missing file means the defaults), applies --listen
-// and --log-level over it, starts the engine (CPU backend when no GPU
-// backend is built), the gRPC server and the optional HTTP status listener,
-// and runs until SIGTERM or SIGINT. Shutdown: stop accepting, let calls and
+// and --log-level over it, starts the engine (the CUDA backend when built
+// with it and a device is visible, else the CPU backend), the gRPC server
+// and the optional HTTP status listener, and runs until SIGTERM or SIGINT. Shutdown: stop accepting, let calls and
 // jobs in flight finish for up to daemon.shutdown_timeout, cancel the rest,
 // exit 0. Logs (spdlog) and TIMELINE lines go to stderr.
 #include <csignal>
@@ -18,6 +18,9 @@
 #include <tbb/global_control.h>
 
 #include <cuzk/engine/engine.hpp>
+#if defined(CUZK_ENGINE_HAVE_GPU)
+#include <cuzk/gpu/runtime.hpp>
+#endif
 
 #include "daemon_config.hpp"
 #include "grpc_service.hpp"
@@ -28,6 +31,25 @@ namespace {
 spdlog::level::level_enum level_of(const std::string& s) {
   if (const char* env = std::getenv("CUZK_LOG"); env && *env) return spdlog::level::from_str(env);
   return spdlog::level::from_str(s);
+}
+
+// The CUDA backend when this build has it and a device is visible (the
+// [gpus] devices list, empty = all; a listed ordinal that does not exist is
+// an error), else the CPU backend with one virtual device per listed GPU.
+std::unique_ptr<cuzk::engine::prover_backend> make_backend(const cuzk::service::daemon_config& cfg) {
+#if defined(CUZK_ENGINE_HAVE_GPU)
+  if (cuzk::gpu::device_count() > 0) {
+    cuzk::engine::gpu_backend_options o;
+    o.devices = cfg.gpu_devices;
+    auto b = cuzk::engine::make_gpu_backend(o);
+    for (const auto& d : b->devices()) spdlog::info("prover backend: cuda, device {}", d.name);
+    return b;
+  }
+  spdlog::info("prover backend: cpu (this build has the CUDA backend, but no CUDA device is visible)");
+#else
+  spdlog::info("prover backend: cpu (built without CUDA)");
+#endif
+  return cuzk::engine::make_cpu_backend(std::max<std::size_t>(1, cfg.gpu_devices.size()));
 }
 
 }  // namespace
@@ -68,7 +90,7 @@ int main(int argc, char** argv) {
   if (cfg.gpu_threads > 0) setenv("CUZK_GPU_THREADS", std::to_string(cfg.gpu_threads).c_str(), 1);
 
   try {
-    cuzk::engine::engine eng(cfg.engine, cuzk::engine::make_cpu_backend(std::max<std::size_t>(1, cfg.gpu_devices.size())));
+    cuzk::engine::engine eng(cfg.engine, make_backend(cfg));
     eng.set_log([](int lvl, const std::string& m) {
       static const spdlog::level::level_enum map[] = {spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
                                                        spdlog::level::err};

@@ -37,4 +37,24 @@ std::string device_description(int ordinal) {
   return buf;
 }
 
+bool device_memory(int ordinal, std::size_t* free_bytes, std::size_t* total_bytes) noexcept {
+  *free_bytes = 0;
+  *total_bytes = 0;
+  if (ordinal < 0 || ordinal >= device_count()) return false;
+  int prev = 0;
+  if (cudaGetDevice(&prev) != cudaSuccess || cudaSetDevice(ordinal) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return false;
+  }
+  std::size_t f = 0, t = 0;
+  const bool ok = cudaMemGetInfo(&f, &t) == cudaSuccess;
+  if (!ok) (void)cudaGetLastError();
+  (void)cudaSetDevice(prev);
+  if (ok) {
+    *free_bytes = f;
+    *total_bytes = t;
+  }
+  return ok;
+}
+
 }  // namespace cuzk::gpu

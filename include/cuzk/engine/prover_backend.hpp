@@ -58,4 +58,21 @@ class prover_backend {
 /// on the shared oneTBB pool).
 std::unique_ptr<prover_backend> make_cpu_backend(std::size_t devices = 1);
 
+#if defined(CUZK_ENGINE_HAVE_GPU)
+/// Options of the CUDA backend (built only with CUDA: CUZK_ENGINE_HAVE_GPU).
+struct gpu_backend_options {
+  /// CUDA ordinals ([gpus] devices); empty: every visible device.
+  std::vector<int> devices;
+  /// B_G2 MSM on the CPU in finalize instead of on the GPU.
+  bool b_g2_on_cpu = false;
+  /// VRAM left free when deciding whether a circuit's queries fit.
+  std::uint64_t vram_margin_bytes = std::uint64_t(1) << 30;
+};
+
+/// The CUDA backend: one groth16::gpu_prover per (device, circuit), made on
+/// first use and cached. Throws std::invalid_argument when a configured
+/// device does not exist or no device is visible.
+std::unique_ptr<prover_backend> make_gpu_backend(const gpu_backend_options& opts = {});
+#endif
+
 }  // namespace cuzk::engine

@@ -12,6 +12,7 @@
 // Cost: the first call initialises the CUDA runtime (tens to hundreds of ms);
 // later calls are a cached integer read.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +36,10 @@ int device_count() noexcept;
 /// One-line description of device |ordinal| ("NVIDIA H200, sm_90, 132 SMs,
 /// 139.8 GiB"); empty when it does not exist.
 std::string device_description(int ordinal);
+
+/// Free and total bytes of device |ordinal| (cudaMemGetInfo on it); false,
+/// with both left at 0, when it does not exist or the query fails.
+bool device_memory(int ordinal, std::size_t* free_bytes, std::size_t* total_bytes) noexcept;
 
 }  // namespace cuzk::gpu
 

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: Apache-2.0
+// The CUDA prover backend: the engine's prove_start / finalize on
+// groth16::gpu_prover (built only with CUDA, CUZK_ENGINE_HAVE_GPU).
+//
+// One gpu_prover per (device, circuit), made on first use and cached: its
+// constructor uploads the circuit's queries and matrices to VRAM once (or
+// sets up streaming when they do not fit), so every later partition of that
+// circuit on that device only moves its witness. The engine's SRS manager
+// owns the parameters and the shape and keeps them alive while a job holds
+// its lease; the provers see them through non-owning shared_ptrs. The cache
+// key is (device, &params, &shape) plus a content fingerprint (sizes of the
+// shape and of every query, the vk's IC length and delta_g2), so an address
+// reused after an SRS eviction never finds the prover of the old circuit.
+// When a new circuit's queries and per-proof buffers do not fit into the
+// device's free memory, the cached provers of the other circuits on that
+// device are dropped first (a prover still used by an in-flight proof dies
+// with that proof); gpu_prover itself then streams the queries if they still
+// do not fit.
+//
+// Cost: the first partition of a circuit on a device pays the upload
+// (queries ~ 96 bytes per G1 point, 192 per G2 point); later ones pay only
+// gpu_prover::prove_start. Host memory per partition: the witness (freed
+// when prove_start returns) plus, with B_G2 on the CPU, the compacted B
+// scalars until finalize.
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <cuzk/engine/prover_backend.hpp>
+#include <cuzk/gpu/runtime.hpp>
+#include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/r1cs/spmv_gpu.hpp>
+
+namespace cuzk::engine {
+namespace {
+
+/// What distinguishes two circuits that could share an address.
+struct fingerprint {
+  std::size_t inputs = 0, aux = 0, constraints = 0;
+  std::size_t h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0, ic = 0;
+  ec::g2_affine delta_g2{};
+  bool operator==(const fingerprint&) const = default;
+};
+
+fingerprint fingerprint_of(const groth16::parameters& p, const r1cs::r1cs_shape& s) {
+  return {s.num_inputs, s.num_aux,    s.num_constraints, p.h.size(), p.l.size(),
+          p.a.size(),   p.b_g1.size(), p.b_g2.size(),    p.vk.ic.size(), p.vk.delta_g2};
+}
+
+struct cache_entry {
+  std::size_t device = 0;
+  const groth16::parameters* params = nullptr;
+  const r1cs::r1cs_shape* shape = nullptr;
+  fingerprint fp;
+  std::shared_ptr<groth16::gpu_prover> prover;
+};
+
+class gpu_pending final : public pending_proof {
+ public:
+  std::shared_ptr<groth16::gpu_prover> prover;
+  groth16::pending_proof sums;
+  ff::fr r, s;
+};
+
+class gpu_backend final : public prover_backend {
+ public:
+  explicit gpu_backend(const gpu_backend_options& o) : _opts(o) {
+    if (gpu::device_count() == 0) throw std::invalid_argument("gpu backend: no CUDA device is visible");
+    _ordinals = groth16::select_gpu_devices(o.devices);
+    if (_ordinals.empty()) throw std::invalid_argument("gpu backend: no CUDA device selected");
+  }
+
+  std::string name() const override { return "cuda"; }
+
+  std::vector<device_info> devices() const override {
+    std::vector<device_info> v;
+    for (const int ord : _ordinals) {
+      std::size_t free_b = 0, total_b = 0;
+      gpu::device_memory(ord, &free_b, &total_b);
+      v.push_back({"cuda:" + std::to_string(ord) + " " + gpu::device_description(ord), total_b, free_b});
+    }
+    return v;
+  }
+
+  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after_start) const override {
+    const std::uint64_t witness = std::uint64_t(s.num_inputs + s.num_aux) * sizeof(ff::fr);
+    const std::uint64_t b_scalars =
+        _opts.b_g2_on_cpu ? std::uint64_t(s.b_input_density.count() + s.b_aux_density.count()) * sizeof(ff::fr) : 0;
+    *after_start = witness;
+    return witness + b_scalars + 4096;  // + the MSM sums and bookkeeping until finalize
+  }
+
+  std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                             const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                             const ff::fr& s) override {
+    if (device >= _ordinals.size())
+      throw std::invalid_argument("gpu backend: device index " + std::to_string(device) + " of " +
+                                  std::to_string(_ordinals.size()));
+    auto out = std::make_unique<gpu_pending>();
+    out->prover = prover_for(device, params, shape);
+    out->r = r;
+    out->s = s;
+    {
+      const groth16::witness local = std::move(w);  // freed when this scope ends
+      out->sums = out->prover->prove_start(local);
+    }
+    return out;
+  }
+
+  groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
+    auto& g = static_cast<gpu_pending&>(*p);
+    return g.prover->finalize(std::move(g.sums), g.r, g.s);
+  }
+
+ private:
+  // Device bytes a resident prover of this circuit needs (queries, the
+  // matrices, per-proof vectors); a lower bound of gpu_prover's own test.
+  std::uint64_t resident_estimate(const groth16::parameters& p, const r1cs::r1cs_shape& s) const {
+    std::uint64_t m = 1;
+    while (m < s.num_constraints) m <<= 1;
+    const std::uint64_t queries = sizeof(ec::g1_affine) * (p.a.size() + p.b_g1.size() + p.l.size() + p.h.size()) +
+                                  (_opts.b_g2_on_cpu ? 0 : sizeof(ec::g2_affine) * p.b_g2.size());
+    return queries + r1cs::gpu_shape_bytes(s) + sizeof(ff::fr) * (2 * s.num_variables() + 3 * m);
+  }
+
+  std::shared_ptr<groth16::gpu_prover> prover_for(std::size_t device, const groth16::parameters& params,
+                                                  const r1cs::r1cs_shape& shape) {
+    const fingerprint fp = fingerprint_of(params, shape);
+    std::lock_guard lock(_mutex);
+    for (auto it = _cache.begin(); it != _cache.end(); ++it) {
+      if (it->device != device || it->params != &params || it->shape != &shape) continue;
+      if (it->fp == fp) return it->prover;
+      _cache.erase(it);  // the address now holds another circuit
+      break;
+    }
+    const int ord = _ordinals[device];
+    std::size_t free_b = 0, total_b = 0;
+    gpu::device_memory(ord, &free_b, &total_b);
+    if (resident_estimate(params, shape) + _opts.vram_margin_bytes > free_b)
+      std::erase_if(_cache, [&](const cache_entry& e) { return e.device == device; });
+    groth16::gpu_prover_config cfg;
+    cfg.device = ord;
+    cfg.b_g2_on_cpu = _opts.b_g2_on_cpu;
+    cfg.vram_margin_bytes = _opts.vram_margin_bytes;
+    // Non-owning: the SRS manager keeps both alive while a job holds its lease,
+    // and a cached prover is only used again for a live (params, shape) pair.
+    std::shared_ptr<const groth16::parameters> p(&params, [](const groth16::parameters*) {});
+    std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});
+    auto prover = std::make_shared<groth16::gpu_prover>(std::move(p), std::move(sh), cfg);
+    _cache.push_back({device, &params, &shape, fp, prover});
+    return prover;
+  }
+
+  gpu_backend_options _opts;
+  std::vector<int> _ordinals;
+  std::mutex _mutex;
+  std::vector<cache_entry> _cache;
+};
+
+}  // namespace
+
+std::unique_ptr<prover_backend> make_gpu_backend(const gpu_backend_options& opts) {
+  return std::make_unique<gpu_backend>(opts);
+}
+
+}  // namespace cuzk::engine
