@@ -12,6 +12,8 @@ void register_selfcheck(CLI::App& app);
 void register_circom_prove(CLI::App& app);
 void register_circuit_info(CLI::App& app);
 void register_gen_vanilla(CLI::App& app);
+/// timeline: SVG Gantt chart of a daemon log's TIMELINE lines (timeline.cpp).
+void register_timeline(CLI::App& app);
 /// gen-params, prove, public-inputs for PoRep (porep_commands.cpp).
 void register_porep_commands(CLI::App& app);
 /// verify -t porep: prints valid (exit 0) or invalid (exit 1).
@@ -23,6 +25,8 @@ void register_client(CLI::App& app);
 void register_verify(CLI::App& app);
 /// gen-post: 2 KiB PoSt test inputs.
 void register_gen_post(CLI::App& app);
+/// batch: COUNT proofs with CONCURRENCY through the daemon, percentiles, --json (batch.cpp).
+void register_batch(CLI::App& app);
 #endif
 
 }  // namespace cuzk::bench_app

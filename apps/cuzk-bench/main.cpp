@@ -13,10 +13,12 @@ int main(int argc, char** argv) {
   cuzk::bench_app::register_circuit_info(app);
   cuzk::bench_app::register_gen_vanilla(app);
   cuzk::bench_app::register_porep_commands(app);
+  cuzk::bench_app::register_timeline(app);
 #ifdef CUZK_BENCH_HAVE_CLIENT
   cuzk::bench_app::register_client(app);
   cuzk::bench_app::register_verify(app);
   cuzk::bench_app::register_gen_post(app);
+  cuzk::bench_app::register_batch(app);
 #endif
   try {
     app.parse(argc, argv);
