@@ -17,6 +17,7 @@
 #include <cuzk/gadgets/merkle.hpp>
 #include <cuzk/gadgets/poseidon.hpp>
 #include <cuzk/groth16/setup.hpp>
+#include <cuzk/io/hex.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/io/post_vanilla.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
@@ -77,13 +78,7 @@ int run(const options& o) {
       arr.push_back(to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 100 + i, cfg, rand, i))));
   }
   std::ofstream(o.out_dir + "/vanilla.json") << arr.dump() << "\n";
-  std::string hex;
-  for (std::uint8_t b : rand) {
-    static const char* d = "0123456789abcdef";
-    hex += d[b >> 4];
-    hex += d[b & 15];
-  }
-  std::ofstream(o.out_dir + "/randomness.hex") << hex << "\n";
+  std::ofstream(o.out_dir + "/randomness.hex") << io::to_hex(rand) << "\n";
   std::printf("wrote %s/vanilla.json (%zu vanilla proof(s)) and randomness.hex; registered proof %d\n",
               o.out_dir.c_str(), arr.size(), winning ? 0 : 10);
   if (!o.param_cache.empty()) {

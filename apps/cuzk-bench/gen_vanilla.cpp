@@ -14,6 +14,7 @@
 
 #include <cuzk/circuits/fallback_post.hpp>
 #include <cuzk/circuits/porep_generator.hpp>
+#include <cuzk/io/hex.hpp>
 #include <cuzk/io/porep_c1.hpp>
 
 #include "commands.hpp"
@@ -30,15 +31,7 @@ struct options {
   bool check = false;
 };
 
-std::string hex(const io::bytes32& b) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (std::uint8_t x : b) {
-    s += d[x >> 4];
-    s += d[x & 15];
-  }
-  return s;
-}
+std::string hex(const io::bytes32& b) { return io::to_hex(b); }
 
 const io::seal_proof_info* find_interactive(std::uint64_t size, io::porep_api_version api) {
   for (std::uint64_t id = 0; id < 10; ++id) {

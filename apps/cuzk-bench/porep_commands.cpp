@@ -22,6 +22,7 @@
 #include <cuzk/circuits/fallback_post.hpp>
 #include <cuzk/circuits/porep_compound.hpp>
 #include <cuzk/groth16/setup.hpp>
+#include <cuzk/io/hex.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/io/porep_c1.hpp>
 #include <cuzk/io/proof_io.hpp>
@@ -153,18 +154,11 @@ int public_inputs(const public_inputs_options& o) {
   if (first >= c1.proof->partitions)
     throw usage_error("public-inputs: --partition " + std::to_string(o.partition) + " of " +
                       std::to_string(c1.proof->partitions));
-  static const char* digits = "0123456789abcdef";
   for (std::size_t k = first; k < last; ++k)
     for (const ff::fr& x : circuits::porep_public_inputs(c1, k)) {
       std::uint8_t b[32];
       x.to_bytes_le(b);
-      char line[65];
-      for (int i = 0; i < 32; ++i) {
-        line[2 * i] = digits[b[i] >> 4];
-        line[2 * i + 1] = digits[b[i] & 15];
-      }
-      line[64] = 0;
-      std::printf("%s\n", line);
+      std::printf("%s\n", io::to_hex(b).c_str());
     }
   return 0;
 }

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <random>
 
+#include <cuzk/io/hex.hpp>
+
 #include "client_util.hpp"
 #include "commands.hpp"
 
@@ -29,13 +31,7 @@ struct single_options {
 };
 
 std::string hex_of(const std::string& b, std::size_t max) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (std::size_t i = 0; i < std::min(b.size(), max); ++i) {
-    s += d[std::uint8_t(b[i]) >> 4];
-    s += d[std::uint8_t(b[i]) & 15];
-  }
-  return s;
+  return io::to_hex({reinterpret_cast<const std::uint8_t*>(b.data()), std::min(b.size(), max)});
 }
 
 std::string random_request_id() {

@@ -15,6 +15,7 @@
 #include <cuzk/circuits/fallback_post.hpp>
 #include <cuzk/engine/proof_kind.hpp>
 #include <cuzk/gadgets/native_sha256.hpp>
+#include <cuzk/io/hex.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
 #include <cuzk/r1cs/witness_cs.hpp>
 
@@ -230,12 +231,7 @@ std::string post_param_file_stem(std::uint64_t sector_size, std::size_t challeng
                             ", sector_count: " + std::to_string(sector_count) + "}";
   const auto d = gadgets::native::sha256(
       std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(ident.data()), ident.size()));
-  std::string hex;
-  static const char* digits = "0123456789abcdef";
-  for (std::uint8_t b : d) {
-    hex += digits[b >> 4];
-    hex += digits[b & 15];
-  }
+  const std::string hex = io::to_hex(d);
   return "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-" + std::to_string(t.base_arity) + "-" +
          std::to_string(t.sub_arity) + "-" + std::to_string(t.top_arity) + "-" + hex;
 }

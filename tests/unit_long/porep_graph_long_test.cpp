@@ -11,6 +11,7 @@
 
 #include <cuzk/circuits/porep_generator.hpp>
 #include <cuzk/circuits/stacked_graph.hpp>
+#include <cuzk/io/hex.hpp>
 
 #include "common/test_seed.hpp"
 
@@ -18,15 +19,7 @@ namespace {
 
 using namespace cuzk::circuits;
 
-std::string hex(std::span<const std::uint8_t> b) {
-  static const char* d = "0123456789abcdef";
-  std::string s;
-  for (std::uint8_t x : b) {
-    s += d[x >> 4];
-    s += d[x & 15];
-  }
-  return s;
-}
+std::string hex(std::span<const std::uint8_t> b) { return cuzk::io::to_hex(b); }
 
 porep_id_bytes porep_id(std::uint64_t id) {
   porep_id_bytes p{};
