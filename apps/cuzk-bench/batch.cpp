@@ -394,16 +394,7 @@ void register_batch(CLI::App& app) {
   cmd->add_option("--comm-r-new", o.comm_r_new, "Snap: 32 bytes hex");
   cmd->add_option("--comm-d-new", o.comm_d_new, "Snap: 32 bytes hex");
   cmd->add_option("--priority", o.priority, "0 (kind default), 1 low .. 4 critical");
-  cmd->callback([] {
-    int rc = 0;
-    try {
-      rc = run_batch(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "batch: %s\n", e.what());
-      rc = 2;
-    }
-    if (rc != 0) throw CLI::RuntimeError(rc);
-  });
+  cmd->callback([] { run_subcommand("batch", [] { return run_batch(o); }); });
 }
 
 }  // namespace cuzk::bench_app

@@ -138,16 +138,7 @@ void register_circuit_info(CLI::App& app) {
   cmd->add_option("--top-arity", o.top_arity, "porep: tree R/C top arity (0: none)");
   cmd->add_flag("--with-input-constraints", o.with_input_constraints,
                 "also count the input_i * 0 = 0 rows bellperson's prover appends");
-  cmd->callback([] {
-    int rc = 0;
-    try {
-      rc = run(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "circuit-info: %s\n", e.what());
-      rc = 2;
-    }
-    if (rc != 0) throw CLI::RuntimeError(rc);
-  });
+  cmd->callback([] { run_subcommand("circuit-info", [] { return run(o); }); });
 }
 
 }  // namespace cuzk::bench_app

@@ -2,11 +2,28 @@
 #pragma once
 // cuzk-bench subcommands: each file registers one with the CLI11 app.
 
+#include <cstdio>
+#include <exception>
+#include <functional>
 #include <string>
 
 #include <CLI/CLI.hpp>
 
 namespace cuzk::bench_app {
+
+/// Runs a subcommand's body from its CLI11 callback: an exception prints
+/// "<name>: <what>" and exits 2 (bad input or usage), a non-zero return
+/// (e.g. 1 for "invalid") becomes the exit status.
+inline void run_subcommand(const char* name, const std::function<int()>& body) {
+  int rc = 0;
+  try {
+    rc = body();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: %s\n", name, e.what());
+    rc = 2;
+  }
+  if (rc != 0) throw CLI::RuntimeError(rc);
+}
 
 void register_selfcheck(CLI::App& app);
 void register_circom_prove(CLI::App& app);

@@ -108,16 +108,7 @@ void register_gen_post(CLI::App& app) {
   cmd->add_option("--param-cache", o.param_cache, "also write seeded test parameters here");
   cmd->add_option("--seed", o.seed, "RNG seed");
   cmd->add_option("--sectors", o.sectors, "WindowPoSt sectors (1-2 at 2 KiB)");
-  cmd->callback([] {
-    int rc = 0;
-    try {
-      rc = run(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "gen-post: %s\n", e.what());
-      rc = 2;
-    }
-    if (rc != 0) throw CLI::RuntimeError(rc);
-  });
+  cmd->callback([] { run_subcommand("gen-post", [] { return run(o); }); });
 }
 
 }  // namespace cuzk::bench_app

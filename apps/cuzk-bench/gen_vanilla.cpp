@@ -120,16 +120,7 @@ void register_gen_vanilla(CLI::App& app) {
   cmd->add_option("--out", o.out, "output file (C1 JSON)")->required();
   cmd->add_option("--api-version", o.api_version, "1.1 (default) or 1.0");
   cmd->add_flag("--check", o.check, "re-verify the generated proofs natively before writing");
-  cmd->callback([] {
-    int rc = 0;
-    try {
-      rc = run(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "gen-vanilla: %s\n", e.what());
-      rc = 2;
-    }
-    if (rc != 0) throw CLI::RuntimeError(rc);
-  });
+  cmd->callback([] { run_subcommand("gen-vanilla", [] { return run(o); }); });
 }
 
 }  // namespace cuzk::bench_app

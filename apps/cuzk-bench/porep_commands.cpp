@@ -17,6 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include <cuzk/circuits/fallback_post.hpp>
@@ -37,13 +38,8 @@ double seconds_since(clock_type::time_point t0) {
   return std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-// Usage problems exit 2 (CLI convention of this tool); a failed check exits 1.
-struct usage_error : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-void require_porep(const std::string& type, const char* cmd) {
-  if (type != "porep") throw usage_error(std::string(cmd) + ": unsupported --type '" + type + "' (porep)");
+void require_porep(const std::string& type) {
+  if (type != "porep") throw std::invalid_argument("unsupported --type '" + type + "' (porep)");
 }
 
 std::filesystem::path param_path(const std::string& dir, std::uint64_t sector_size, const char* ext) {
@@ -62,22 +58,6 @@ void write_bytes(const std::string& path, std::span<const std::uint8_t> bytes) {
   if (!f.flush()) throw std::runtime_error("writing '" + path + "' failed");
 }
 
-// Runs |body|, mapping exceptions to exit codes for CLI11.
-template <class F>
-void run_command(const char* name, F&& body) {
-  int rc = 0;
-  try {
-    rc = body();
-  } catch (const usage_error& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    rc = 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: error: %s\n", name, e.what());
-    rc = 2;
-  }
-  if (rc != 0) throw CLI::RuntimeError(rc);
-}
-
 struct gen_params_options {
   std::string type = "porep", sector_size, out;
   std::uint64_t seed = 0;
@@ -85,11 +65,11 @@ struct gen_params_options {
 };
 
 int gen_params(const gen_params_options& o) {
-  require_porep(o.type, "gen-params");
+  require_porep(o.type);
   const std::optional<std::uint64_t> size = circuits::parse_sector_size(o.sector_size);
-  if (!size) throw usage_error("gen-params: bad --sector-size '" + o.sector_size + "'");
+  if (!size) throw std::invalid_argument("bad --sector-size '" + o.sector_size + "'");
   const io::seal_proof_info* info = io::find_seal_proof_by_size(*size);
-  if (!info) throw usage_error("gen-params: no PoRep for sector size " + o.sector_size);
+  if (!info) throw std::invalid_argument("no PoRep for sector size " + o.sector_size);
   std::uint64_t seed = o.seed;
   if (!o.seed_given) seed = (std::uint64_t(std::random_device{}()) << 32) | std::random_device{}();
   std::fprintf(stderr,
@@ -119,7 +99,7 @@ struct prove_options {
 };
 
 int prove(const prove_options& o) {
-  require_porep(o.type, "prove");
+  require_porep(o.type);
   const auto t0 = clock_type::now();
   const io::c1_output c1 = io::read_c1_file(o.c1);
   const std::uint64_t size = c1.proof->sector_size;
@@ -147,12 +127,12 @@ struct public_inputs_options {
 };
 
 int public_inputs(const public_inputs_options& o) {
-  require_porep(o.type, "public-inputs");
+  require_porep(o.type);
   const io::c1_output c1 = io::read_c1_file(o.c1);
   const std::size_t first = o.partition < 0 ? 0 : std::size_t(o.partition);
   const std::size_t last = o.partition < 0 ? c1.proof->partitions : first + 1;
   if (first >= c1.proof->partitions)
-    throw usage_error("public-inputs: --partition " + std::to_string(o.partition) + " of " +
+    throw std::invalid_argument("--partition " + std::to_string(o.partition) + " of " +
                       std::to_string(c1.proof->partitions));
   for (std::size_t k = first; k < last; ++k)
     for (const ff::fr& x : circuits::porep_public_inputs(c1, k)) {
@@ -189,7 +169,7 @@ void register_porep_commands(CLI::App& app) {
   gp->add_option("--sector-size", g.sector_size, "2KiB | 8MiB | 512MiB | 32GiB | 64GiB | bytes")->required();
   gp->add_option("--out", g.out, "output folder (files named as in parameters.json)")->required();
   gp->add_option("--seed", g.seed, "setup seed (default: random)")->each([](const std::string&) { g.seed_given = true; });
-  gp->callback([] { run_command("gen-params", [] { return gen_params(g); }); });
+  gp->callback([] { run_subcommand("gen-params", [] { return gen_params(g); }); });
 
   static prove_options p;
   auto* pr = app.add_subcommand("prove", "prove a PoRep C2 on this machine (no daemon)");
@@ -201,14 +181,14 @@ void register_porep_commands(CLI::App& app) {
   pr->add_flag("--check-points", p.check_points,
                "subgroup-check every parameter point while reading (~80x slower; the curve equation and "
                "canonical encodings are always checked)");
-  pr->callback([] { run_command("prove", [] { return prove(p); }); });
+  pr->callback([] { run_subcommand("prove", [] { return prove(p); }); });
 
   static public_inputs_options q;
   auto* pi = app.add_subcommand("public-inputs", "print a PoRep's public inputs, one LE hex Fr per line");
   pi->add_option("-t,--type", q.type, "porep")->default_val("porep");
   pi->add_option("--c1", q.c1, "C1 output JSON")->required();
   pi->add_option("--partition", q.partition, "only this partition (default: all, in order)");
-  pi->callback([] { run_command("public-inputs", [] { return public_inputs(q); }); });
+  pi->callback([] { run_subcommand("public-inputs", [] { return public_inputs(q); }); });
 }
 
 }  // namespace cuzk::bench_app

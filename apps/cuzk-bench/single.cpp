@@ -137,17 +137,6 @@ int run_status(const std::string& addr) {
   return 0;
 }
 
-void wrap(const char* name, const std::function<int()>& f) {
-  int rc = 0;
-  try {
-    rc = f();
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s: %s\n", name, e.what());
-    rc = 2;
-  }
-  if (rc != 0) throw CLI::RuntimeError(rc);
-}
-
 }  // namespace
 
 void register_client(CLI::App& app) {
@@ -169,19 +158,19 @@ void register_client(CLI::App& app) {
   cmd->add_option("--priority", o.priority, "0 (kind default), 1 low .. 4 critical");
   cmd->add_option("--request-id", o.request_id, "idempotency key (default: random)");
   cmd->add_option("-o,--out", o.out, "write the proof bytes here");
-  cmd->callback([] { wrap("single", [] { return run_single(o); }); });
+  cmd->callback([] { run_subcommand("single", [] { return run_single(o); }); });
 
   static std::string status_addr = "http://127.0.0.1:9820";
   auto* st = app.add_subcommand("status", "GetStatus of the daemon");
   st->add_option("-a,--addr", status_addr, "daemon address");
-  st->callback([] { wrap("status", [] { return run_status(status_addr); }); });
+  st->callback([] { run_subcommand("status", [] { return run_status(status_addr); }); });
 
   static std::string pre_addr = "http://127.0.0.1:9820", circuit;
   auto* pre = app.add_subcommand("preload", "load a circuit's parameters into the hot tier");
   pre->add_option("-a,--addr", pre_addr, "daemon address");
   pre->add_option("-c,--circuit-id", circuit, "e.g. porep-32g, wpost-2k, winning-32g")->required();
   pre->callback([] {
-    wrap("preload", [] {
+    run_subcommand("preload", [] {
       grpc::ClientContext ctx;
       pb::PreloadSrsRequest r;
       r.set_circuit_id(circuit);
@@ -200,7 +189,7 @@ void register_client(CLI::App& app) {
   auto* met = app.add_subcommand("metrics", "Prometheus metrics of the daemon");
   met->add_option("-a,--addr", met_addr, "daemon address");
   met->callback([] {
-    wrap("metrics", [] {
+    run_subcommand("metrics", [] {
       grpc::ClientContext ctx;
       pb::GetMetricsResponse resp;
       const auto s = make_stub(met_addr)->GetMetrics(&ctx, pb::GetMetricsRequest(), &resp);

@@ -84,16 +84,7 @@ void register_verify(CLI::App& app) {
   cmd->add_option("--partition", o.partition, "WindowPoSt partition index");
   cmd->add_option("--vk", o.vk, "verifying key file");
   cmd->add_option("--param-cache", o.param_cache, "folder with the .vk by its published name");
-  cmd->callback([] {
-    int rc = 0;
-    try {
-      rc = run(o);
-    } catch (const std::exception& e) {
-      std::fprintf(stderr, "verify: %s\n", e.what());
-      rc = 2;
-    }
-    if (rc != 0) throw CLI::RuntimeError(rc);
-  });
+  cmd->callback([] { run_subcommand("verify", [] { return run(o); }); });
 }
 
 }  // namespace cuzk::bench_app
