@@ -3,7 +3,7 @@
 // CPU of the process) and peak RSS for one StackedDRG partition.
 //
 //   porep-synth-bench [--sector-size 32GiB] [--threads 2] [--repeats 3]
-//                     [--challenges N] [--mode fresh|fast|sequential|count]
+//                     [--challenges N] [--mode fresh|fast|sequential|count|composition|shape]
 //                     [--input random|generated]
 //
 // fresh: stacked_porep_witness_into a newly allocated, uninitialized
@@ -12,7 +12,9 @@
 // an engine that owns its buffers; fast: the same into a std::vector
 // assignment allocated (and zero-filled, timed separately) once before the
 // runs; sequential: r1cs::make_witness (the gadget path into witness_cs,
-// one thread); count: counting_cs of the blank circuit.
+// one thread); count: counting_cs of the blank circuit; composition: the
+// fast witness, then how many aux values are 0, 1 or other; shape: the
+// r1cs_shape of the blank circuit (matrices, densities) and its build time.
 // The input is partition 0 of a C1 from the synthetic generator
 // (porep_generator.hpp: real graph, replica_id and challenges, consistent
 // labels and paths; --input generated, the default), or a random partition
@@ -118,7 +120,7 @@ stats summarize(std::vector<double> v) {
 int usage() {
   std::fprintf(stderr,
                "usage: porep-synth-bench [--sector-size 32GiB] [--threads N] [--repeats N] [--challenges N] "
-               "[--mode fresh|fast|sequential|count] [--input generated|random]\n");
+               "[--mode fresh|fast|sequential|count|composition|shape] [--input generated|random]\n");
   return 2;
 }
 
@@ -191,6 +193,28 @@ int main(int argc, char** argv) {
     } else if (mode == "sequential") {
       const r1cs::witness_cs w = r1cs::make_witness(c, layout.num_inputs(), layout.num_aux());
       check = w.num_aux();
+    } else if (mode == "composition") {
+      // How many witness values are 0, 1 or anything else: the GPU MSMs sum
+      // the 1s by plain additions and run Pippenger over the rest only.
+      inputs.resize(layout.num_inputs());
+      aux.resize(layout.num_aux());
+      circuits::stacked_porep_witness_into(c, layout, inputs, aux, threads);
+      std::size_t zeros = 0, ones = 0;
+      for (const fr& v : aux) {
+        if (v.is_zero()) ++zeros;
+        else if (v == fr::one()) ++ones;
+      }
+      std::printf("aux composition: %zu zero (%.1f%%), %zu one (%.1f%%), %zu other (%.1f%%)\n", zeros,
+                  100.0 * double(zeros) / double(aux.size()), ones, 100.0 * double(ones) / double(aux.size()),
+                  aux.size() - zeros - ones, 100.0 * double(aux.size() - zeros - ones) / double(aux.size()));
+      check = aux.size();
+    } else if (mode == "shape") {
+      const r1cs::r1cs_shape sh = r1cs::make_shape(circuits::blank_stacked_porep_circuit(p));
+      std::printf("shape: %zu constraints, nnz A %zu B %zu C %zu, A aux density %zu, B input density %zu, "
+                  "B aux density %zu, %zu coefficients\n",
+                  sh.num_constraints, sh.a.nnz(), sh.b.nnz(), sh.c.nnz(), sh.a_aux_density.count(),
+                  sh.b_input_density.count(), sh.b_aux_density.count(), sh.coeffs.size());
+      check = sh.num_aux;
     } else if (mode == "count") {
       r1cs::counting_cs cs;
       r1cs::synthesize_circuit(circuits::blank_stacked_porep_circuit(p), cs);

@@ -134,7 +134,10 @@ inline timeline_model build_timeline(std::istream& in) {
     } else if (e.event == "GPU_END") {
       const auto it = gpu_open.find(key);
       if (it == gpu_open.end()) continue;
-      m.bars.push_back({stage_kind::gpu, e.job, part, it->second, e.ms, num(e.detail, "worker")});
+      // the bar is the time holding the device: GPU_START..GPU_END less lock_wait_ms
+      const std::uint64_t wait = num(e.detail, "lock_wait_ms");
+      const std::uint64_t start = std::min(e.ms, it->second + wait);
+      m.bars.push_back({stage_kind::gpu, e.job, part, start, e.ms, num(e.detail, "worker")});
       gpu_open.erase(it);
     } else if (e.event == "FINALIZE") {
       const std::uint32_t fms = num(e.detail, "finalize_ms");

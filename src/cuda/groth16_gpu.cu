@@ -25,6 +25,8 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/groth16/device_queries.cuh>
+#include <cuzk/groth16/gpu_setup.hpp>
 #include <cuzk/msm/msm.hpp>
 #include <cuzk/msm/msm_gpu.hpp>
 #include <cuzk/ntt/domain.hpp>
@@ -98,21 +100,35 @@ void require(bool ok, const std::string& what) {
 
 std::string num(std::size_t v) { return std::to_string(v); }
 
-void check_params(const parameters& p, const r1cs::r1cs_shape& shape, std::size_t m) {
-  require(p.vk.ic.size() == shape.num_inputs, "verifying key has " + num(p.vk.ic.size()) +
-                                                  " IC points, circuit has " +
-                                                  num(shape.num_inputs) + " inputs");
-  require(p.h.size() == m - 1,
-          "parameters have " + num(p.h.size()) + " H points, domain needs " + num(m - 1));
-  require(p.l.size() == shape.num_aux, "parameters have " + num(p.l.size()) +
-                                           " L points, circuit has " + num(shape.num_aux) +
-                                           " aux variables");
+/// Point counts of the five queries, wherever they live.
+struct query_counts {
+  std::size_t a = 0, b_g1 = 0, b_g2 = 0, l = 0, h = 0;
+  static query_counts of(const parameters& p) {
+    return {p.a.size(), p.b_g1.size(), p.b_g2.size(), p.l.size(), p.h.size()};
+  }
+  static query_counts of(const device_queries& q) {
+    return {q.a.size(), q.b_g1.size(), q.b_g2.size(), q.l.size(), q.h.size()};
+  }
+  std::size_t g1_max() const { return std::max({a, b_g1, l, h}); }
+  std::size_t bytes() const {
+    return sizeof(ec::g1_affine) * (a + b_g1 + l + h) + sizeof(ec::g2_affine) * b_g2;
+  }
+};
+
+void check_params(const verifying_key& vk, const query_counts& p, const r1cs::r1cs_shape& shape,
+                  std::size_t m) {
+  require(vk.ic.size() == shape.num_inputs, "verifying key has " + num(vk.ic.size()) +
+                                                " IC points, circuit has " +
+                                                num(shape.num_inputs) + " inputs");
+  require(p.h == m - 1, "parameters have " + num(p.h) + " H points, domain needs " + num(m - 1));
+  require(p.l == shape.num_aux, "parameters have " + num(p.l) + " L points, circuit has " +
+                                    num(shape.num_aux) + " aux variables");
   const std::size_t a_len = shape.num_inputs + shape.a_aux_density.count();
-  require(p.a.size() == a_len, "parameters have " + num(p.a.size()) +
-                                   " A points, circuit density needs " + num(a_len));
+  require(p.a == a_len,
+          "parameters have " + num(p.a) + " A points, circuit density needs " + num(a_len));
   const std::size_t b_len = shape.b_input_density.count() + shape.b_aux_density.count();
-  require(p.b_g1.size() == b_len && p.b_g2.size() == b_len,
-          "parameters have " + num(p.b_g1.size()) + " B_G1 / " + num(p.b_g2.size()) +
+  require(p.b_g1 == b_len && p.b_g2 == b_len,
+          "parameters have " + num(p.b_g1) + " B_G1 / " + num(p.b_g2) +
               " B_G2 points, circuit density needs " + num(b_len));
   require(shape.a_aux_density.size() == shape.num_aux &&
               shape.b_aux_density.size() == shape.num_aux &&
@@ -127,7 +143,9 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
 }  // namespace
 
 struct gpu_prover::impl {
-  std::shared_ptr<const parameters> params;
+  std::shared_ptr<const parameters> params;  // the vk only when |device_params|
+  std::shared_ptr<device_queries> device_params;
+  query_counts counts;
   std::shared_ptr<const r1cs::r1cs_shape> shape;
   gpu_prover_config cfg;
   ntt::evaluation_domain domain;
@@ -173,33 +191,61 @@ gpu_prover::gpu_prover(std::shared_ptr<const parameters> params,
                        std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg) {
   require(params && shape, "null parameters or shape");
   _impl = std::make_unique<impl>(std::move(params), std::move(shape), cfg);
+  _impl->counts = query_counts::of(*_impl->params);
+  init();
+}
+
+gpu_prover::gpu_prover(const gpu_parameters& params,
+                       std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg) {
+  require(params.queries && shape, "null device parameters or shape");
+  require(params.queries->device == cfg.device,
+          "parameters live on device " + num(std::size_t(params.queries->device)) +
+              ", prover configured for device " + num(std::size_t(cfg.device)));
+  require(!cfg.b_g2_on_cpu && !cfg.force_streaming,
+          "device-resident parameters cannot stream or run B_G2 on the CPU");
+  auto vk_only = std::make_shared<parameters>();
+  vk_only->vk = params.vk;
+  _impl = std::make_unique<impl>(std::move(vk_only), std::move(shape), cfg);
+  _impl->device_params = params.queries;
+  _impl->counts = query_counts::of(*params.queries);
+  init();
+}
+
+void gpu_prover::init() {
   impl& d = *_impl;
+  const gpu_prover_config& cfg = d.cfg;
   const parameters& p = *d.params;
   const r1cs::r1cs_shape& sh = *d.shape;
+  const query_counts& q = d.counts;
   d.m = d.domain.size();
   d.ni = sh.num_inputs;
   d.nv = sh.num_variables();
   require(d.m >= 2, "circuit has fewer than 2 constraints");
-  check_params(p, sh, d.m);
+  check_params(p.vk, q, sh, d.m);
   require(d.nv < (std::size_t(1) << 31), "more than 2^31 variables");
   if (gpu::query_device_count() <= cfg.device || cfg.device < 0)
     throw gpu::cuda_error(int(cudaErrorInvalidDevice),
                           "groth16::gpu_prover: no CUDA device " + std::to_string(cfg.device));
 
   gpu::device_guard guard(cfg.device);
-  const std::size_t g1_max = std::max({p.a.size(), p.b_g1.size(), p.l.size(), p.h.size()});
-  const std::size_t query_bytes =
-      sizeof(ec::g1_affine) * (p.a.size() + p.b_g1.size() + p.l.size() + p.h.size()) +
-      sizeof(ec::g2_affine) * p.b_g2.size();
+  const std::size_t g1_max = q.g1_max();
+  // queries already on the device are not counted again
+  const std::size_t query_bytes = d.device_params ? 0 : q.bytes();
   std::size_t free_b = 0, total_b = 0;
   CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
   const std::size_t usable = free_b > cfg.vram_margin_bytes ? free_b - cfg.vram_margin_bytes : 0;
-  const std::size_t resident_need = query_bytes + d.working_bytes(g1_max, p.b_g2.size());
-  d.resident = !cfg.force_streaming && resident_need <= usable;
+  const std::size_t resident_need = query_bytes + d.working_bytes(g1_max, q.b_g2);
+  if (d.device_params && resident_need > usable)
+    throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
+                          "groth16::gpu_prover: device " + std::to_string(cfg.device) + " has " +
+                              std::to_string(usable >> 20) +
+                              " MiB usable besides the resident parameters, proving needs " +
+                              std::to_string(resident_need >> 20) + " MiB");
+  d.resident = d.device_params || (!cfg.force_streaming && resident_need <= usable);
   if (!d.resident) {
     const std::size_t chunk = std::max<std::size_t>(cfg.stream_chunk_terms, 1);
     const std::size_t stream_need = d.working_bytes(std::min(chunk, g1_max),
-                                                    std::min(chunk, p.b_g2.size())) +
+                                                    std::min(chunk, q.b_g2)) +
                                     2 * chunk * sizeof(ec::g2_affine);
     if (stream_need > usable)
       throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
@@ -221,7 +267,15 @@ gpu_prover::gpu_prover(std::shared_ptr<const parameters> params,
   d.ctx_l = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);
   d.ctx_h = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);
   d.ctx_b2 = std::make_unique<msm::gpu_msm_g2_context>(cfg.device, st, d.ws);
-  if (d.resident) {
+  if (d.device_params) {
+    const device_queries& dq = *d.device_params;
+    const std::shared_ptr<const void> owner = d.device_params;
+    d.ctx_a->use_device_bases(owner, dq.a.data(), dq.a.size());
+    d.ctx_b1->use_device_bases(owner, dq.b_g1.data(), dq.b_g1.size());
+    d.ctx_l->use_device_bases(owner, dq.l.data(), dq.l.size());
+    d.ctx_h->use_device_bases(owner, dq.h.data(), dq.h.size());
+    d.ctx_b2->use_device_bases(owner, dq.b_g2.data(), dq.b_g2.size());
+  } else if (d.resident) {
     d.ctx_a->upload_bases(p.a);
     d.ctx_b1->upload_bases(p.b_g1);
     d.ctx_l->upload_bases(p.l);
@@ -287,20 +341,20 @@ pending_proof gpu_prover::prove_start(const witness& w) {
   CUZK_CUDA_CHECK(cudaMemcpyAsync(d.d_sel.data(), d.d_w.data(), d.ni * sizeof(fr),
                                   cudaMemcpyDeviceToDevice, s));
   d.a_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.ni, s);
-  out.a_sum = d.run_msm(d.ctx_a.get(), p.a, d.d_sel.data(), p.a.size());
+  out.a_sum = d.run_msm(d.ctx_a.get(), p.a, d.d_sel.data(), d.counts.a);
   sync_and_time(t.msm_a_ms);
 
   // B: inputs[B density], then aux[B density]
   d.b_in.compact(d.d_w.data(), d.d_sel.data(), s);
   d.b_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.b_in.count, s);
-  out.b1_sum = d.run_msm(d.ctx_b1.get(), p.b_g1, d.d_sel.data(), p.b_g1.size());
+  out.b1_sum = d.run_msm(d.ctx_b1.get(), p.b_g1, d.d_sel.data(), d.counts.b_g1);
   sync_and_time(t.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
-    out.b_scalars.resize(p.b_g2.size());
+    out.b_scalars.resize(d.counts.b_g2);
     d.d_sel.download(out.b_scalars.data(), out.b_scalars.size(), s);
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   } else {
-    out.b2_sum = d.run_msm(d.ctx_b2.get(), p.b_g2, d.d_sel.data(), p.b_g2.size());
+    out.b2_sum = d.run_msm(d.ctx_b2.get(), p.b_g2, d.d_sel.data(), d.counts.b_g2);
     out.b2_done = true;
   }
   sync_and_time(t.msm_b2_ms);

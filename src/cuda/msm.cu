@@ -51,6 +51,8 @@
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_run_length_encode.cuh>
 #include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+#include <thrust/iterator/counting_iterator.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -59,6 +61,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <cuzk/ec/xyzz.hpp>
@@ -306,11 +309,15 @@ __device__ __forceinline__ std::uint32_t window_bits_at(const std::uint32_t* s, 
   return std::uint32_t(v >> sh) & ((1u << c) - 1);
 }
 
-/// Signed digit of window |w| for every scalar: key |d|, value i | sign.
-__global__ void digits_kernel(const fr_d* __restrict__ d_canon, std::uint32_t n, unsigned w,
-                              unsigned c, std::uint32_t* d_keys, std::uint32_t* d_vals) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
+/// Signed digit of window |w| for every term j < n: key |d|, value i | sign,
+/// where i = d_map[j] (the term's scalar and base index) or j without a map.
+__global__ void digits_kernel(const fr_d* __restrict__ d_canon,
+                              const std::uint32_t* __restrict__ d_map, std::uint32_t n,
+                              unsigned w, unsigned c, std::uint32_t* d_keys,
+                              std::uint32_t* d_vals) {
+  const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= n) return;
+  const std::uint32_t i = d_map ? d_map[j] : j;
   const fr_d s = d_canon[i];
   const std::int32_t half = std::int32_t(1) << (c - 1);
   std::int32_t carry = 0, d = 0;
@@ -322,8 +329,34 @@ __global__ void digits_kernel(const fr_d* __restrict__ d_canon, std::uint32_t n,
       carry = 1;
     }
   }
-  d_keys[i] = std::uint32_t(d < 0 ? -d : d);
-  d_vals[i] = i | (d < 0 ? sign_bit : 0u);
+  d_keys[j] = std::uint32_t(d < 0 ? -d : d);
+  d_vals[j] = i | (d < 0 ? sign_bit : 0u);
+}
+
+/// Scalar classes for the split: d_big[i] = 1 unless the canonical scalar
+/// is 0 or 1, d_one[i] = 1 when it is 1.
+__global__ void classify_kernel(const fr_d* __restrict__ d_canon, std::uint32_t n,
+                                std::uint8_t* __restrict__ d_big,
+                                std::uint8_t* __restrict__ d_one) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const fr_d s = d_canon[i];
+  std::uint32_t high = 0;
+  for (unsigned k = 1; k < 8; ++k) high |= s.l[k];
+  const bool small = high == 0 && s.l[0] <= 1;
+  d_big[i] = small ? 0 : 1;
+  d_one[i] = (small && s.l[0] == 1) ? 1 : 0;
+}
+
+/// The run arrays of a single run (key 1) of |n| terms: the sum of the
+/// points listed in the sorted-values array, by the same segmented tree.
+__global__ void single_run_kernel(std::uint32_t* d_run_keys, std::uint32_t* d_cnt,
+                                  std::uint32_t* d_num_runs, std::uint32_t n) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) {
+    d_run_keys[0] = 1;
+    d_cnt[0] = n;
+    *d_num_runs = 1;
+  }
 }
 
 /// cnt_out[k] = ceil(cnt_in[k] / G) for every slot (zero slots stay zero).
@@ -515,6 +548,11 @@ struct gpu_msm_workspace::impl {
   gpu::device_buffer<std::uint32_t> run_keys, num_runs, cnt_a, off_a, cnt_b, off_b;
   gpu::device_buffer<uint4> part_x, part_y, buckets, block_sums;
   gpu::device_buffer<unsigned char> temp;
+  // the split: scalar classes, the big / one index lists, their counts,
+  // the sum of the ones' bases (one XYZZ point, G2 size)
+  gpu::device_buffer<std::uint8_t> flags;
+  gpu::device_buffer<std::uint32_t> big_idx, one_idx, split_counts;
+  gpu::device_buffer<uint4> ones_sum;
 
   explicit impl(int dev) : device(dev) {}
 
@@ -553,13 +591,23 @@ struct gpu_msm_workspace::impl {
     return scalars.bytes() + keys_in.bytes() + vals_in.bytes() + keys_out.bytes() +
            vals_out.bytes() + run_keys.bytes() + num_runs.bytes() + cnt_a.bytes() +
            off_a.bytes() + cnt_b.bytes() + off_b.bytes() + part_x.bytes() + part_y.bytes() +
-           buckets.bytes() + block_sums.bytes() + temp.bytes();
+           buckets.bytes() + block_sums.bytes() + temp.bytes() + flags.bytes() +
+           big_idx.bytes() + one_idx.bytes() + split_counts.bytes() + ones_sum.bytes();
   }
 
   /// sum_i scalars[i] * bases[i] over n terms. Scalars come from the host
   /// (|h_scalars|) or from device memory (|d_scalars|); |after_launch| runs
   /// once every kernel is queued, before the host waits (chunk streaming
   /// queues its next copy there).
+  ///
+  /// Split (n >= tune::split_min_terms): the scalars are classified once;
+  /// zeros are dropped, the bases of the scalars equal to 1 are summed by
+  /// one segmented tree (one mixed addition each, no sort), and the
+  /// Pippenger windows run over the remaining terms only, through an index
+  /// map. A Filecoin PoRep witness is ~98% zeros and ones, so its A, B and L
+  /// MSMs sort ~2% of the terms. Costs one pass over the scalars, two CUB
+  /// selects and one host round trip for the counts; when nearly every
+  /// scalar is "big" (the H MSM) the map is not used.
   template <class F>
   ec::jacobian<F> run(const affine_d<fd_of<F>>* d_bases, std::size_t n, const fr* h_scalars,
                       const fr* d_scalars, unsigned window_bits, cudaStream_t s,
@@ -572,9 +620,9 @@ struct gpu_msm_workspace::impl {
       if (after_launch) after_launch();
       return ec::jacobian<F>::identity();
     }
-    const shape sh(n, choose_window(n, window_bits), sizeof(xyzz_t));
+    const shape full(n, choose_window(n, window_bits), sizeof(xyzz_t));
     gpu::device_guard guard(device);
-    reserve(sh, sizeof(xyzz_t), s);
+    reserve(full, sizeof(xyzz_t), s);
     const std::uint32_t n32 = std::uint32_t(n);
     fr_d* d_canon = reinterpret_cast<fr_d*>(scalars.data());
     if (h_scalars) {
@@ -585,79 +633,184 @@ struct gpu_msm_workspace::impl {
           reinterpret_cast<const fr_d*>(d_scalars), d_canon, n32);
     }
     CUZK_CUDA_CHECK_LAUNCH();
+
+    std::size_t n_big = n, n_one = 0;
+    const std::uint32_t* d_map = nullptr;
+    if (n >= tune::split_min_terms) {
+      const auto [big, one] = split(d_canon, n, s);
+      // a map costs a gather per window: use it only when it removes work
+      if (big + one < n || one > 0) {
+        n_big = big;
+        n_one = one;
+        d_map = big_idx.data();
+      }
+    }
+
+    grow(ones_sum, sizeof(xyzz_t) / 16);
+    xyzz_t* d_ones = reinterpret_cast<xyzz_t*>(ones_sum.data());
+    if (n_one > 0) sum_listed<F>(d_bases, one_idx.data(), n_one, d_ones, s);
+
+    ec::xyzz<F> acc = ec::xyzz<F>::identity();
+    std::vector<ec::xyzz<F>> h_sums;
+    std::size_t per_window = 0;
+    unsigned c = 0, windows = 0;
+    if (n_big > 0) {
+      const shape sh(n_big, choose_window(n_big, window_bits), sizeof(xyzz_t));
+      reserve(sh, sizeof(xyzz_t), s);
+      pippenger_windows<F>(d_bases, d_canon, d_map, sh, s);
+      const unsigned rt = 1u << sh.lg_rt;
+      const dim3 grid(1u << (sh.lg_tt - sh.lg_rt), sh.windows);
+      xyzz_t* d_block_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
+      reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(
+          reinterpret_cast<xyzz_t*>(buckets.data()), sh.lg_b, sh.lg_l, d_block_sums);
+      CUZK_CUDA_CHECK_LAUNCH();
+      per_window = grid.x;
+      c = sh.c;
+      windows = sh.windows;
+      h_sums.resize(per_window * sh.windows);
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(h_sums.data(), d_block_sums,
+                                      h_sums.size() * sizeof(xyzz_t), cudaMemcpyDeviceToHost, s));
+    }
+    ec::xyzz<F> ones = ec::xyzz<F>::identity();
+    if (n_one > 0)
+      CUZK_CUDA_CHECK(
+          cudaMemcpyAsync(&ones, d_ones, sizeof(xyzz_t), cudaMemcpyDeviceToHost, s));
+    if (after_launch) after_launch();
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+
+    for (unsigned w = windows; w-- > 0;) {
+      for (unsigned k = 0; k < c; ++k) acc = acc.dbl();
+      for (std::size_t b = 0; b < per_window; ++b) acc += h_sums[w * per_window + b];
+    }
+    acc += ones;
+    return acc.to_jacobian();
+  }
+
+ private:
+  /// Classifies the n canonical scalars: big_idx = indices of scalars other
+  /// than 0 and 1, one_idx = indices of the scalars equal to 1 (both in
+  /// increasing order); returns their counts (waits for them).
+  std::pair<std::size_t, std::size_t> split(const fr_d* d_canon, std::size_t n, cudaStream_t s) {
+    grow(flags, 2 * n);
+    grow(big_idx, n);
+    grow(one_idx, n);
+    grow(split_counts, 2);
+    const int ni = int(n);
+    classify_kernel<<<blocks_for(n, 256), 256, 0, s>>>(d_canon, std::uint32_t(n), flags.data(),
+                                                      flags.data() + n);
+    CUZK_CUDA_CHECK_LAUNCH();
+    const thrust::counting_iterator<std::uint32_t> index(0);
+    std::size_t tb = 0;
+    CUZK_CUDA_CHECK(cub::DeviceSelect::Flagged(nullptr, tb, index, flags.data(), big_idx.data(),
+                                               split_counts.data(), ni, s));
+    grow(temp, tb);
+    tb = temp.size();
+    CUZK_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), tb, index, flags.data(),
+                                               big_idx.data(), split_counts.data(), ni, s));
+    tb = temp.size();
+    CUZK_CUDA_CHECK(cub::DeviceSelect::Flagged(temp.data(), tb, index, flags.data() + n,
+                                               one_idx.data(), split_counts.data() + 1, ni, s));
+    std::uint32_t counts[2] = {0, 0};
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(counts, split_counts.data(), sizeof(counts),
+                                    cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+    return {counts[0], counts[1]};
+  }
+
+  /// *d_out = sum of bases[d_list[t]] over t < n (one run of the segmented
+  /// tree: level 0 mixed additions, then XYZZ levels).
+  template <class F>
+  void sum_listed(const affine_d<fd_of<F>>* d_bases, const std::uint32_t* d_list, std::size_t n,
+                  xyzz_d<fd_of<F>>* d_out, cudaStream_t s) {
+    using Fd = fd_of<F>;
+    using xyzz_t = xyzz_d<Fd>;
+    const shape sh(n, tune::min_window, sizeof(xyzz_t));  // only n's levels are used
+    CUZK_CUDA_CHECK(cudaMemsetAsync(cnt_a.data(), 0, sh.slots * sizeof(std::uint32_t), s));
+    single_run_kernel<<<1, 1, 0, s>>>(run_keys.data(), cnt_a.data(), num_runs.data(),
+                                      std::uint32_t(n));
+    CUZK_CUDA_CHECK_LAUNCH();
+    xyzz_t* result = accumulate_runs<F>(d_bases, d_list, sh, s);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(d_out, result, sizeof(xyzz_t), cudaMemcpyDeviceToDevice, s));
+  }
+
+  /// Sums every run described by run_keys / cnt_a / num_runs over the
+  /// sorted values |d_vals| (level 0, then XYZZ levels); returns where the
+  /// run sums are (run k's sum at offset off_b[k] after the call).
+  template <class F>
+  xyzz_d<fd_of<F>>* accumulate_runs(const affine_d<fd_of<F>>* d_bases,
+                                    const std::uint32_t* d_vals, const shape& sh,
+                                    cudaStream_t s) {
+    using Fd = fd_of<F>;
+    using xyzz_t = xyzz_d<Fd>;
+    const std::size_t cap_temp = temp.size();
+    const unsigned slot_blocks = blocks_for(sh.slots, 256);
+    std::uint32_t *ca = cnt_a.data(), *oa = off_a.data(), *cb = cnt_b.data(), *ob = off_b.data();
+    auto scan = [&](const std::uint32_t* in, std::uint32_t* out) {
+      std::size_t tb = cap_temp;
+      CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(sh.slots), s));
+    };
+    auto next_level = [&]() {
+      next_counts_kernel<<<slot_blocks, 256, 0, s>>>(ca, cb, std::uint32_t(sh.slots));
+      CUZK_CUDA_CHECK_LAUNCH();
+      scan(cb, ob);
+    };
+    scan(ca, oa);
+    next_level();
+    xyzz_t* px = reinterpret_cast<xyzz_t*>(part_x.data());
+    xyzz_t* py = reinterpret_cast<xyzz_t*>(part_y.data());
+    const unsigned acc_blocks = blocks_for(sh.partials, tune::accumulate_threads);
+    accumulate_points_kernel<Fd><<<acc_blocks, tune::accumulate_threads, 0, s>>>(
+        d_bases, d_vals, run_keys.data(), level_view{ca, oa, cb, ob, num_runs.data()}, px);
+    CUZK_CUDA_CHECK_LAUNCH();
+    for (unsigned lvl = 0; lvl < sh.levels_after; ++lvl) {
+      std::swap(ca, cb);
+      std::swap(oa, ob);
+      next_level();
+      accumulate_sums_kernel<Fd><<<acc_blocks, tune::accumulate_threads, 0, s>>>(
+          px, level_view{ca, oa, cb, ob, num_runs.data()}, py);
+      CUZK_CUDA_CHECK_LAUNCH();
+      std::swap(px, py);
+    }
+    final_off = ob;
+    return px;
+  }
+
+  /// Every window of the Pippenger part over sh.n terms (through |d_map|
+  /// when given): digits, sort, runs, run sums, scatter into the buckets.
+  template <class F>
+  void pippenger_windows(const affine_d<fd_of<F>>* d_bases, const fr_d* d_canon,
+                         const std::uint32_t* d_map, const shape& sh, cudaStream_t s) {
+    using Fd = fd_of<F>;
+    using xyzz_t = xyzz_d<Fd>;
+    const std::uint32_t n32 = std::uint32_t(sh.n);
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, sh.buckets * sh.windows * sizeof(xyzz_t), s));
-
     const std::size_t cap_temp = temp.size();
     const unsigned slot_blocks = blocks_for(sh.slots, 256);
     for (unsigned w = 0; w < sh.windows; ++w) {
-      digits_kernel<<<blocks_for(n, tune::digit_threads), tune::digit_threads, 0, s>>>(
-          d_canon, n32, w, sh.c, keys_in.data(), vals_in.data());
+      digits_kernel<<<blocks_for(sh.n, tune::digit_threads), tune::digit_threads, 0, s>>>(
+          d_canon, d_map, n32, w, sh.c, keys_in.data(), vals_in.data());
       CUZK_CUDA_CHECK_LAUNCH();
       std::size_t temp_bytes = cap_temp;
       CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), temp_bytes, keys_in.data(),
                                                       keys_out.data(), vals_in.data(),
-                                                      vals_out.data(), int(n), 0, int(sh.c), s));
+                                                      vals_out.data(), int(sh.n), 0, int(sh.c), s));
       CUZK_CUDA_CHECK(cudaMemsetAsync(cnt_a.data(), 0, sh.slots * sizeof(std::uint32_t), s));
       temp_bytes = cap_temp;
       CUZK_CUDA_CHECK(cub::DeviceRunLengthEncode::Encode(temp.data(), temp_bytes, keys_out.data(),
                                                          run_keys.data(), cnt_a.data(),
-                                                         num_runs.data(), int(n), s));
-      std::uint32_t *ca = cnt_a.data(), *oa = off_a.data(), *cb = cnt_b.data(),
-                    *ob = off_b.data();
-      auto scan = [&](const std::uint32_t* in, std::uint32_t* out) {
-        std::size_t tb = cap_temp;
-        CUZK_CUDA_CHECK(
-            cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(sh.slots), s));
-      };
-      auto next_level = [&]() {
-        next_counts_kernel<<<slot_blocks, 256, 0, s>>>(ca, cb, std::uint32_t(sh.slots));
-        CUZK_CUDA_CHECK_LAUNCH();
-        scan(cb, ob);
-      };
-      scan(ca, oa);
-      next_level();
-      xyzz_t* px = reinterpret_cast<xyzz_t*>(part_x.data());
-      xyzz_t* py = reinterpret_cast<xyzz_t*>(part_y.data());
-      const unsigned acc_blocks = blocks_for(sh.partials, tune::accumulate_threads);
-      accumulate_points_kernel<Fd><<<acc_blocks, tune::accumulate_threads, 0, s>>>(
-          d_bases, vals_out.data(), run_keys.data(), level_view{ca, oa, cb, ob, num_runs.data()},
-          px);
-      CUZK_CUDA_CHECK_LAUNCH();
-      for (unsigned lvl = 0; lvl < sh.levels_after; ++lvl) {
-        std::swap(ca, cb);
-        std::swap(oa, ob);
-        next_level();
-        accumulate_sums_kernel<Fd><<<acc_blocks, tune::accumulate_threads, 0, s>>>(
-            px, level_view{ca, oa, cb, ob, num_runs.data()}, py);
-        CUZK_CUDA_CHECK_LAUNCH();
-        std::swap(px, py);
-      }
-      scatter_kernel<Fd><<<slot_blocks, 256, 0, s>>>(px, ob, run_keys.data(), num_runs.data(),
+                                                         num_runs.data(), int(sh.n), s));
+      xyzz_t* sums = accumulate_runs<F>(d_bases, vals_out.data(), sh, s);
+      scatter_kernel<Fd><<<slot_blocks, 256, 0, s>>>(sums, final_off, run_keys.data(),
+                                                     num_runs.data(),
                                                      d_buckets + std::size_t(w) * sh.buckets);
       CUZK_CUDA_CHECK_LAUNCH();
     }
-
-    const unsigned rt = 1u << sh.lg_rt;
-    const dim3 grid(1u << (sh.lg_tt - sh.lg_rt), sh.windows);
-    xyzz_t* d_block_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
-    reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, sh.lg_b, sh.lg_l,
-                                                                    d_block_sums);
-    CUZK_CUDA_CHECK_LAUNCH();
-    const std::size_t per_window = grid.x;
-    std::vector<ec::xyzz<F>> h_sums(per_window * sh.windows);
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(h_sums.data(), d_block_sums, h_sums.size() * sizeof(xyzz_t),
-                                    cudaMemcpyDeviceToHost, s));
-    if (after_launch) after_launch();
-    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-
-    ec::xyzz<F> acc = ec::xyzz<F>::identity();
-    for (unsigned w = sh.windows; w-- > 0;) {
-      for (unsigned k = 0; k < sh.c; ++k) acc = acc.dbl();
-      for (std::size_t b = 0; b < per_window; ++b) acc += h_sums[w * per_window + b];
-    }
-    return acc.to_jacobian();
   }
+
+  std::uint32_t* final_off = nullptr;  // offsets of the last accumulate_runs' sums
+
+ public:
 };
 
 gpu_msm_workspace::gpu_msm_workspace(int device) : _impl(std::make_unique<impl>(device)) {}
@@ -679,13 +832,23 @@ struct gpu_msm_context_t<F>::impl {
   cudaStream_t s;
   std::shared_ptr<gpu_msm_workspace> ws;
   gpu::device_buffer<ec::affine<F>> bases;
+  // bases owned elsewhere (use_device_bases): |external| wins over |bases|
+  std::shared_ptr<const void> external_owner;
+  const ec::affine<F>* external = nullptr;
+  std::size_t external_n = 0;
   // chunk streaming: two base buffers, a copy stream, one event per buffer
   gpu::device_buffer<ec::affine<F>> chunk_bufs[2];
   std::unique_ptr<gpu::stream> copy_stream;
   std::unique_ptr<gpu::event> copied[2];
 
   const affine_d<fd_of<F>>* d_bases() const {
-    return reinterpret_cast<const affine_d<fd_of<F>>*>(bases.data());
+    return reinterpret_cast<const affine_d<fd_of<F>>*>(external ? external : bases.data());
+  }
+  std::size_t n_bases() const { return external ? external_n : bases.size(); }
+  void drop_external() {
+    external = nullptr;
+    external_n = 0;
+    external_owner.reset();
   }
 };
 
@@ -711,6 +874,7 @@ gpu_msm_context_t<F>& gpu_msm_context_t<F>::operator=(gpu_msm_context_t&&) noexc
 template <class F>
 void gpu_msm_context_t<F>::upload_bases(std::span<const ec::affine<F>> h_bases) {
   gpu::device_guard guard(_impl->device);
+  _impl->drop_external();
   if (h_bases.size() != _impl->bases.size()) {
     _impl->bases.reset();
     _impl->bases = gpu::device_buffer<ec::affine<F>>(h_bases.size());
@@ -720,14 +884,26 @@ void gpu_msm_context_t<F>::upload_bases(std::span<const ec::affine<F>> h_bases) 
 }
 
 template <class F>
+void gpu_msm_context_t<F>::use_device_bases(std::shared_ptr<const void> owner,
+                                            const ec::affine<F>* d_bases, std::size_t n) {
+  if (n && !d_bases) throw std::invalid_argument("cuzk::msm gpu: null device bases");
+  gpu::device_guard guard(_impl->device);
+  _impl->bases.reset();
+  _impl->external_owner = std::move(owner);
+  _impl->external = d_bases;
+  _impl->external_n = n;
+}
+
+template <class F>
 void gpu_msm_context_t<F>::release_bases() {
   gpu::device_guard guard(_impl->device);
   _impl->bases.reset();
+  _impl->drop_external();
 }
 
 template <class F>
 std::size_t gpu_msm_context_t<F>::n_bases() const {
-  return _impl->bases.size();
+  return _impl->n_bases();
 }
 
 template <class F>
@@ -737,10 +913,11 @@ std::shared_ptr<gpu_msm_workspace> gpu_msm_context_t<F>::workspace() const {
 
 template <class F>
 void gpu_msm_context_t<F>::check_terms(std::size_t first, std::size_t n) const {
-  if (first > _impl->bases.size() || n > _impl->bases.size() - first)
+  const std::size_t have = _impl->n_bases();
+  if (first > have || n > have - first)
     throw std::invalid_argument("cuzk::msm gpu: " + std::to_string(n) + " scalars from base " +
-                                std::to_string(first) + " but " +
-                                std::to_string(_impl->bases.size()) + " resident bases");
+                                std::to_string(first) + " but " + std::to_string(have) +
+                                " resident bases");
 }
 
 template <class F>
@@ -809,8 +986,10 @@ std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits) {
   const shape sh(n, choose_window(n, window_bits), xb);
   const std::size_t words = 4 * n + 5 * sh.slots + 1;
   const std::size_t points = 2 * sh.partials + sh.buckets * sh.windows + sh.block_sums();
-  // CUB's radix sort scratch is about one more copy of keys and values
-  return n * sizeof(fr) + words * 4 + points * xb + 8 * n;
+  // CUB's radix sort scratch is about one more copy of keys and values; the
+  // split adds two flag bytes and two 32-bit indices per term
+  const std::size_t split = n >= tune::split_min_terms ? 10 * n : 0;
+  return n * sizeof(fr) + words * 4 + points * xb + 8 * n + split;
 }
 
 template <class F>

@@ -382,19 +382,24 @@ struct engine::impl {
     job& j = *item.j;
     try {
       j.token.check();
-      const std::string d = "worker=" + std::to_string(worker) + ",partition=" + std::to_string(item.part);
+      const std::string d = "worker=" + std::to_string(worker) + ",device=" + std::to_string(device) +
+                            ",partition=" + std::to_string(item.part);
       tl("GPU_START", j.id, d);
       const auto t0 = clock::now();
       os_rng rng;
       const ff::fr r = ff::fr::random(rng), s = ff::fr::random(rng);
+      // gpu_ms: the time holding the device (the other worker's turn is lock_wait_ms)
+      std::uint64_t wait_ms = 0, gms = 0;
       {
         std::lock_guard dl(*device_locks[device]);
+        const auto t1 = clock::now();
+        wait_ms = ms_between(t0, t1);
         item.pending = backend->prove_start(device, item.lease->params, item.lease->shape, std::move(item.w), r, s);
+        gms = ms_between(t1, clock::now());
       }
       item.w = {};
-      const std::uint64_t gms = ms_between(t0, clock::now());
       item.mem.release(item.release_after_gpu);
-      tl("GPU_END", j.id, d + ",gpu_ms=" + std::to_string(gms));
+      tl("GPU_END", j.id, d + ",gpu_ms=" + std::to_string(gms) + ",lock_wait_ms=" + std::to_string(wait_ms));
       std::lock_guard lk(mu);
       j.gpu_ms[item.part] = gms;
       j.t.gpu_compute_ms += gms;

@@ -3,6 +3,7 @@
 #include <cuzk/engine/srs_manager.hpp>
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace cuzk::engine {
 
@@ -17,6 +18,7 @@ struct srs_manager::entry {
   reservation srs_res, shape_res;
   std::uint32_t refs = 0;
   bool loading = false;
+  bool installed = false;  // made hot by install(): no file behind it
   bool used = false;
   clock::time_point last_used{};
 };
@@ -128,6 +130,42 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
   }
 }
 
+void srs_manager::install(const std::string& id, groth16::parameters params, r1cs::r1cs_shape shape) {
+  if (shape.num_inputs != params.vk.ic.size())
+    throw std::invalid_argument("install '" + id + "': the shape has " + std::to_string(shape.num_inputs) +
+                                " inputs, the verifying key " + std::to_string(params.vk.ic.size()));
+  {
+    std::lock_guard lk(_mu);
+    auto it = _entries.find(id);
+    if (it == _entries.end()) throw not_found_error("unknown circuit id '" + id + "'");
+    if (it->second->loading || it->second->refs > 0)
+      throw std::logic_error("install '" + id + "': the circuit is loading or in use");
+  }
+  auto lc = std::make_shared<loaded_circuit>();
+  lc->id = id;
+  const std::uint64_t param_bytes =
+      sizeof(ec::g1_affine) * (params.vk.ic.size() + params.h.size() + params.l.size() + params.a.size() +
+                               params.b_g1.size()) +
+      sizeof(ec::g2_affine) * params.b_g2.size();
+  lc->params = std::move(params);
+  lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
+  lc->shape = std::move(shape);
+  reservation res = _budget.acquire(param_bytes, priority::high, nullptr, "the parameters of circuit '" + id + "'");
+  reservation sres = _budget.acquire(shape_bytes(lc->shape), priority::high, nullptr,
+                                     "the shape of circuit '" + id + "'");
+  lc->charged_bytes = res.bytes() + sres.bytes();
+  std::lock_guard lk(_mu);
+  entry& e = *_entries.at(id);
+  if (e.loading || e.refs > 0) throw std::logic_error("install '" + id + "': the circuit is loading or in use");
+  e.mapped.reset();
+  e.loaded = std::move(lc);
+  e.srs_res = std::move(res);
+  e.shape_res = std::move(sres);
+  e.tier = srs_tier::hot;
+  e.installed = true;
+  _cv.notify_all();
+}
+
 void srs_manager::release_ref(entry* e) {
   std::lock_guard lk(_mu);
   if (e->refs > 0) --e->refs;
@@ -163,6 +201,8 @@ srs_manager::evict_result srs_manager::evict(const std::string& id) {
   entry& e = *it->second;
   if (e.refs > 0 || e.loading)
     throw std::logic_error("circuit '" + id + "' is in use by " + std::to_string(e.refs) + " proof(s)");
+  if (e.installed)
+    throw std::logic_error("circuit '" + id + "' was installed from memory and has no file to reload from");
   const bool was = e.tier == srs_tier::hot;
   return {was, drop_locked(e, srs_tier::cold)};
 }
@@ -173,7 +213,8 @@ std::uint64_t srs_manager::evict_idle(std::uint64_t needed) {
   const auto now = clock::now();
   std::vector<entry*> idle;
   for (auto& [id, e] : _entries)
-    if (e->tier == srs_tier::hot && e->refs == 0 && !e->loading && now - e->last_used >= _opt.eviction_min_idle)
+    if (e->tier == srs_tier::hot && e->refs == 0 && !e->loading && !e->installed &&
+        now - e->last_used >= _opt.eviction_min_idle)
       idle.push_back(e.get());
   std::sort(idle.begin(), idle.end(), [](entry* a, entry* b) { return a->last_used < b->last_used; });
   std::uint64_t freed = 0;

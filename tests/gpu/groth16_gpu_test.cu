@@ -15,9 +15,11 @@
 #include <memory>
 #include <random>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/groth16/device_queries.cuh>
 #include <cuzk/groth16/gpu_prover.hpp>
 #include <cuzk/groth16/prover.hpp>
 #include <cuzk/groth16/setup.hpp>
@@ -179,6 +181,39 @@ TEST(GpuGroth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
       p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
   EXPECT_FALSE(streamed.queries_resident());
   EXPECT_TRUE(streamed.prove(w, r, s) == want) << "queries streamed in chunks";
+}
+
+// Queries already in VRAM (as gpu_setup leaves them): used in place, the
+// proof is the CPU proof byte for byte; wrong device / streaming refused.
+TEST(GpuGroth16, DeviceResidentQueriesGiveTheSameProof) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(test::test_seed("GpuGroth16.DeviceResidentQueriesGiveTheSameProof"));
+  const auto p = params();
+  auto q = std::make_shared<groth16::device_queries>();
+  q->device = 0;
+  auto put = [](auto& buf, const auto& host) {
+    using T = typename std::decay_t<decltype(host)>::value_type;
+    buf = gpu::device_buffer<T>(host.size());
+    buf.upload(host.data(), host.size(), nullptr);
+  };
+  put(q->a, p->a);
+  put(q->b_g1, p->b_g1);
+  put(q->b_g2, p->b_g2);
+  put(q->l, p->l);
+  put(q->h, p->h);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const groth16::gpu_parameters gp{p->vk, q};
+  q.reset();
+  const auto w = make_witness(17);
+  const fr r = fr::random(rng), s = fr::random(rng);
+  groth16::gpu_prover prover(gp, shape_ptr(), {.device = 0});
+  EXPECT_TRUE(prover.queries_resident());
+  EXPECT_TRUE(prover.prove(w, r, s) == groth16::prove(*p, shape(), w, r, s))
+      << "proof from device-resident queries differs from the CPU proof";
+  EXPECT_THROW(groth16::gpu_prover(gp, shape_ptr(), {.device = 0, .b_g2_on_cpu = true}),
+               std::invalid_argument);
+  EXPECT_THROW(groth16::gpu_prover(gp, shape_ptr(), {.device = 0, .force_streaming = true}),
+               std::invalid_argument);
 }
 
 TEST(GpuGroth16, ConcurrentCallersGetCorrectProofs) {

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -17,6 +18,8 @@
 #include <cuzk/ec/bls12_381.hpp>
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/msm/msm.hpp>
+#include <cuzk/gpu/device.cuh>
+#include <cuzk/gpu/tuning.hpp>
 #include <cuzk/msm/msm_gpu.hpp>
 
 #include "common/test_seed.hpp"
@@ -151,6 +154,54 @@ TEST(GpuMsm, EveryWindowWidth) {
   // a prefix of the resident bases
   const std::span<const fr> half(scalars.data(), n / 2);
   expect_same(ctx.run(half), msm::msm<fp>(bases.first(n / 2), half), "prefix");
+}
+
+// A PoRep witness is ~98% zeros and ones: the MSM splits those off before
+// the windows (tuning::msm::split_min_terms). Both sides of the threshold,
+// with the few "big" scalars at the ends and in the middle.
+TEST(GpuMsm, BitHeavyScalarsAcrossTheSplitThreshold) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.BitHeavyScalarsAcrossTheSplitThreshold"));
+  msm::gpu_msm_context ctx;
+  const std::size_t t = cuzk::gpu::tuning::msm::split_min_terms;
+  for (const std::size_t n : {t - 1, t, t + 1, std::size_t(1) << 20, std::size_t(1) << 22}) {
+    const std::span<const g1_affine> bases(pool().data(), n);
+    std::vector<fr> scalars(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned k = unsigned(rng() % 100);
+      scalars[i] = k < 51 ? fr::zero() : k < 98 ? fr::one() : fr::random(rng);
+    }
+    scalars.front() = fr::random(rng);
+    scalars.back() = fr::random(rng);
+    ctx.upload_bases(bases);
+    expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars), "bit-heavy n=" + std::to_string(n));
+    // only ones, and only zeros and ones (no Pippenger part at all)
+    for (std::size_t i = 0; i < n; ++i) scalars[i] = (rng() & 1) ? fr::one() : fr::zero();
+    expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars), "0/1 only n=" + std::to_string(n));
+  }
+}
+
+// Bases that live in device memory owned by someone else (parameters made
+// on the GPU): used in place, kept alive by the owner handle.
+TEST(GpuMsm, UsesDeviceBasesInPlace) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.UsesDeviceBasesInPlace"));
+  const std::size_t n = std::size_t(1) << 16;
+  const std::span<const g1_affine> bases(pool().data(), n);
+  auto owner = std::make_shared<cuzk::gpu::device_buffer<g1_affine>>(n);
+  owner->upload(bases.data(), n, nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  msm::gpu_msm_context ctx;
+  ctx.use_device_bases(owner, owner->data(), n);
+  EXPECT_EQ(ctx.n_bases(), n);
+  const g1_affine* raw = owner->data();
+  owner.reset();  // the context's handle keeps the memory
+  (void)raw;
+  const auto scalars = cuzk::test::random_elements<fr>(n, rng);
+  expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars), "device bases");
+  EXPECT_THROW(ctx.run(std::vector<fr>(n + 1, fr::one())), std::invalid_argument);
+  ctx.release_bases();
+  EXPECT_EQ(ctx.n_bases(), std::size_t(0));
 }
 
 TEST(GpuMsm, OneShotEntryPoint) {

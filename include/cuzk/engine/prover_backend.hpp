@@ -9,6 +9,7 @@
 // GPU backend plugs in behind the same two calls.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -59,6 +60,12 @@ class prover_backend {
 std::unique_ptr<prover_backend> make_cpu_backend(std::size_t devices = 1);
 
 #if defined(CUZK_ENGINE_HAVE_GPU)
+}  // namespace cuzk::engine
+namespace cuzk::groth16 {
+class gpu_prover;
+}  // namespace cuzk::groth16
+namespace cuzk::engine {
+
 /// Options of the CUDA backend (built only with CUDA: CUZK_ENGINE_HAVE_GPU).
 struct gpu_backend_options {
   /// CUDA ordinals ([gpus] devices); empty: every visible device.
@@ -67,6 +74,13 @@ struct gpu_backend_options {
   bool b_g2_on_cpu = false;
   /// VRAM left free when deciding whether a circuit's queries fit.
   std::uint64_t vram_margin_bytes = std::uint64_t(1) << 30;
+  /// Makes the prover of a circuit on a device instead of the default
+  /// (which uploads params' queries): for parameters that already live in
+  /// VRAM (gpu_setup.hpp), installed in the SRS manager with their
+  /// verifying key only. Return null to fall back to the default.
+  std::function<std::shared_ptr<groth16::gpu_prover>(int ordinal, const groth16::parameters&,
+                                                     const r1cs::r1cs_shape&)>
+      make_prover;
 };
 
 /// The CUDA backend: one groth16::gpu_prover per (device, circuit), made on

@@ -100,6 +100,17 @@ class srs_manager {
     bool was_loaded = false;
     std::uint64_t freed_bytes = 0;
   };
+  /// Makes |id| (registered) hot from parameters and a shape already in
+  /// memory, e.g. computed on a GPU by a benchmark when no file exists:
+  /// |params| may hold the verifying key alone when the backend proves from
+  /// elsewhere (the gpu backend's make_prover hook). Charged to the budget
+  /// (params and shape bytes, blocking at high priority); never evicted (no
+  /// file to come back from): evict() refuses it and evict_idle() skips it.
+  /// Throws not_found_error for an unknown id, std::logic_error while the
+  /// entry is loading or leased, std::invalid_argument when the shape's
+  /// input count differs from the vk's.
+  void install(const std::string& id, groth16::parameters params, r1cs::r1cs_shape shape);
+
   /// Drops |id| to cold; throws std::logic_error while it has leases.
   evict_result evict(const std::string& id);
   /// Budget evictor: idle hot entries to warm, LRU first, until |needed| freed.

@@ -18,6 +18,7 @@
 //     G2 best at c = 19 (1549 ms), c = 17: 1583 (2% slower), c = 16: 1609.
 //     So the default stays lg n - 3 capped at 17 until 2^25+ is swept.
 
+#include <cstddef>
 #include <cstdint>
 
 namespace cuzk::gpu::tuning {
@@ -54,6 +55,10 @@ struct msm {
   /// witnesses and duplicated scalars), and smaller segments mean more
   /// threads per window (at 2^20 terms, 64 gave ~4 warps per SM).
   static constexpr unsigned points_per_thread = 16;
+  /// From this many terms on, scalars equal to 0 or 1 are split off before
+  /// the windows (see msm.cu): below it the extra pass and the host round
+  /// trip for the counts cost more than the sorts they save.
+  static constexpr std::size_t split_min_terms = std::size_t(1) << 14;
 };
 static_assert(msm::min_window >= 2 && msm::max_window <= 24 && msm::min_window <= msm::max_window);
 static_assert(is_pow2(msm::digit_threads) && is_pow2(msm::accumulate_threads) &&

@@ -41,6 +41,7 @@
 #include <span>
 #include <vector>
 
+#include <cuzk/groth16/gpu_setup.hpp>
 #include <cuzk/groth16/keys.hpp>
 #include <cuzk/groth16/proof.hpp>
 #include <cuzk/groth16/prover.hpp>
@@ -81,6 +82,12 @@ class gpu_prover {
  public:
   gpu_prover(std::shared_ptr<const parameters> params,
              std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg = {});
+  /// From parameters already in cfg.device's memory (gpu_setup.hpp): the
+  /// queries are used in place (never copied, never streamed; B_G2 on the
+  /// GPU). std::invalid_argument when they live on another device or cfg
+  /// asks for streaming or a CPU B_G2.
+  gpu_prover(const gpu_parameters& params, std::shared_ptr<const r1cs::r1cs_shape> shape,
+             const gpu_prover_config& cfg = {});
   ~gpu_prover();
   gpu_prover(const gpu_prover&) = delete;
   gpu_prover& operator=(const gpu_prover&) = delete;
@@ -101,6 +108,7 @@ class gpu_prover {
   gpu_prove_timings last_timings() const;
 
  private:
+  void init();
   struct impl;
   std::unique_ptr<impl> _impl;
 };

@@ -108,7 +108,11 @@ class gpu_msm_context_t {
 
   /// Replaces the resident bases (synchronous).
   void upload_bases(std::span<const ec::affine<F>> bases);
-  /// Frees the resident bases.
+  /// Uses |n| bases already in this device's memory at |d_bases| (no copy);
+  /// |owner| keeps that memory alive for as long as the context uses it.
+  void use_device_bases(std::shared_ptr<const void> owner, const ec::affine<F>* d_bases,
+                        std::size_t n);
+  /// Frees (or lets go of) the resident bases.
   void release_bases();
   std::size_t n_bases() const;
   std::shared_ptr<gpu_msm_workspace> workspace() const;

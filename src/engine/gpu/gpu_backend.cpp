@@ -146,9 +146,13 @@ class gpu_backend final : public prover_backend {
     cfg.vram_margin_bytes = _opts.vram_margin_bytes;
     // Non-owning: the SRS manager keeps both alive while a job holds its lease,
     // and a cached prover is only used again for a live (params, shape) pair.
-    std::shared_ptr<const groth16::parameters> p(&params, [](const groth16::parameters*) {});
-    std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});
-    auto prover = std::make_shared<groth16::gpu_prover>(std::move(p), std::move(sh), cfg);
+    std::shared_ptr<groth16::gpu_prover> prover;
+    if (_opts.make_prover) prover = _opts.make_prover(ord, params, shape);
+    if (!prover) {
+      std::shared_ptr<const groth16::parameters> p(&params, [](const groth16::parameters*) {});
+      std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});
+      prover = std::make_shared<groth16::gpu_prover>(std::move(p), std::move(sh), cfg);
+    }
     _cache.push_back({device, &params, &shape, fp, prover});
     return prover;
   }

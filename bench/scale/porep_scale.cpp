@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: Apache-2.0
+// cuzk-porep-scale: full-size PoRep C2 batches through the engine on GPUs,
+// with parameters computed on the GPUs and kept there.
+//
+//   cuzk-porep-scale [--sector-size 32GiB] [--proofs 3] [--concurrency 2]
+//                    [--devices 0,1] [--gpu-workers 2] [--synthesis N]
+//                    [--seed 20261130] [--out DIR]
+//
+// Why a program of its own: the parameters of a 32 GiB PoRep are ~47 GB of
+// points; no published file is available to us and writing ours to the
+// device host's disk and reading them back would not fit its disk or time.
+// So this process builds the circuit's shape, computes seeded test
+// parameters on every GPU (groth16::generate_parameters_gpu: the same
+// points as the CPU setup), installs them in the engine's SRS manager
+// (verifying key on the host, queries in VRAM through the gpu backend's
+// make_prover hook) and then drives the same engine the daemon runs: the
+// PoRep kind parses each C1 JSON, synthesis workers build the witnesses,
+// device workers prove under the per-GPU lock, finalizers verify every
+// partition proof against the public inputs derived from the graph. At the
+// end every whole proof is verified again here from its bytes.
+//
+// Runs: one warm-up partition straight on the prover (prints the GPU stage
+// times), then --proofs C1s (generated, one seed each) submitted by
+// --concurrency clients. Prints and writes (under --out) s/proof, per-proof
+// latency, GPU ms per partition p50/p99/max, synthesis ms per partition,
+// peak RSS, and the TIMELINE lines.
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/porep_compound.hpp>
+#include <cuzk/circuits/porep_generator.hpp>
+#include <cuzk/engine/engine.hpp>
+#include <cuzk/engine/prover_backend.hpp>
+#include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/verifier.hpp>
+#include <cuzk/io/porep_c1.hpp>
+#include <cuzk/io/proof_io.hpp>
+
+namespace {
+
+using namespace cuzk;
+using clock_type = std::chrono::steady_clock;
+
+double secs_since(clock_type::time_point t0) {
+  return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+double peak_rss_gib() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return double(ru.ru_maxrss) / (1024.0 * 1024.0);
+}
+
+struct options {
+  std::string sector_size = "32GiB";
+  std::size_t proofs = 3, concurrency = 2, gpu_workers = 2, synthesis = 0;
+  std::vector<int> devices;  // empty: every visible device
+  std::uint64_t seed = 20261130;
+  std::filesystem::path out = "scale-out";
+};
+
+[[noreturn]] void usage(const std::string& why) {
+  std::fprintf(stderr,
+               "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
+               "[--concurrency N] [--devices 0,1] [--gpu-workers N] [--synthesis N] [--seed N] [--out DIR]\n",
+               why.c_str());
+  std::exit(2);
+}
+
+options parse(int argc, char** argv) {
+  options o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (i + 1 >= argc) usage("missing value after " + a);
+    const std::string v = argv[++i];
+    try {
+      if (a == "--sector-size") o.sector_size = v;
+      else if (a == "--proofs") o.proofs = std::stoul(v);
+      else if (a == "--concurrency") o.concurrency = std::stoul(v);
+      else if (a == "--gpu-workers") o.gpu_workers = std::stoul(v);
+      else if (a == "--synthesis") o.synthesis = std::stoul(v);
+      else if (a == "--seed") o.seed = std::stoull(v);
+      else if (a == "--out") o.out = v;
+      else if (a == "--devices") {
+        std::stringstream ss(v);
+        for (std::string t; std::getline(ss, t, ',');) o.devices.push_back(std::stoi(t));
+      } else usage("unknown option " + a);
+    } catch (const std::logic_error&) {
+      usage("bad value '" + v + "' for " + a);
+    }
+  }
+  if (o.proofs == 0 || o.concurrency == 0) usage("--proofs and --concurrency must be at least 1");
+  return o;
+}
+
+struct percentiles {
+  double p50 = 0, p99 = 0, max = 0, min = 0;
+  std::size_t n = 0;
+};
+percentiles summarize(std::vector<double> v) {
+  percentiles p;
+  if (v.empty()) return p;
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) { return v[std::min(v.size() - 1, std::size_t(q * double(v.size() - 1) + 0.5))]; };
+  p.p50 = at(0.5);
+  p.p99 = at(0.99);
+  p.max = v.back();
+  p.min = v.front();
+  p.n = v.size();
+  return p;
+}
+
+/// Value of "key=<number>" in a TIMELINE detail field, or nullopt.
+std::optional<double> field(const std::string& line, const std::string& key) {
+  const std::size_t at = line.find(key + "=");
+  if (at == std::string::npos) return std::nullopt;
+  return std::stod(line.substr(at + key.size() + 1));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  const options opt = parse(argc, argv);
+  std::filesystem::create_directories(opt.out);
+  const auto t_start = clock_type::now();
+  const std::optional<std::uint64_t> size = circuits::parse_sector_size(opt.sector_size);
+  if (!size) usage("unknown sector size " + opt.sector_size);
+  const io::seal_proof_info* info = io::find_seal_proof_by_size(*size);
+  if (!info) usage("no PoRep for sector size " + opt.sector_size);
+  const std::vector<int> devices = groth16::select_gpu_devices(opt.devices);
+  if (devices.empty()) throw std::runtime_error("no CUDA device visible");
+
+  // 1. the shape, built once (~9 GB at 32 GiB)
+  auto t0 = clock_type::now();
+  r1cs::r1cs_shape shape = circuits::porep_shape(*info);
+  const double shape_s = secs_since(t0);
+  std::printf("shape %s: %zu constraints, %zu inputs, %zu aux, nnz %zu / %zu / %zu, %.1f s, RSS peak %.1f GiB\n",
+              std::string(info->name).c_str(), shape.num_constraints, shape.num_inputs, shape.num_aux,
+              shape.a.nnz(), shape.b.nnz(), shape.c.nnz(), shape_s, peak_rss_gib());
+  std::fflush(stdout);
+
+  // 2. parameters on every GPU, in parallel (same seed: the same points)
+  t0 = clock_type::now();
+  const groth16::toxic_waste tw = groth16::toxic_waste_from_seed(opt.seed);
+  std::vector<groth16::gpu_parameters> gp(devices.size());
+  std::vector<groth16::gpu_setup_timings> setup_t(devices.size());
+  {
+    std::vector<std::thread> ts;
+    std::vector<std::exception_ptr> errs(devices.size());
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      ts.emplace_back([&, d] {
+        try {
+          gp[d] = groth16::generate_parameters_gpu(shape, tw, {.device = devices[d]}, &setup_t[d]);
+        } catch (...) {
+          errs[d] = std::current_exception();
+        }
+      });
+    for (auto& t : ts) t.join();
+    for (auto& e : errs)
+      if (e) std::rethrow_exception(e);
+  }
+  const double setup_s = secs_since(t0);
+  std::printf("gpu setup on %zu device(s): %.1f s, %.1f GiB of queries per device\n", devices.size(), setup_s,
+              double(groth16::device_bytes(gp[0])) / double(1ull << 30));
+  std::printf("  device 0 steps: %s\n", groth16::describe(setup_t[0]).c_str());
+  for (std::size_t d = 1; d < devices.size(); ++d)
+    if (!(gp[d].vk == gp[0].vk)) throw std::runtime_error("GPU setups on two devices disagree");
+  std::fflush(stdout);
+
+  // 3. generated C1s (one seed each), generated while nothing else runs
+  t0 = clock_type::now();
+  std::vector<io::c1_output> c1s(opt.proofs);
+  std::vector<std::string> c1_json(opt.proofs);
+  {
+    std::vector<std::thread> ts;
+    for (std::size_t i = 0; i < opt.proofs; ++i)
+      ts.emplace_back([&, i] {
+        c1s[i] = circuits::generate_synthetic_porep(*info, opt.seed + 1 + i).c1;
+        c1_json[i] = io::write_c1_json(c1s[i]);
+      });
+    for (auto& t : ts) t.join();
+  }
+  std::printf("generated %zu C1s (%zu partitions each) in %.1f s\n", opt.proofs, c1s[0].partitions.size(),
+              secs_since(t0));
+
+  // 4. warm-up: one partition straight on device 0's prover, stage times
+  const auto shape_ptr = std::make_shared<const r1cs::r1cs_shape>(std::move(shape));
+  {
+    groth16::gpu_prover warm(gp[0], shape_ptr, {.device = devices[0]});
+    t0 = clock_type::now();
+    const groth16::witness w = circuits::porep_witness(c1s[0], 0);
+    const double synth_s = secs_since(t0);
+    t0 = clock_type::now();
+    auto pending = warm.prove_start(w);
+    const double gpu_s = secs_since(t0);
+    const groth16::gpu_prove_timings t = warm.last_timings();
+    t0 = clock_type::now();
+    const groth16::proof pi = warm.finalize(std::move(pending), ff::fr::one(), ff::fr::one());
+    const double fin_s = secs_since(t0);
+    const bool ok = groth16::verify(groth16::prepare_verifying_key(gp[0].vk), pi,
+                                    std::span<const ff::fr>(circuits::porep_public_inputs(c1s[0], 0)));
+    std::printf("warm-up partition: synthesis %.2f s, GPU %.3f s (upload %.0f, spmv %.0f, ntt %.0f, H %.0f, L %.0f, "
+                "A %.0f, B1 %.0f, B2 %.0f ms), finalize %.3f s, verifies: %s; prover holds %.1f GiB VRAM\n",
+                synth_s, gpu_s, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
+                t.msm_b2_ms, fin_s, ok ? "yes" : "NO", double(warm.device_bytes()) / double(1ull << 30));
+    if (!ok) throw std::runtime_error("warm-up proof does not verify");
+  }
+  std::fflush(stdout);
+
+  // 5. the engine, as the daemon builds it, with the parameters installed
+  engine::engine_config cfg;
+  cfg.param_cache = opt.out / "no-param-files";
+  cfg.gpu_workers_per_device = opt.gpu_workers;
+  cfg.max_parallel_synthesis = opt.synthesis;
+  cfg.verify = engine::verify_mode::all;
+  engine::gpu_backend_options bo;
+  bo.devices = devices;
+  bo.make_prover = [&](int ordinal, const groth16::parameters& params,
+                       const r1cs::r1cs_shape& sh) -> std::shared_ptr<groth16::gpu_prover> {
+    for (std::size_t d = 0; d < devices.size(); ++d)
+      if (devices[d] == ordinal && params.vk == gp[d].vk) {
+        std::shared_ptr<const r1cs::r1cs_shape> s(&sh, [](const r1cs::r1cs_shape*) {});
+        return std::make_shared<groth16::gpu_prover>(gp[d], std::move(s),
+                                                     groth16::gpu_prover_config{.device = ordinal});
+      }
+    return nullptr;
+  };
+  engine::engine eng(cfg, engine::make_gpu_backend(bo));
+  std::mutex tl_mu;
+  std::vector<std::string> timeline;
+  eng.set_timeline([&](const std::string& line) {
+    std::lock_guard lk(tl_mu);
+    timeline.push_back(line);
+  });
+  eng.set_log([](int level, const std::string& m) {
+    if (level >= 2) std::fprintf(stderr, "engine: %s\n", m.c_str());
+  });
+  eng.register_kind(engine::make_porep_kind());
+  const std::string circuit_id = "porep-" + engine::sector_size_tag(*size);
+  {
+    groth16::parameters vk_only;
+    vk_only.vk = gp[0].vk;
+    // the engine's copy of the shape (the provers it makes point at it)
+    eng.srs().install(circuit_id, std::move(vk_only), r1cs::r1cs_shape(*shape_ptr));
+  }
+  eng.start();
+
+  // 6. the batch: --concurrency clients, each submit + await in turn
+  std::atomic<std::size_t> next{0};
+  std::vector<engine::job_result> results(opt.proofs);
+  std::vector<double> latency(opt.proofs);
+  const auto t_batch = clock_type::now();
+  {
+    std::vector<std::thread> clients;
+    for (std::size_t c = 0; c < opt.concurrency; ++c)
+      clients.emplace_back([&] {
+        for (std::size_t i; (i = next++) < opt.proofs;) {
+          engine::proof_request req;
+          req.request_id = "scale-" + std::to_string(i);
+          req.kind = engine::proof_kind::porep_seal_commit;
+          req.vanilla_proof.assign(c1_json[i].begin(), c1_json[i].end());
+          const auto t_job = clock_type::now();
+          eng.submit(std::move(req));
+          results[i] = eng.await("scale-" + std::to_string(i), std::nullopt);
+          latency[i] = secs_since(t_job);
+        }
+      });
+    for (auto& t : clients) t.join();
+  }
+  const double batch_s = secs_since(t_batch);
+  eng.shutdown(std::chrono::seconds(10));
+
+  // 7. every whole proof verified here from its bytes
+  const auto pvk = groth16::prepare_verifying_key(gp[0].vk);
+  std::size_t verified = 0;
+  for (std::size_t i = 0; i < opt.proofs; ++i) {
+    const engine::job_result& r = results[i];
+    if (r.status != engine::await_status::completed) {
+      std::printf("proof %zu: %s %s\n", i, std::string(engine::status_label(r.status)).c_str(),
+                  r.error_message.c_str());
+      continue;
+    }
+    const auto proofs = io::read_proofs(r.proof, c1s[i].partitions.size(), "proof " + std::to_string(i));
+    const bool ok = circuits::verify_porep(pvk, c1s[i], proofs);
+    verified += ok;
+    // a proof checked against another C1 must fail
+    const bool cross = opt.proofs > 1 && circuits::verify_porep(pvk, c1s[(i + 1) % opt.proofs], proofs);
+    std::printf("proof %zu: %zu bytes, latency %.1f s, verifies: %s, against C1 %zu: %s\n", i, r.proof.size(),
+                latency[i], ok ? "yes" : "NO", (i + 1) % opt.proofs, cross ? "VERIFIES (bad)" : "rejected");
+    if (cross) verified -= ok;
+  }
+
+  // 8. summary from the timeline
+  std::vector<double> gpu_ms, synth_ms, fin_ms;
+  for (const std::string& l : timeline) {
+    if (l.find(",GPU_END,") != std::string::npos) {
+      if (auto v = field(l, "gpu_ms")) gpu_ms.push_back(*v);
+    } else if (l.find(",SYNTH_END,") != std::string::npos) {
+      if (auto v = field(l, "synth_ms")) synth_ms.push_back(*v);
+    } else if (l.find(",FINALIZE,") != std::string::npos) {
+      if (auto v = field(l, "finalize_ms")) fin_ms.push_back(*v);
+    }
+  }
+  const percentiles g = summarize(gpu_ms), sy = summarize(synth_ms), fi = summarize(fin_ms),
+                    la = summarize(latency);
+  std::ostringstream sum;
+  sum << "sector_size " << opt.sector_size << ", devices " << devices.size() << ", proofs " << opt.proofs
+      << ", concurrency " << opt.concurrency << ", gpu_workers/device " << opt.gpu_workers << "\n"
+      << "s/proof (batch wall / proofs): " << batch_s / double(opt.proofs) << " (batch " << batch_s << " s)\n"
+      << "latency s: p50 " << la.p50 << " min " << la.min << " max " << la.max << "\n"
+      << "GPU ms per partition (" << g.n << "): p50 " << g.p50 << " p99 " << g.p99 << " max " << g.max << " min "
+      << g.min << "\n"
+      << "synthesis ms per partition (" << sy.n << "): p50 " << sy.p50 << " p99 " << sy.p99 << " max " << sy.max
+      << "\n"
+      << "finalize ms per partition (" << fi.n << "): p50 " << fi.p50 << " max " << fi.max << "\n"
+      << "proofs verified: " << verified << " / " << opt.proofs << "\n"
+      << "peak RSS: " << peak_rss_gib() << " GiB\n"
+      << "setup: shape " << shape_s << " s, gpu params " << setup_s << " s; whole run " << secs_since(t_start)
+      << " s\n";
+  std::printf("%s", sum.str().c_str());
+  std::ofstream(opt.out / "summary.txt") << sum.str();
+  std::ofstream tl(opt.out / "timeline.csv");
+  for (const std::string& l : timeline) tl << l << "\n";
+  return verified == opt.proofs ? 0 : 1;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "cuzk-porep-scale: %s\n", e.what());
+  return 2;
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+// The engine with several devices, simulated on the CPU: a recording
+// backend around the CPU backend notes which device ran each partition,
+// how many prove_start calls ran at once on one device (the device lock
+// allows one), and on which devices each circuit was first used (where a
+// GPU backend uploads that circuit's parameters). Also parameters
+// installed from memory (srs_manager::install), as the full-size GPU
+// benchmark does with parameters computed on the GPU.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "daemon_test_support.hpp"
+
+namespace {
+
+using namespace cuzk;
+using namespace std::chrono_literals;
+namespace eng = cuzk::engine;
+
+struct device_record {
+  std::mutex mu;
+  std::map<std::size_t, std::size_t> partitions_per_device;
+  std::set<std::pair<std::size_t, const void*>> first_use;  // (device, params address)
+  std::map<std::size_t, int> running;
+  int max_running_on_one_device = 0;
+  int max_running_total = 0;
+  int running_total = 0;
+};
+
+/// The CPU backend with |n| virtual devices, recording placement.
+class recording_backend final : public eng::prover_backend {
+ public:
+  recording_backend(std::size_t n, device_record& rec, std::chrono::milliseconds hold)
+      : _inner(eng::make_cpu_backend(n)), _rec(rec), _hold(hold) {}
+  std::string name() const override { return "recording(" + _inner->name() + ")"; }
+  std::vector<eng::device_info> devices() const override { return _inner->devices(); }
+  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
+    return _inner->partition_bytes(s, after);
+  }
+  std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w,
+                                                  const ff::fr& r, const ff::fr& s) override {
+    {
+      std::lock_guard lk(_rec.mu);
+      _rec.partitions_per_device[device]++;
+      _rec.first_use.insert({device, &params});
+      const int now = ++_rec.running[device];
+      _rec.max_running_on_one_device = std::max(_rec.max_running_on_one_device, now);
+      _rec.max_running_total = std::max(_rec.max_running_total, ++_rec.running_total);
+    }
+    std::this_thread::sleep_for(_hold);  // a device that is busy for a while
+    auto out = _inner->prove_start(device, params, shape, std::move(w), r, s);
+    std::lock_guard lk(_rec.mu);
+    --_rec.running[device];
+    --_rec.running_total;
+    return out;
+  }
+  groth16::proof finalize(std::unique_ptr<eng::pending_proof> p) override { return _inner->finalize(std::move(p)); }
+
+ private:
+  std::unique_ptr<eng::prover_backend> _inner;
+  device_record& _rec;
+  std::chrono::milliseconds _hold;
+};
+
+struct devices_fixture {
+  std::filesystem::path dir = test::make_param_cache(false);
+  device_record rec;
+  std::unique_ptr<eng::engine> e;
+  devices_fixture(std::size_t devices, std::size_t workers_per_device) {
+    eng::engine_config cfg = test::small_config(dir);
+    cfg.gpu_workers_per_device = workers_per_device;
+    cfg.max_parallel_synthesis = 4;
+    cfg.gpu_queue_capacity = 2 * devices * workers_per_device;
+    e = std::make_unique<eng::engine>(cfg, std::make_unique<recording_backend>(devices, rec, 30ms));
+    e->register_kind(std::make_shared<test::chain_kind>());
+    e->start();
+  }
+  ~devices_fixture() {
+    e.reset();
+    std::filesystem::remove_all(dir);
+  }
+};
+
+TEST(engine_devices, four_devices_all_busy_one_proof_at_a_time_each) {
+  devices_fixture f(4, 2);
+  const auto st = f.e->status();
+  ASSERT_EQ(st.devices.size(), 4u);
+  EXPECT_EQ(st.workers.size(), 8u);  // gpu_workers_per_device x devices
+  for (int i = 0; i < 4; ++i) f.e->submit(test::chain_request("job" + std::to_string(i), 8, 0));
+  for (int i = 0; i < 4; ++i) {
+    const auto r = f.e->await("job" + std::to_string(i), 60s);
+    ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+    EXPECT_EQ(r.proof.size(), 8u * 192u);
+  }
+  std::lock_guard lk(f.rec.mu);
+  std::size_t total = 0;
+  for (std::size_t d = 0; d < 4; ++d) {
+    EXPECT_GT(f.rec.partitions_per_device[d], 0u) << "device " << d << " never proved";
+    total += f.rec.partitions_per_device[d];
+  }
+  EXPECT_EQ(total, 32u);
+  EXPECT_EQ(f.rec.max_running_on_one_device, 1) << "two prove_start calls ran at once on one device";
+  EXPECT_GE(f.rec.max_running_total, 2) << "devices never worked at the same time";
+  // one circuit: each device saw the same (hot, resident) parameters
+  std::set<const void*> addresses;
+  for (const auto& [dev, addr] : f.rec.first_use) addresses.insert(addr);
+  EXPECT_EQ(addresses.size(), 1u);
+  EXPECT_EQ(f.rec.first_use.size(), 4u);
+}
+
+TEST(engine_devices, worker_status_names_each_device) {
+  devices_fixture f(3, 1);
+  const auto st = f.e->status();
+  std::set<std::size_t> devs;
+  for (const auto& w : st.workers) devs.insert(w.device);
+  EXPECT_EQ(devs, (std::set<std::size_t>{0, 1, 2}));
+}
+
+TEST(srs_manager, installed_parameters_prove_and_are_never_evicted) {
+  const auto dir = test::make_param_cache(false);
+  eng::engine_config cfg = test::small_config("");
+  cfg.param_cache = dir / "empty";  // no files at all: only the installed entry can serve
+  cfg.eviction_min_idle = 0ms;
+  auto e = std::make_unique<eng::engine>(cfg, eng::make_cpu_backend(1));
+  e->register_kind(std::make_shared<test::chain_kind>());
+  const auto shape = r1cs::make_shape(r1cs::examples::chain_circuit{test::chain_steps, std::nullopt});
+  auto params = groth16::generate_parameters(shape, 77);
+  EXPECT_THROW(e->srs().install("nope", params, shape), eng::not_found_error);
+  auto bad_shape = shape;
+  bad_shape.num_inputs += 1;
+  EXPECT_THROW(e->srs().install("test-chain", params, bad_shape), std::invalid_argument);
+  e->srs().install("test-chain", params, shape);
+  const auto used = e->budget().used();
+  EXPECT_GT(used, 0u);
+  e->start();
+  e->submit(test::chain_request("a", 2, 0));
+  const auto r = e->await("a", 60s);
+  ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+  const auto proofs = io::read_proofs(r.proof, 2);
+  const auto pvk = groth16::prepare_verifying_key(params.vk);
+  for (std::size_t p = 0; p < 2; ++p) {
+    const std::vector<ff::fr> x{test::chain_x0(p), test::chain_out(test::chain_x0(p))};
+    EXPECT_TRUE(groth16::verify(pvk, proofs[p], x)) << "partition " << p;
+  }
+  // neither the evictor nor EvictSRS may drop it: there is no file to reload
+  EXPECT_EQ(e->srs().evict_idle(used), 0u);
+  EXPECT_THROW(e->srs().evict("test-chain"), std::logic_error);
+  for (const auto& s : e->srs().status())
+    if (s.circuit_id == "test-chain") EXPECT_EQ(s.tier, eng::srs_tier::hot);
+  e.reset();
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
