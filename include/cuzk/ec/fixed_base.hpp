@@ -63,6 +63,10 @@ class fixed_base_table {
     batch_to_affine<F>(proj, out);
   }
 
+  /// The table itself, T[w][d - 1] at w * per_window + d - 1 (the GPU setup
+  /// uploads it and runs the same lookup on the device).
+  std::span<const affine<F>> table() const noexcept { return _table; }
+
  private:
   static_assert(64 % window_bits == 0, "windows must not straddle limbs");
   std::vector<affine<F>> _table;

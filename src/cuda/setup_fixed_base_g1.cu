@@ -1,0 +1,16 @@
+// SPDX-License-Identifier: Apache-2.0
+// G1 fixed-base multiplication for the GPU parameter setup (H, L, A, B_G1
+// queries); contract in setup_fixed_base.hpp, kernel in setup_fixed_base.cuh.
+// 256 threads per block: a G1 XYZZ accumulator is 48 registers.
+#include "setup_fixed_base.hpp"
+
+#include "setup_fixed_base.cuh"
+
+namespace cuzk::groth16::setup_gpu {
+
+void fixed_base_g1(const ec::g1_affine* d_table, const ff::fr* d_scalars, std::size_t n,
+                   ec::g1_affine* d_out, CUstream_st* s) {
+  launch_fixed_base<fp_d, 256>(d_table, d_scalars, n, d_out, s);
+}
+
+}  // namespace cuzk::groth16::setup_gpu
