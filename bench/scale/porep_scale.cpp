@@ -4,7 +4,7 @@
 //
 //   cuzk-porep-scale [--sector-size 32GiB] [--proofs 3] [--concurrency 2]
 //                    [--devices 0,1] [--gpu-workers 2] [--synthesis N]
-//                    [--seed 20261130] [--out DIR]
+//                    [--batches "0;0,1"] [--seed 20261130] [--out DIR]
 //
 // Why a program of its own: the parameters of a 32 GiB PoRep are ~47 GB of
 // points; no published file is available to us and writing ours to the
@@ -20,8 +20,10 @@
 // end every whole proof is verified again here from its bytes.
 //
 // Runs: one warm-up partition straight on the prover (prints the GPU stage
-// times), then --proofs C1s (generated, one seed each) submitted by
-// --concurrency clients. Prints and writes (under --out) s/proof, per-proof
+// times), then one batch per device set of --batches (default: every
+// device; "0;0,1" runs on GPU 0 alone, then on GPUs 0 and 1, for the
+// scaling factor), each a fresh engine given the same --proofs C1s
+// (generated, one seed each) submitted by --concurrency clients. Prints and writes (under --out) s/proof, per-proof
 // latency, GPU ms per partition p50/p99/max, synthesis ms per partition,
 // peak RSS, and the TIMELINE lines.
 #include <sys/resource.h>
@@ -72,6 +74,7 @@ struct options {
   std::string sector_size = "32GiB";
   std::size_t proofs = 3, concurrency = 2, gpu_workers = 2, synthesis = 0;
   std::vector<int> devices;  // empty: every visible device
+  std::vector<std::vector<int>> batches;  // device set of each batch; default: all devices
   std::uint64_t seed = 20261130;
   std::filesystem::path out = "scale-out";
 };
@@ -79,7 +82,8 @@ struct options {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
-               "[--concurrency N] [--devices 0,1] [--gpu-workers N] [--synthesis N] [--seed N] [--out DIR]\n",
+               "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--gpu-workers N] [--synthesis N] [--seed N] "
+               "[--out DIR]\n",
                why.c_str());
   std::exit(2);
 }
@@ -101,6 +105,15 @@ options parse(int argc, char** argv) {
       else if (a == "--devices") {
         std::stringstream ss(v);
         for (std::string t; std::getline(ss, t, ',');) o.devices.push_back(std::stoi(t));
+      } else if (a == "--batches") {
+        std::stringstream ss(v);
+        for (std::string set; std::getline(ss, set, ';');) {
+          std::vector<int> one;
+          std::stringstream s2(set);
+          for (std::string t; std::getline(s2, t, ',');) one.push_back(std::stoi(t));
+          if (one.empty()) usage("empty device set in --batches");
+          o.batches.push_back(one);
+        }
       } else usage("unknown option " + a);
     } catch (const std::logic_error&) {
       usage("bad value '" + v + "' for " + a);
@@ -137,7 +150,7 @@ std::optional<double> field(const std::string& line, const std::string& key) {
 }  // namespace
 
 int main(int argc, char** argv) try {
-  const options opt = parse(argc, argv);
+  options opt = parse(argc, argv);
   std::filesystem::create_directories(opt.out);
   const auto t_start = clock_type::now();
   const std::optional<std::uint64_t> size = circuits::parse_sector_size(opt.sector_size);
@@ -146,6 +159,7 @@ int main(int argc, char** argv) try {
   if (!info) usage("no PoRep for sector size " + opt.sector_size);
   const std::vector<int> devices = groth16::select_gpu_devices(opt.devices);
   if (devices.empty()) throw std::runtime_error("no CUDA device visible");
+  if (opt.batches.empty()) opt.batches.push_back(devices);
 
   // 1. the shape, built once (~9 GB at 32 GiB)
   auto t0 = clock_type::now();
@@ -179,7 +193,13 @@ int main(int argc, char** argv) try {
   const double setup_s = secs_since(t0);
   std::printf("gpu setup on %zu device(s): %.1f s, %.1f GiB of queries per device\n", devices.size(), setup_s,
               double(groth16::device_bytes(gp[0])) / double(1ull << 30));
-  std::printf("  device 0 steps: %s\n", groth16::describe(setup_t[0]).c_str());
+  {
+    const groth16::gpu_setup_timings& t = setup_t[0];
+    std::printf("  device 0 steps (ms): lagrange %.0f, uvw %.0f, H %.0f, L %.0f, A %.0f, B_G1 %.0f, B_G2 %.0f, "
+                "vk %.0f, total %.0f; planned peak %.1f GiB\n",
+                t.lagrange_ms, t.uvw_ms, t.h_ms, t.l_ms, t.a_ms, t.b_g1_ms, t.b_g2_ms, t.vk_ms, t.total_ms,
+                double(t.planned_peak_bytes) / double(1ull << 30));
+  }
   for (std::size_t d = 1; d < devices.size(); ++d)
     if (!(gp[d].vk == gp[0].vk)) throw std::runtime_error("GPU setups on two devices disagree");
   std::fflush(stdout);
@@ -224,14 +244,19 @@ int main(int argc, char** argv) try {
   }
   std::fflush(stdout);
 
-  // 5. the engine, as the daemon builds it, with the parameters installed
+  // 5.-8. one batch per device set: the engine as the daemon builds it
+  const std::string circuit_id = "porep-" + engine::sector_size_tag(*size);
+  auto run_batch = [&](const std::string& label, const std::vector<int>& subset) -> bool {
+  std::printf("== batch %s: devices", label.c_str());
+  for (int d : subset) std::printf(" %d", d);
+  std::printf("\n");
   engine::engine_config cfg;
   cfg.param_cache = opt.out / "no-param-files";
   cfg.gpu_workers_per_device = opt.gpu_workers;
   cfg.max_parallel_synthesis = opt.synthesis;
   cfg.verify = engine::verify_mode::all;
   engine::gpu_backend_options bo;
-  bo.devices = devices;
+  bo.devices = subset;
   bo.make_prover = [&](int ordinal, const groth16::parameters& params,
                        const r1cs::r1cs_shape& sh) -> std::shared_ptr<groth16::gpu_prover> {
     for (std::size_t d = 0; d < devices.size(); ++d)
@@ -253,7 +278,6 @@ int main(int argc, char** argv) try {
     if (level >= 2) std::fprintf(stderr, "engine: %s\n", m.c_str());
   });
   eng.register_kind(engine::make_porep_kind());
-  const std::string circuit_id = "porep-" + engine::sector_size_tag(*size);
   {
     groth16::parameters vk_only;
     vk_only.vk = gp[0].vk;
@@ -321,7 +345,7 @@ int main(int argc, char** argv) try {
   const percentiles g = summarize(gpu_ms), sy = summarize(synth_ms), fi = summarize(fin_ms),
                     la = summarize(latency);
   std::ostringstream sum;
-  sum << "sector_size " << opt.sector_size << ", devices " << devices.size() << ", proofs " << opt.proofs
+  sum << "batch " << label << ": sector_size " << opt.sector_size << ", devices " << subset.size() << ", proofs " << opt.proofs
       << ", concurrency " << opt.concurrency << ", gpu_workers/device " << opt.gpu_workers << "\n"
       << "s/proof (batch wall / proofs): " << batch_s / double(opt.proofs) << " (batch " << batch_s << " s)\n"
       << "latency s: p50 " << la.p50 << " min " << la.min << " max " << la.max << "\n"
@@ -335,10 +359,24 @@ int main(int argc, char** argv) try {
       << "setup: shape " << shape_s << " s, gpu params " << setup_s << " s; whole run " << secs_since(t_start)
       << " s\n";
   std::printf("%s", sum.str().c_str());
-  std::ofstream(opt.out / "summary.txt") << sum.str();
-  std::ofstream tl(opt.out / "timeline.csv");
+  std::ofstream(opt.out / ("summary-" + label + ".txt")) << sum.str();
+  std::ofstream tl(opt.out / ("timeline-" + label + ".csv"));
   for (const std::string& l : timeline) tl << l << "\n";
-  return verified == opt.proofs ? 0 : 1;
+  std::fflush(stdout);
+  return verified == opt.proofs;
+  };
+  bool all_ok = true;
+  for (std::size_t b = 0; b < opt.batches.size(); ++b) {
+    std::vector<int> subset;
+    for (int d : opt.batches[b])
+      if (std::find(devices.begin(), devices.end(), d) == devices.end())
+        throw std::runtime_error("batch device " + std::to_string(d) + " has no parameters (not in --devices)");
+      else
+        subset.push_back(d);
+    std::string label = std::to_string(subset.size()) + "gpu";
+    all_ok = run_batch(label, subset) && all_ok;
+  }
+  return all_ok ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "cuzk-porep-scale: %s\n", e.what());
   return 2;

@@ -15,7 +15,8 @@
 // them in chunks whose copies overlap the MSM of the previous chunk.
 //
 // prove_start (the GPU critical path), under the per-GPU kernel lock:
-//   upload w = inputs || aux; a, b, c = A·w, B·w, C·w (GPU SpMV, zero-padded
+//   upload w = inputs || aux (through two pinned 64 MiB staging buffers per
+//   device, host copies overlapping the DMA); a, b, c = A·w, B·w, C·w (GPU SpMV, zero-padded
 //   to the domain size m); h = (a·b − c)/Z on the coset (GPU NTTs);
 //   MSMs H over h, L over aux, A over inputs || aux[A density], B_G1 (and
 //   B_G2 unless b_g2_on_cpu) over inputs[B density] || aux[B density] (the
@@ -48,6 +49,12 @@
 #include <cuzk/r1cs/shape.hpp>
 
 namespace cuzk::groth16 {
+
+/// Pinned host bytes of each of the two witness staging buffers a device
+/// gets on its first proof (src/cuda/groth16_gpu.cu, upload_witness).
+inline constexpr std::size_t witness_stage_bytes = std::size_t(64) << 20;
+/// Pinned host bytes the prover keeps per device it has proved on.
+inline constexpr std::size_t gpu_witness_staging_bytes = 2 * witness_stage_bytes;
 
 struct gpu_prover_config {
   /// CUDA device ordinal.

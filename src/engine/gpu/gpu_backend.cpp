@@ -84,6 +84,10 @@ class gpu_backend final : public prover_backend {
     return v;
   }
 
+  std::uint64_t resident_host_bytes() const override {
+    return std::uint64_t(groth16::gpu_witness_staging_bytes) * _ordinals.size();
+  }
+
   std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after_start) const override {
     const std::uint64_t witness = std::uint64_t(s.num_inputs + s.num_aux) * sizeof(ff::fr);
     const std::uint64_t b_scalars =
