@@ -56,7 +56,7 @@ struct gpu_setup_config {
 /// Wall-clock milliseconds of each step (device work synchronised at the
 /// end of each), for benchmark reports.
 struct gpu_setup_timings {
-  double lagrange_ms = 0;  ///< power tables, upload, tau powers, iNTT
+  double lagrange_ms = 0;  ///< shape checks, power tables, tau powers, iNTT
   double uvw_ms = 0;       ///< the three transposed products
   double h_ms = 0;         ///< H scalars and points
   double l_ms = 0;         ///< IC / L scalars, L points
