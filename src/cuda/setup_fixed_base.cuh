@@ -2,12 +2,15 @@
 #pragma once
 // The fixed-base kernel template behind setup_fixed_base.hpp (included by
 // setup_fixed_base_g1.cu and setup_fixed_base_g2.cu only).
-// Per thread: ~32 x (8M + 2S) for the additions (zero digits skipped) and
-// ~570 M for the inversion, in the group's field; table reads are 8160
-// random affine points per group (0.8 MB G1, 1.6 MB G2), L2-resident.
+// Per point: ~32 x (8M + 2S) for the additions (zero digits skipped), ~8 M
+// for the affine conversion and 1/K of an inversion (~570 M), in the
+// group's field (K points per thread share one inversion: Montgomery's
+// trick, ec/detail/batch_affine.hpp); table reads are 8160 random affine
+// points per group (0.8 MB G1, 1.6 MB G2), L2-resident.
 
 #include <cstdint>
 
+#include <cuzk/ec/detail/batch_affine.hpp>
 #include <cuzk/ec/fixed_base.hpp>
 #include <cuzk/gpu/cuda_check.cuh>
 
@@ -21,31 +24,49 @@ static_assert(ec::fixed_base_table<ff::fp>::window_bits == 8 && fb_windows == 32
                   fb_per_window == 255,
               "the kernel reads one byte of the scalar per window");
 
-template <class Fd, unsigned Threads>
-__global__ void __launch_bounds__(Threads)
+/// Thread t of block b makes the points b * Threads * K + j * Threads + t,
+/// j < K (coalesced per j), then converts its K points to affine with one
+/// inversion (ec/detail/batch_affine.hpp).
+template <class Fd, unsigned Threads, int K, unsigned MinBlocks>
+__global__ void __launch_bounds__(Threads, MinBlocks)
     fixed_base_kernel(const affine_d<Fd>* __restrict__ d_table, const fr_d* __restrict__ d_scalars,
                       std::uint64_t n, affine_d<Fd>* __restrict__ d_out) {
-  const std::uint64_t i = std::uint64_t(blockIdx.x) * Threads + threadIdx.x;
-  if (i >= n) return;
+  const std::uint64_t first = std::uint64_t(blockIdx.x) * Threads * K + threadIdx.x;
+  Fd px[K], py[K], d[K], prefix[K];
   fr_d one_raw = fr_d::zero();
   one_raw.l[0] = 1;
-  const fr_d k = d_scalars[i] * one_raw;  // canonical, < r < 2^255
-  xyzz_d<Fd> acc = xyzz_infinity<Fd>();
 #pragma unroll 1
-  for (unsigned w = 0; w < fb_windows; ++w) {
-    const unsigned d = (k.l[w / 4] >> (8 * (w % 4))) & 0xffu;
-    if (d) acc = add_affine(acc, d_table[w * fb_per_window + d - 1]);
+  for (int j = 0; j < K; ++j) {
+    const std::uint64_t i = first + std::uint64_t(j) * Threads;
+    xyzz_d<Fd> acc = xyzz_infinity<Fd>();
+    if (i < n) {
+      const fr_d k = d_scalars[i] * one_raw;  // canonical, < r < 2^255
+#pragma unroll 1
+      for (unsigned w = 0; w < fb_windows; ++w) {
+        const unsigned digit = (k.l[w / 4] >> (8 * (w % 4))) & 0xffu;
+        if (digit) acc = add_affine(acc, d_table[w * fb_per_window + digit - 1]);
+      }
+    }
+    ec::detail::xyzz_fraction(acc, px[j], py[j], d[j]);
   }
-  d_out[i] = to_affine(acc);
+  ec::detail::finish_affine<K>(px, py, d, prefix, [](const Fd& a) { return inverse<Fd>(a); });
+#pragma unroll 1
+  for (int j = 0; j < K; ++j) {
+    const std::uint64_t i = first + std::uint64_t(j) * Threads;
+    if (i < n) d_out[i] = affine_d<Fd>{px[j], py[j]};
+  }
 }
 
-template <class Fd, unsigned Threads, class HostPoint>
+/// |MinBlocks| resident blocks per SM bounds the registers (65536 / (Threads
+/// MinBlocks)): the Montgomery carry chains need several warps per scheduler.
+template <class Fd, unsigned Threads, int K, unsigned MinBlocks, class HostPoint>
 void launch_fixed_base(const HostPoint* d_table, const ff::fr* d_scalars, std::size_t n,
                        HostPoint* d_out, CUstream_st* s) {
   static_assert(sizeof(affine_d<Fd>) == sizeof(HostPoint));
   if (n == 0) return;
-  const std::size_t blocks = (n + Threads - 1) / Threads;
-  fixed_base_kernel<Fd, Threads><<<unsigned(blocks), Threads, 0, s>>>(
+  const std::size_t per_block = std::size_t(Threads) * K;
+  const std::size_t blocks = (n + per_block - 1) / per_block;
+  fixed_base_kernel<Fd, Threads, K, MinBlocks><<<unsigned(blocks), Threads, 0, s>>>(
       reinterpret_cast<const affine_d<Fd>*>(d_table), reinterpret_cast<const fr_d*>(d_scalars),
       std::uint64_t(n), reinterpret_cast<affine_d<Fd>*>(d_out));
   CUZK_CUDA_CHECK_LAUNCH();

@@ -5,7 +5,8 @@
 // device copy of ec::fixed_base_table<F>(G).table() (32 windows x 255 affine
 // points, entry w * 255 + d - 1 = d * 2^(8w) * G). One thread per point:
 // canonical scalar (one Montgomery multiplication by 1), <= 32 complete
-// mixed additions in XYZZ, one Fermat inversion to affine.
+// mixed additions in XYZZ, then affine with one Fermat inversion shared by
+// the K points of a thread (8 for G1, 4 for G2).
 // G1 and G2 live in separate translation units (setup_fixed_base_g1.cu,
 // setup_fixed_base_g2.cu) so nvcc compiles them in parallel; the G2 one is
 // the slow one to compile. Asynchronous on |s|; errors as cuzk::cuda_error.

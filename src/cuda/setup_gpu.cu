@@ -27,6 +27,7 @@
 
 #include <cub/device/device_scan.cuh>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -196,7 +197,8 @@ void transposed_product(const r1cs::csr_matrix& m, std::size_t nv, const fr* d_l
   std::size_t temp_bytes = 0;
   CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts.data(),
                                                 col_ptr.data(), int(nv + 1), s));
-  gpu::device_buffer<std::uint8_t> temp(temp_bytes);
+  // never a null pointer: CUB would take it for another size query and do nothing
+  gpu::device_buffer<std::uint8_t> temp(std::max<std::size_t>(temp_bytes, 16));
   CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, counts.data(),
                                                 col_ptr.data(), int(nv + 1), s));
   CUZK_CUDA_CHECK(cudaMemcpyAsync(counts.data(), col_ptr.data(), col_ptr.bytes(),

@@ -2,8 +2,8 @@
 #pragma once
 // Device point arithmetic for the GPU parameter setup's fixed-base kernels:
 // affine and XYZZ points over fp_d (G1) or fp2_d (G2), the complete mixed
-// addition, the affine doubling it falls back to, the Fermat inversion and
-// the XYZZ -> affine conversion.
+// addition, the affine doubling it falls back to and the Fermat inversion
+// (the batched XYZZ -> affine conversion is ec/detail/batch_affine.hpp).
 //
 // Why a separate copy: msm.cu keeps its formulas in an anonymous namespace
 // and must not change while the prover is being reworked; these are the
@@ -12,7 +12,7 @@
 // addition and the conversion. Results are exact field values, so they
 // equal the host's byte for byte whatever the projective path.
 // Cost: inversion a^(p-2) = 380 squarings + ~190 multiplications in Fp
-// (Fp2: one Fp inversion + 4 M + 2 S); to_affine = 1 inversion + 3 M.
+// (Fp2: one Fp inversion + 4 M + 2 S).
 // Compiles only with nvcc.
 
 #include <cstdint>
@@ -111,14 +111,6 @@ __device__ __noinline__ Fd inverse(Fd a) {
     }
     return r;
   }
-}
-
-/// (X/ZZ, Y/ZZZ) with one inversion of ZZ*ZZZ; infinity -> (0, 0).
-template <class Fd>
-__device__ __forceinline__ affine_d<Fd> to_affine(const xyzz_d<Fd>& p) {
-  if (is_infinity(p)) return {Fd::zero(), Fd::zero()};
-  const Fd inv = inverse<Fd>(p.zz * p.zzz);
-  return {p.x * p.zzz * inv, p.y * p.zz * inv};
 }
 
 }  // namespace cuzk::groth16::setup_gpu

@@ -4,13 +4,17 @@
 // counting-sort transpose and column sums against a row-wise accumulation
 // (long column included), the unified query densities against the CPU
 // setup's push_back order, the whole host scalar pipeline turned into points
-// against groth16::generate_parameters byte for byte, and the memory plan.
+// against groth16::generate_parameters byte for byte, the memory plan, and
+// the batched XYZZ -> affine conversion the fixed-base kernels run
+// (ec/detail/batch_affine.hpp) against xyzz::to_affine, infinity included.
 #include <gtest/gtest.h>
 
 #include <random>
 #include <vector>
 
+#include <cuzk/ec/detail/batch_affine.hpp>
 #include <cuzk/ec/fixed_base.hpp>
+#include <cuzk/ec/xyzz.hpp>
 #include <cuzk/groth16/gpu_setup_plan.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/ntt/domain.hpp>
@@ -187,6 +191,38 @@ TEST(GpuSetupPlan, MemoryPlanCountsEveryQuery) {
   EXPECT_GE(p.transpose, transpose_bytes(s.a, s.num_variables()));
   EXPECT_GE(p.peak(), p.queries() + p.scratch_b + p.ntt_tables);
   EXPECT_GE(p.peak(), p.lagrange + p.uvw + p.transpose + p.ntt_tables);
+}
+
+/// K projective points (some infinity) through xyzz_fraction + finish_affine.
+template <class F, int K>
+void expect_batch_affine(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  using P = ec::xyzz<F>;
+  P p = P::generator();
+  std::vector<P> pts;
+  for (int i = 0; i < K; ++i) {
+    p = p.dbl().add_affine(ec::affine<F>::generator());  // ZZ != 1
+    pts.push_back(rng() % 3 == 0 ? P::identity() : p);
+  }
+  pts[K / 2] = P::identity();
+  F px[K], py[K], d[K], prefix[K];
+  for (int i = 0; i < K; ++i) ec::detail::xyzz_fraction(pts[i], px[i], py[i], d[i]);
+  ec::detail::finish_affine<K>(px, py, d, prefix, [](const F& a) { return a.inverse(); });
+  for (int i = 0; i < K; ++i) {
+    const ec::affine<F> want = pts[i].to_affine();
+    EXPECT_TRUE(px[i] == want.x && py[i] == want.y) << "point " << i;
+  }
+  // all infinity: every output is (0, 0)
+  for (int i = 0; i < K; ++i) ec::detail::xyzz_fraction(P::identity(), px[i], py[i], d[i]);
+  ec::detail::finish_affine<K>(px, py, d, prefix, [](const F& a) { return a.inverse(); });
+  for (int i = 0; i < K; ++i) EXPECT_TRUE(px[i].is_zero() && py[i].is_zero());
+}
+
+TEST(GpuSetupPlan, BatchAffineEqualsToAffine) {
+  const std::uint64_t seed = test::test_seed("GpuSetupPlan.BatchAffineEqualsToAffine");
+  expect_batch_affine<ff::fp, 8>(seed);
+  expect_batch_affine<ff::fp2, 4>(seed + 1);
+  expect_batch_affine<ff::fp, 1>(seed + 2);
 }
 
 }  // namespace

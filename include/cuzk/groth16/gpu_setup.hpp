@@ -20,11 +20,13 @@
 //     B scalars compacted from v, B_G1 and B_G2 points.
 //  Points: one thread per point, k * G = sum over 32 windows of 8 bits of a
 //  table entry d * 2^(8w) * G (the ec::fixed_base_table of the CPU setup,
-//  uploaded), XYZZ mixed additions, then affine by a Fermat inversion per
-//  thread. Verifying key (6 points + IC) on the host.
+//  uploaded), XYZZ mixed additions, then affine with one Fermat inversion
+//  per 8 (G2: 4) points of a thread (Montgomery's trick). Verifying key
+//  (6 points + IC) on the host.
 // Cost at the 32 GiB PoRep (m = 2^27, nv ~ 1.3e8, ~7e8 non-zeros): ~5e8 G1
-// points x (<= 32 mixed additions + 1 inversion) and |b| G2 points x the
-// same in Fp2; 3 transposes of O(nnz) atomics and gathers; one 2^27 iNTT.
+// points x (<= 32 mixed additions (8M + 2S) + ~8 M + 1/8 inversion, about
+// 400 Fp multiplications) and |b| G2 points x the same in Fp2 (1/4
+// inversion); 3 transposes of O(nnz) atomics and gathers; one 2^27 iNTT.
 // Device memory: gpu_setup_peak_bytes(shape) (formula: memory_plan::peak in
 // gpu_setup_plan.hpp), about the final queries + 32 |b| + the NTT tables
 // when the queries dominate; checked against the free memory before
@@ -54,7 +56,7 @@ struct gpu_setup_config {
 /// Wall-clock milliseconds of each step (device work synchronised at the
 /// end of each), for benchmark reports.
 struct gpu_setup_timings {
-  double lagrange_ms = 0;  ///< power tables, upload, tau powers, iNTT
+  double lagrange_ms = 0;  ///< shape checks, power tables, tau powers, iNTT
   double uvw_ms = 0;       ///< the three transposed products
   double h_ms = 0;         ///< H scalars and points
   double l_ms = 0;         ///< IC / L scalars, L points
