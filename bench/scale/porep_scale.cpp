@@ -4,7 +4,8 @@
 //
 //   cuzk-porep-scale [--sector-size 32GiB] [--proofs 3] [--concurrency 2]
 //                    [--devices 0,1] [--gpu-workers 2] [--synthesis N]
-//                    [--batches "0;0,1"] [--seed 20261130] [--out DIR]
+//                    [--batches "0;0,1"] [--h-windows 17,19,20]
+//                    [--seed 20261130] [--out DIR]
 //
 // Why a program of its own: the parameters of a 32 GiB PoRep are ~47 GB of
 // points; no published file is available to us and writing ours to the
@@ -22,7 +23,8 @@
 // Runs: one warm-up partition straight on the prover (prints the GPU stage
 // times), then one batch per device set of --batches (default: every
 // device; "0;0,1" runs on GPU 0 alone, then on GPUs 0 and 1, for the
-// scaling factor), each a fresh engine given the same --proofs C1s
+// scaling factor; --h-windows times the warm-up's H MSM at each width and
+// the batches use the fastest), each a fresh engine given the same --proofs C1s
 // (generated, one seed each) submitted by --concurrency clients. Prints and writes (under --out) s/proof, per-proof
 // latency, GPU ms per partition p50/p99/max, synthesis ms per partition,
 // peak RSS, and the TIMELINE lines.
@@ -75,6 +77,7 @@ struct options {
   std::size_t proofs = 3, concurrency = 2, gpu_workers = 2, synthesis = 0;
   std::vector<int> devices;  // empty: every visible device
   std::vector<std::vector<int>> batches;  // device set of each batch; default: all devices
+  std::vector<unsigned> h_windows;        // H MSM widths to time in the warm-up
   std::uint64_t seed = 20261130;
   std::filesystem::path out = "scale-out";
 };
@@ -82,7 +85,7 @@ struct options {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
-               "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--gpu-workers N] [--synthesis N] [--seed N] "
+               "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--h-windows 17,19] [--gpu-workers N] [--synthesis N] [--seed N] "
                "[--out DIR]\n",
                why.c_str());
   std::exit(2);
@@ -105,6 +108,9 @@ options parse(int argc, char** argv) {
       else if (a == "--devices") {
         std::stringstream ss(v);
         for (std::string t; std::getline(ss, t, ',');) o.devices.push_back(std::stoi(t));
+      } else if (a == "--h-windows") {
+        std::stringstream ss(v);
+        for (std::string t; std::getline(ss, t, ',');) o.h_windows.push_back(unsigned(std::stoul(t)));
       } else if (a == "--batches") {
         std::stringstream ss(v);
         for (std::string set; std::getline(ss, set, ';');) {
@@ -221,6 +227,7 @@ int main(int argc, char** argv) try {
               secs_since(t0));
 
   // 4. warm-up: one partition straight on device 0's prover, stage times
+  unsigned h_window = 0;
   const auto shape_ptr = std::make_shared<const r1cs::r1cs_shape>(std::move(shape));
   {
     groth16::gpu_prover warm(gp[0], shape_ptr, {.device = devices[0]});
@@ -241,6 +248,22 @@ int main(int argc, char** argv) try {
                 synth_s, gpu_s, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
                 t.msm_b2_ms, fin_s, ok ? "yes" : "NO", double(warm.device_bytes()) / double(1ull << 30));
     if (!ok) throw std::runtime_error("warm-up proof does not verify");
+    // H-window sweep on the same witness: the fastest width serves the batches
+    double best_ms = t.msm_h_ms;
+    for (const unsigned c : opt.h_windows) {
+      warm.set_h_window_bits(c);
+      auto p2 = warm.prove_start(w);
+      const groth16::gpu_prove_timings tc = warm.last_timings();
+      const bool same = warm.finalize(std::move(p2), ff::fr::one(), ff::fr::one()) == pi;
+      std::printf("  H window %u: H %.0f ms, GPU total %.0f ms%s\n", c, tc.msm_h_ms, tc.total_ms,
+                  same ? "" : " -- PROOF DIFFERS");
+      if (!same) throw std::runtime_error("H window sweep changed the proof");
+      if (tc.msm_h_ms < best_ms) {
+        best_ms = tc.msm_h_ms;
+        h_window = c;
+      }
+    }
+    if (!opt.h_windows.empty()) std::printf("H window for the batches: %u (0 = default)\n", h_window);
   }
   std::fflush(stdout);
 
@@ -262,8 +285,8 @@ int main(int argc, char** argv) try {
     for (std::size_t d = 0; d < devices.size(); ++d)
       if (devices[d] == ordinal && params.vk == gp[d].vk) {
         std::shared_ptr<const r1cs::r1cs_shape> s(&sh, [](const r1cs::r1cs_shape*) {});
-        return std::make_shared<groth16::gpu_prover>(gp[d], std::move(s),
-                                                     groth16::gpu_prover_config{.device = ordinal});
+        return std::make_shared<groth16::gpu_prover>(
+            gp[d], std::move(s), groth16::gpu_prover_config{.device = ordinal, .h_window_bits = h_window});
       }
     return nullptr;
   };

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -237,11 +238,12 @@ struct gpu_prover::impl {
 
   template <class F>
   ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
-                          const fr* d_scalars, std::size_t n) {
-    if (resident) return ctx->run_device(d_scalars, n);
+                          const fr* d_scalars, std::size_t n, unsigned window_bits = 0) {
+    if (resident) return ctx->run_device(d_scalars, n, 0, window_bits);
     return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars,
-                             cfg.stream_chunk_terms);
+                             cfg.stream_chunk_terms, window_bits);
   }
+  std::atomic<unsigned> h_window_bits{0};
 };
 
 gpu_prover::gpu_prover(std::shared_ptr<const parameters> params,
@@ -268,8 +270,15 @@ gpu_prover::gpu_prover(const gpu_parameters& params,
   init();
 }
 
+void gpu_prover::set_h_window_bits(unsigned c) {
+  if (c != 0 && (c < 2 || c > 20))
+    throw std::invalid_argument("groth16::gpu_prover: H window " + std::to_string(c) + " outside [2, 20]");
+  _impl->h_window_bits = c;
+}
+
 void gpu_prover::init() {
   impl& d = *_impl;
+  d.h_window_bits = d.cfg.h_window_bits;
   const gpu_prover_config& cfg = d.cfg;
   const parameters& p = *d.params;
   const r1cs::r1cs_shape& sh = *d.shape;
@@ -388,7 +397,7 @@ pending_proof gpu_prover::prove_start(const witness& w) {
   sync_and_time(t.ntt_ms);
 
   pending_proof out;
-  out.h_sum = d.run_msm(d.ctx_h.get(), p.h, d.d_a.data(), d.m - 1);
+  out.h_sum = d.run_msm(d.ctx_h.get(), p.h, d.d_a.data(), d.m - 1, d.h_window_bits.load());
   sync_and_time(t.msm_h_ms);
   out.l_sum = d.run_msm(d.ctx_l.get(), p.l, d.d_w.data() + d.ni, sh.num_aux);
   sync_and_time(t.msm_l_ms);

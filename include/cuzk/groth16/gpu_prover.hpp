@@ -68,6 +68,9 @@ struct gpu_prover_config {
   bool force_streaming = false;
   /// Terms per streamed chunk.
   std::size_t stream_chunk_terms = std::size_t(1) << 22;
+  /// Pippenger window of the H MSM (random scalars over the whole domain,
+  /// the largest MSM of a proof); 0: the MSM's default for the size.
+  unsigned h_window_bits = 0;
 };
 
 /// What prove_start hands to finalize: the MSM sums (and, for a CPU B_G2,
@@ -113,6 +116,8 @@ class gpu_prover {
   std::size_t device_bytes() const;
   /// Stage times of the most recent prove_start.
   gpu_prove_timings last_timings() const;
+  /// Changes the H MSM window for later calls (tuning sweeps; 0: default).
+  void set_h_window_bits(unsigned c);
 
  private:
   void init();
