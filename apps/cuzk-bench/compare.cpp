@@ -13,6 +13,9 @@
 //      9%" reads as "lock_wait +0.1 ms, gpu +8 ms of which backend.msm_h +7";
 //   4. the summary: the stages and metrics beyond noise, regressions and
 //      improvements apart, or "no change beyond noise".
+// Either side may be a comma-separated list of files (recordings taken in
+// turns with the other side's): their runs are pooled, so drift between
+// recordings counts as run-to-run noise.
 // Exit status: 1 when a --fail-on metric ("any" = every metric) regressed
 // beyond noise, 2 on bad input (a file that is not a batch --json, an
 // unknown --fail-on name), 0 otherwise. Higher is worse for every metric.
@@ -20,6 +23,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -33,12 +37,28 @@ struct compare_options {
   stats::noise_rule rule;
 };
 
-bench_file load(const std::string& path) {
+bench_file load_one(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
   const nlohmann::json j = nlohmann::json::parse(in, nullptr, false);
   if (j.is_discarded()) throw std::runtime_error(path + ": not valid JSON");
   return load_bench_json(j, path);
+}
+
+/// One side: a file, or a comma-separated list of files pooled run by run.
+bench_file load(const std::string& paths) {
+  std::stringstream ss(paths);
+  std::string p;
+  std::optional<bench_file> side;
+  while (std::getline(ss, p, ','))
+    if (!p.empty()) {
+      if (!side)
+        side = load_one(p);
+      else
+        merge_into(*side, load_one(p));
+    }
+  if (!side) throw std::runtime_error("no file given in '" + paths + "'");
+  return *side;
 }
 
 const char* verdict(const stats::metric_verdict& v) {
@@ -90,12 +110,12 @@ void print_breakdown(const compare_report& rep) {
     return;
   }
   std::printf("\n=== per-stage breakdown (one partition, medians) ===\n");
-  std::printf("%-30s %10s %10s %10s %8s  %s\n", "stage", "base ms", "new ms", "delta ms", "share", "verdict");
+  std::printf("%-30s %10s %10s %10s %12s  %s\n", "stage", "base ms", "new ms", "delta ms", "share", "verdict");
   const double dt = total->v.delta;
   const auto line = [](const std::string& name, const compare_row& r, double whole, const char* of) {
     char share[32] = "";
     if (std::abs(whole) >= 1e-9) std::snprintf(share, sizeof share, "%.0f%%%s", r.v.delta / whole * 100.0, of);
-    std::printf("%-30s %10.3f %10.3f %+10.3f %8s  %s\n", name.c_str(), r.v.base.p50, r.v.next.p50, r.v.delta, share,
+    std::printf("%-30s %10.3f %10.3f %+10.3f %12s  %s\n", name.c_str(), r.v.base.p50, r.v.next.p50, r.v.delta, share,
                 verdict(r.v));
   };
   line("total", *total, dt, "");
@@ -133,8 +153,9 @@ int run_compare(const compare_options& o) {
   std::printf("base %s\nnew  %s\n", describe(base).c_str(), describe(next).c_str());
   std::printf("method: Mann-Whitney U (two-sided, normal approximation, tie and continuity corrections) over the\n"
               "samples of the measured runs; beyond noise = p < %g and |d p50| > max(%g%%, run-to-run noise)\n"
-              "and |d p50| >= %g ms. noise = the larger spread (max - min) of the per-run medians in either file.\n\n",
-              o.rule.alpha, o.rule.min_effect_pct, o.rule.min_effect_abs);
+              "and |d p50| >= %g ms (%g MiB). noise = the larger spread (max - min) of the per-run medians in\n"
+              "either file.\n\n",
+              o.rule.alpha, o.rule.min_effect_pct, o.rule.min_effect_abs, o.rule.min_effect_abs_mib);
   print_rows(rep);
   for (const auto& n : rep.only_base) std::printf("(only in base: %s)\n", n.c_str());
   for (const auto& n : rep.only_new) std::printf("(only in new: %s)\n", n.c_str());
@@ -149,8 +170,9 @@ int run_compare(const compare_options& o) {
   for (const auto& r : rep.rows) {
     if (r.v.direction == 0) continue;
     char what[160];
-    std::snprintf(what, sizeof what, "%s %s (%s %s)", r.metric.c_str(), pct(r.v.delta_pct).c_str(),
-                  r.v.delta > 0 ? "+" : "-", (num(std::abs(r.v.delta), r.unit) + " " + r.unit).c_str());
+    std::snprintf(what, sizeof what, "%s %s (%s%s %s, p50 %s -> %s)", r.metric.c_str(), pct(r.v.delta_pct).c_str(),
+                  r.v.delta > 0 ? "+" : "-", num(std::abs(r.v.delta), r.unit).c_str(), r.unit.c_str(),
+                  num(r.v.base.p50, r.unit).c_str(), num(r.v.next.p50, r.unit).c_str());
     const bool stage = r.metric.rfind("partition.", 0) == 0 && r.metric != "partition.total";
     (r.v.direction > 0 ? (stage ? worse_stages : worse) : (stage ? better_stages : better)).push_back(what);
   }
@@ -182,12 +204,13 @@ int run_compare(const compare_options& o) {
 void register_compare(CLI::App& app) {
   static compare_options o;
   auto* cmd = app.add_subcommand("compare", "compare two `batch --json` files: medians, percentiles, noise-aware verdicts");
-  cmd->add_option("base", o.base, "baseline batch --json file")->required();
-  cmd->add_option("new", o.next, "new batch --json file")->required();
+  cmd->add_option("base", o.base, "baseline batch --json file (or FILE,FILE,... pooled)")->required();
+  cmd->add_option("new", o.next, "new batch --json file (or FILE,FILE,... pooled)")->required();
   cmd->add_option("--fail-on", o.fail_on, "comma-separated metrics (or 'any'): exit 1 when one regressed beyond noise");
   cmd->add_option("--alpha", o.rule.alpha, "significance level of the Mann-Whitney test (default 0.05)");
   cmd->add_option("--min-effect", o.rule.min_effect_pct, "smallest change in % that can count (default 3)");
   cmd->add_option("--min-abs", o.rule.min_effect_abs, "smallest change in ms that can count (default 0.5)");
+  cmd->add_option("--min-abs-mib", o.rule.min_effect_abs_mib, "smallest memory change in MiB that can count (default 16)");
   cmd->callback([] { run_subcommand("compare", [] { return run_compare(o); }); });
 }
 

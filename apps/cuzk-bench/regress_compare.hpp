@@ -133,6 +133,26 @@ inline bench_file load_bench_json(const nlohmann::json& j, const std::string& pa
   return f;
 }
 
+/// Pools |more| into |into| (runs appended): several recordings of one side,
+/// e.g. taken in turns with the other side's, so that drift between
+/// recordings shows up as run-to-run noise. Provenance is kept from |into|;
+/// a different commit makes it "mixed".
+inline void merge_into(bench_file& into, const bench_file& more) {
+  const std::size_t r0 = into.measured_runs;
+  into.path += "," + more.path;
+  if (into.commit != more.commit) into.commit = "mixed";
+  into.dirty = into.dirty || more.dirty;
+  into.measured_runs += more.measured_runs;
+  into.proofs += more.proofs;
+  into.partitions += more.partitions;
+  for (auto& [name, runs] : into.metrics) runs.resize(into.measured_runs);
+  for (const auto& [name, runs] : more.metrics) {
+    auto& dst = into.metrics[name];
+    dst.resize(into.measured_runs);
+    for (std::size_t k = 0; k < runs.size(); ++k) dst[r0 + k] = runs[k];
+  }
+}
+
 struct compare_row {
   std::string metric, unit;
   stats::metric_verdict v;
@@ -165,11 +185,12 @@ inline std::vector<std::string> metric_order(const std::set<std::string>& names)
   return out;
 }
 
-/// The rule's absolute floor in a metric's unit (|rule.min_effect_abs| is in ms).
+/// The rule's absolute floor in a metric's unit (|rule.min_effect_abs| is in
+/// ms, |rule.min_effect_abs_mib| for memory).
 inline stats::noise_rule rule_for(const std::string& metric, stats::noise_rule rule) {
   const std::string u = metric_unit(metric);
   if (u == "s") rule.min_effect_abs /= 1000.0;
-  if (u == "MiB") rule.min_effect_abs = 1.0;
+  if (u == "MiB") rule.min_effect_abs = rule.min_effect_abs_mib;
   return rule;
 }
 

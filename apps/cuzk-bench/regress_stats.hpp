@@ -94,6 +94,9 @@ struct noise_rule {
   double alpha = 0.05;
   double min_effect_pct = 3.0;
   double min_effect_abs = 0.5;  ///< in the metric's unit (ms for times)
+  /// Memory metrics (MiB): two daemons of one build differ by a few MiB of
+  /// thread stacks and allocator arenas (5-8 MiB seen at 60 MiB, RESULTS.md).
+  double min_effect_abs_mib = 16.0;
 };
 
 /// A metric's samples, grouped by run (measured runs only).

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // engine::event_log, the lock-free per-thread TIMELINE buffer: 8 threads
-// emitting 20000 events each into roomy rings lose none, every line has the
+// emitting 10000 events each into roomy rings lose none, every line has the
 // TIMELINE format timeline.cpp parses, and each thread's events arrive in
 // its own order; with tiny rings and a slow sink events are dropped, and
 // exactly those are counted (written + dropped = emitted); an empty sink
@@ -34,7 +34,7 @@ TEST(event_log, many_threads_lose_nothing_and_keep_their_order) {
     std::lock_guard lk(mu);
     lines.push_back(l);
   });
-  constexpr int threads = 8, per = 20000;
+  constexpr int threads = 8, per = 10000;
   std::vector<std::thread> ts;
   for (int t = 0; t < threads; ++t)
     ts.emplace_back([&, t] {

@@ -111,7 +111,8 @@ TEST(regress_stats, the_rule_needs_significance_effect_and_more_than_run_drift) 
 
 // A schema-2 batch file: |runs| runs (the first a warm-up) of |proofs| proofs
 // with one partition each; stage times drawn around fixed means.
-nlohmann::json fake_batch(std::mt19937_64& rng, int runs, int proofs, const std::string& slow_stage, double extra) {
+nlohmann::json fake_batch(std::mt19937_64& rng, int runs, int proofs, const std::string& slow_stage, double extra,
+                          double machine = 1.0) {
   std::normal_distribution<double> jitter(0.0, 1.0);
   const std::vector<std::pair<std::string, double>> means = {
       {"prep_wait", 0.05}, {"synthesis", 80}, {"gpu_queue_space_wait", 0.02}, {"gpu_queue_wait", 0.1},
@@ -126,7 +127,7 @@ nlohmann::json fake_batch(std::mt19937_64& rng, int runs, int proofs, const std:
       nlohmann::json st = nlohmann::json::object();
       double total = 0, synth = 0, gpu = 0, fin = 0;
       for (const auto& [name, mean] : means) {
-        double v = std::max(0.0, mean * (1 + 0.01 * jitter(rng)));
+        double v = std::max(0.0, machine * mean * (1 + 0.01 * jitter(rng)));
         if (name == slow_stage) v += extra;
         st[name] = v;
         if (name.rfind("backend.", 0) != 0) total += v;
@@ -175,6 +176,29 @@ TEST(regress_compare, same_distribution_is_no_change_and_a_slow_stage_is_flagged
     EXPECT_EQ(rep.find(m)->v.direction, 1) << m;
   for (const char* m : {"proof.gpu_ms", "proof.finalize_ms", "proof.queue_ms", "peak_rss_mib"})
     EXPECT_FALSE(rep.find(m)->v.beyond_noise) << m;
+}
+
+TEST(regress_compare, pooling_recordings_taken_in_turns_absorbs_machine_drift) {
+  std::mt19937_64 rng(cuzk::test::test_seed("regress_compare.pool"));
+  const stats::noise_rule rule;
+  // base and new recorded in turns: a quiet machine, then one 12% slower
+  const bench_file a1 = load_bench_json(fake_batch(rng, 3, 10, "", 0, 1.0), "a1.json");
+  const bench_file b1 = load_bench_json(fake_batch(rng, 3, 10, "", 0, 1.0), "b1.json");
+  const bench_file a2 = load_bench_json(fake_batch(rng, 3, 10, "", 0, 1.12), "a2.json");
+  const bench_file b2 = load_bench_json(fake_batch(rng, 3, 10, "", 0, 1.12), "b2.json");
+  // one recording against the next (the machine changed in between): "regressed"
+  EXPECT_EQ(compare_files(a1, b2, rule).find("partition.gpu")->v.direction, 1);
+  bench_file a = a1, b = b1;
+  merge_into(a, a2);
+  merge_into(b, b2);
+  EXPECT_EQ(a.measured_runs, 4u);
+  EXPECT_EQ(a.proofs, 40u);
+  EXPECT_EQ(a.path, "a1.json,a2.json");
+  ASSERT_EQ(a.metrics.at("partition.gpu").size(), 4u);
+  EXPECT_EQ(a.metrics.at("partition.gpu")[3].size(), 10u);
+  const compare_report rep = compare_files(a, b, rule);
+  for (const auto& r : rep.rows) EXPECT_FALSE(r.v.beyond_noise) << r.metric << " noise " << r.v.noise_pct;
+  EXPECT_GT(rep.find("partition.gpu")->v.noise_pct, 8.0);  // the drift is now in the band
 }
 
 TEST(regress_compare, schema_1_files_and_malformed_input) {
