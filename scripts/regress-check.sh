@@ -6,12 +6,12 @@
 # on a fresh daemon, taken in turns so that machine drift hits both sides:
 #   on-a, on-b     TIMELINE on (the default)
 #   off-a, off-b   CUZK_TIMELINE=off                     -- instrumentation cost
-#   slow           CUZK_TEST_DELAY_STAGE=synthesis:50    -- TEST ONLY injected delay
+#   slow-a, slow-b CUZK_TEST_DELAY_STAGE=synthesis:50    -- TEST ONLY injected delay
 # then `cuzk-bench compare` of on-a/on-b (same build, two files),
-# on-a,on-b/off-a,off-b (pooled: TIMELINE cost) and on-a,on-b/slow, written
-# to OUT/compare-*.txt; their summaries are printed.
+# on-a,on-b/off-a,off-b (pooled: TIMELINE cost) and on-a,on-b/slow-a,slow-b,
+# written to OUT/compare-*.txt; their summaries are printed.
 # Usage: scripts/regress-check.sh [BUILD_DIR] [OUT_DIR]   (env: COUNT=3 REPEAT=4)
-# Cost: 5 x COUNT x REPEAT proofs (2 KiB WindowPoSt: ~1-9 s each on 2 busy cores).
+# Cost: 6 x COUNT x REPEAT proofs (2 KiB WindowPoSt: ~1-9 s each on 2 busy cores).
 set -euo pipefail
 BUILD=${1:-build}
 OUT=${2:-/tmp/cuzk-regress}
@@ -48,11 +48,11 @@ run_one() {  # name, then env assignments for the daemon
   grep -E "^(throughput|latency)" "$OUT/$name.batch.txt" | sed "s/^/$name: /"
 }
 
-run_one on-a X=1
-run_one off-a CUZK_TIMELINE=off
-run_one on-b X=1
-run_one off-b CUZK_TIMELINE=off
-run_one slow CUZK_TEST_DELAY_STAGE=synthesis:50
+for turn in a b; do
+  run_one on-$turn X=1
+  run_one off-$turn CUZK_TIMELINE=off
+  run_one slow-$turn CUZK_TEST_DELAY_STAGE=synthesis:50
+done
 
 cmp() {  # name base new
   "$BENCH" compare "$2" "$3" --fail-on s_per_proof > "$OUT/compare-$1.txt" || true
@@ -61,4 +61,4 @@ cmp() {  # name base new
 }
 cmp same "$OUT/on-a.json" "$OUT/on-b.json"
 cmp timeline-off "$OUT/on-a.json,$OUT/on-b.json" "$OUT/off-a.json,$OUT/off-b.json"
-cmp delay "$OUT/on-a.json,$OUT/on-b.json" "$OUT/slow.json"
+cmp delay "$OUT/on-a.json,$OUT/on-b.json" "$OUT/slow-a.json,$OUT/slow-b.json"

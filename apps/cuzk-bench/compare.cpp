@@ -181,7 +181,7 @@ int run_compare(const compare_options& o) {
     std::printf("no change beyond noise\n");
   } else {
     const auto list = [](const char* head, const std::vector<std::string>& v) {
-      std::printf("%s: %s", head, v.empty() ? "none\n" : "\n");
+      std::printf("%s:%s\n", head, v.empty() ? " none" : "");
       for (const auto& s : v) std::printf("  %s\n", s.c_str());
     };
     list("stages regressed beyond noise", worse_stages);
