@@ -38,10 +38,11 @@ std::atomic<std::uint64_t> next_log_id{1};
 struct event_log::ring {
   explicit ring(std::size_t cap) : slots(cap) {}
   std::vector<record> slots;
+  ring* next = nullptr;                            // set before publication, then immutable
   alignas(64) std::atomic<std::uint64_t> head{0};  // producer
   std::atomic<std::uint64_t> dropped{0};           // producer
+  std::uint64_t tail_seen = 0;                     // producer's copy of tail: read tail only when it looks full
   alignas(64) std::atomic<std::uint64_t> tail{0};  // consumer
-  ring* next = nullptr;                            // set before publication, then immutable
 };
 
 event_log::event_log(clock::time_point epoch, std::size_t ring_capacity, std::chrono::milliseconds poll)
@@ -102,9 +103,12 @@ void event_log::emit(const char* event, std::string_view job, std::string_view d
     return;
   }
   const std::uint64_t h = r->head.load(std::memory_order_relaxed);
-  if (h - r->tail.load(std::memory_order_acquire) >= r->slots.size()) {
-    r->dropped.fetch_add(1, std::memory_order_relaxed);
-    return;
+  if (h - r->tail_seen >= r->slots.size()) {
+    r->tail_seen = r->tail.load(std::memory_order_acquire);
+    if (h - r->tail_seen >= r->slots.size()) {
+      r->dropped.store(r->dropped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+      return;
+    }
   }
   record& s = r->slots[h % r->slots.size()];
   s.t_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - _epoch).count();

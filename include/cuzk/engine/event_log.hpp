@@ -12,7 +12,8 @@
 // lost silently. Lines of one thread keep their order; lines of different
 // threads are ordered by time within one drain pass.
 //
-// Cost: emit ~100 ns (two copies into a ~200-byte slot); memory
+// Cost: emit ~200 ns on the 2-core dev VM (bench/event_log_bench.cpp: a
+// clock read and two copies into a ~200-byte slot); memory
 // |ring_capacity| * 208 bytes per emitting thread (100 KiB at the default
 // 512), kept until the log is destroyed; the writer wakes 1000/|poll| times
 // a second. Job ids longer than 63 bytes and details longer than 127 bytes
