@@ -129,7 +129,9 @@ class engine {
   void set_log(log_fn f);
   /// Where TIMELINE lines go. They are written by the engine's own writer
   /// thread (event_log), a few ms after the event; an empty function turns
-  /// the events off. Set it before start().
+  /// the events off. Set it before start(); it may be called until
+  /// shutdown() (or the destructor) returns, so what it captures must live
+  /// as long as the engine.
   void set_timeline(timeline_fn f);
   /// Blocks until every TIMELINE event emitted so far reached the sink.
   void flush_timeline();
