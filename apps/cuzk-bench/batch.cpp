@@ -16,12 +16,24 @@
 // --synthetic SIZE (porep only) generates a C1 per proof (seed base+i).
 // On a TTY a live progress line (done/total, running s/proof, ETA) is kept
 // at the bottom. --json writes every printed number, rounded as printed.
+// --repeat R runs the same batch R times (same inputs, fresh request ids);
+// with R > 1 the first run is a warm-up (parameters load, caches fill): it
+// is printed and kept in the JSON but left out of the summary, which pools
+// the measured runs (wall = their sum, s/proof = summed wall / proofs). The
+// JSON (schema 2) keeps every run: per proof the total, queue, synthesis,
+// GPU and finalize ms, per partition every stage and wait the daemon
+// returned (partition_timings: engine stages, backend.<name> GPU/CPU
+// stages), the daemon's peak RSS after the run, and what produced it: the
+// bench's commit and build, the host, the options and (--daemon-config) the
+// daemon's TOML text. `cuzk-bench compare` reads two such files.
 // Exit code 0 when every proof completed, 1 otherwise. Cost: the inputs are
 // held in memory (COUNT C1s with --synthetic).
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <ctime>
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
@@ -37,6 +49,7 @@
 #include <cuzk/io/porep_c1.hpp>
 
 #include "bench_stats.hpp"
+#include "build_info.hpp"
 #include "client_util.hpp"
 #include "commands.hpp"
 #include "timeline_svg.hpp"
@@ -49,13 +62,23 @@ using clock_type = std::chrono::steady_clock;
 
 struct batch_options {
   std::string addr = "http://127.0.0.1:9820";
-  std::string type, c1, vanilla, synthetic, randomness, json, out_dir, daemon_log;
+  std::string type, c1, vanilla, synthetic, randomness, json, out_dir, daemon_log, daemon_config, label;
   std::string comm_r_old, comm_r_new, comm_d_new;
   std::uint64_t registered_proof = 0, sector_num = 1, miner_id = 1000, sector_size = 0, seed = 1;
   std::uint32_t partition = 0;
-  std::size_t count = 1, concurrency = 1;
+  std::size_t count = 1, concurrency = 1, repeat = 1;
   double timeout_s = 0;
   int daemon_pid = 0, priority = 0;
+};
+
+struct partition_times {
+  std::uint32_t partition = 0;
+  std::vector<std::pair<std::string, double>> stages;  ///< as the daemon sent them
+  double get(const std::string& name) const {
+    for (const auto& [n, ms] : stages)
+      if (n == name) return ms;
+    return 0;
+  }
 };
 
 struct proof_result {
@@ -63,6 +86,20 @@ struct proof_result {
   std::string error, job_id;
   double latency_s = 0;
   std::uint64_t queue_ms = 0, synth_ms = 0, gpu_ms = 0, total_ms = 0, proof_bytes = 0;
+  std::vector<partition_times> partitions;  ///< empty from a daemon without partition_timings
+  double finalize_ms() const {
+    double s = 0;
+    for (const auto& p : partitions) s += p.get("finalize");
+    return s;
+  }
+};
+
+/// One pass over the batch.
+struct run_data {
+  std::vector<proof_result> results;
+  double wall = 0;
+  std::uint64_t rss = 0;  ///< daemon VmHWM after the run (0: unknown)
+  bool warmup = false;
 };
 
 std::string request_prefix() {
@@ -125,7 +162,7 @@ std::string fmt_pct(const percentiles& p, int digits) {
   return buf;
 }
 
-nlohmann::json pct_json(const percentiles& p) {
+nlohmann::ordered_json pct_json(const percentiles& p) {
   if (p.n == 0) return nullptr;
   return {{"n", p.n}, {"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}};
 }
@@ -138,46 +175,15 @@ percentiles rounded(percentiles p, int digits) {
   return p;
 }
 
-int run_batch(const batch_options& o) {
-  const engine::proof_kind kind = parse_type(o.type);
-  if (o.count == 0) throw std::runtime_error("-c COUNT must be at least 1");
-  if (o.concurrency == 0) throw std::runtime_error("-j CONCURRENCY must be at least 1");
-  const bool porep = kind == engine::proof_kind::porep_seal_commit;
-  // ---- inputs: one shared payload, or one per proof (--synthetic) ----------
-  std::vector<std::string> c1_texts;  // porep
-  std::vector<std::string> vanilla;   // others
-  std::size_t partitions = 1;
-  if (porep) {
-    if (!o.synthetic.empty()) {
-      const auto size = circuits::parse_sector_size(o.synthetic);
-      if (!size) throw std::runtime_error("bad --synthetic size '" + o.synthetic + "' (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)");
-      const io::seal_proof_info* info = io::find_seal_proof_by_size(*size);
-      if (!info) throw std::runtime_error("no interactive v1.1 PoRep for --synthetic " + o.synthetic);
-      partitions = info->partitions;
-      std::fprintf(stderr, "batch: generating %zu synthetic %s C1 inputs...\n", o.count, std::string(info->name).c_str());
-      for (std::size_t i = 0; i < o.count; ++i)
-        c1_texts.push_back(io::write_c1_json(circuits::generate_synthetic_porep(*info, o.seed + i).c1));
-    } else if (!o.c1.empty()) {
-      const auto bytes = read_file_bytes(o.c1);
-      c1_texts.emplace_back(bytes.begin(), bytes.end());
-      partitions = io::parse_c1_json(c1_texts[0], o.c1).partitions.size();
-    } else {
-      throw std::runtime_error("porep needs --c1 FILE or --synthetic SIZE");
-    }
-  } else {
-    if (!o.synthetic.empty())
-      throw std::runtime_error("--synthetic generates PoRep C1s only; make PoSt inputs with gen-post");
-    if (o.vanilla.empty()) throw std::runtime_error(o.type + " needs --vanilla FILE");
-    for (const auto& v : read_vanilla_file(o.vanilla)) vanilla.emplace_back(v.begin(), v.end());
-    if (kind == engine::proof_kind::snap_deals_update) partitions = std::max<std::size_t>(1, vanilla.size());
-  }
-  const pb::SubmitProofRequest base = base_request(o, kind);
-  if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
-
-  // ---- run ------------------------------------------------------------------
+/// One pass of the batch: COUNT Prove calls, CONCURRENCY at a time.
+run_data run_once(const batch_options& o, const pb::SubmitProofRequest& base, bool porep,
+                  const std::vector<std::string>& c1_texts, const std::vector<std::string>& vanilla,
+                  const std::string& out_dir) {
   const std::size_t N = o.count;
   const std::string prefix = request_prefix();
-  std::vector<proof_result> results(N);
+  run_data run;
+  std::vector<proof_result>& results = run.results;
+  results.resize(N);
   std::atomic<std::size_t> next{0};
   std::mutex mu;
   std::condition_variable cv;
@@ -225,14 +231,19 @@ int run_batch(const batch_options& o) {
         r.gpu_ms = a.gpu_compute_ms();
         r.total_ms = a.total_ms();
         r.proof_bytes = a.proof().size();
+        for (const auto& pt : a.partition_timings()) {
+          partition_times p{pt.partition(), {}};
+          for (const auto& st2 : pt.stages()) p.stages.emplace_back(st2.name(), st2.ms());
+          r.partitions.push_back(std::move(p));
+        }
         if (a.status() == pb::AwaitProofResponse::COMPLETED) {
           r.ok = true;
-          if (!o.out_dir.empty()) {
-            std::ofstream f(o.out_dir + "/proof-" + std::to_string(i) + ".bin", std::ios::binary);
+          if (!out_dir.empty()) {
+            std::ofstream f(out_dir + "/proof-" + std::to_string(i) + ".bin", std::ios::binary);
             f.write(a.proof().data(), std::streamsize(a.proof().size()));
             if (!f.flush()) {
               r.ok = false;
-              r.error = "cannot write the proof into " + o.out_dir;
+              r.error = "cannot write the proof into " + out_dir;
             }
           }
         } else {
@@ -268,45 +279,195 @@ int run_batch(const batch_options& o) {
     });
   for (auto& t : threads) t.join();
   if (ticker.joinable()) ticker.join();
-  const double wall = std::chrono::duration<double>(clock_type::now() - t0).count();
+  run.wall = std::chrono::duration<double>(clock_type::now() - t0).count();
   if (tty) std::printf("\r\033[K");
+  run.rss = o.daemon_pid > 0 ? peak_rss_of(o.daemon_pid) : 0;
+  return run;
+}
 
-  // ---- summary ----------------------------------------------------------------
+std::string utc_now() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+/// What produced the numbers: build, host, options, daemon config text.
+nlohmann::ordered_json provenance(const batch_options& o) {
+  nlohmann::ordered_json p;
+  p["date"] = utc_now();
+  p["build"] = {{"commit", build_commit}, {"dirty", build_dirty}, {"build_type", build_type}, {"compiler", build_compiler}};
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  utsname u{};
+  uname(&u);
+  p["host"] = {{"hostname", host},
+               {"cpus", std::thread::hardware_concurrency()},
+               {"kernel", std::string(u.sysname) + " " + u.release + " " + u.machine}};
+  nlohmann::ordered_json c = {{"addr", o.addr},           {"type", o.type},
+                              {"count", o.count},         {"concurrency", o.concurrency},
+                              {"repeat", o.repeat},       {"c1", o.c1},
+                              {"vanilla", o.vanilla},     {"synthetic", o.synthetic},
+                              {"seed", o.seed},           {"registered_proof", o.registered_proof},
+                              {"sector_size", o.sector_size}, {"priority", o.priority},
+                              {"timeout_s", o.timeout_s}, {"label", o.label}};
+  if (!o.daemon_config.empty()) {
+    const auto bytes = read_file_bytes(o.daemon_config);
+    c["daemon_config_file"] = o.daemon_config;
+    c["daemon_config"] = std::string(bytes.begin(), bytes.end());
+  }
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  pb::GetStatusResponse st;
+  if (make_stub(o.addr)->GetStatus(&ctx, pb::GetStatusRequest(), &st).ok()) {
+    auto& d = c["daemon_devices"] = nlohmann::ordered_json::array();
+    for (const auto& g : st.gpus()) d.push_back(g.name());
+  }
+  p["config"] = std::move(c);
+  return p;
+}
+
+nlohmann::ordered_json proof_json(const proof_result& r, std::size_t i, std::size_t run) {
+  nlohmann::ordered_json p = {{"index", i + 1},
+                              {"run", run},
+                              {"ok", r.ok},
+                              {"latency_s", round_to(r.latency_s, 1)},
+                              {"latency_ms", round_to(r.latency_s * 1000.0, 3)},
+                              {"job_id", r.job_id},
+                              {"queue_ms", r.queue_ms},
+                              {"prove_ms", r.total_ms - std::min(r.total_ms, r.queue_ms)},
+                              {"synthesis_ms", r.synth_ms},
+                              {"gpu_ms", r.gpu_ms},
+                              {"finalize_ms", round_to(r.finalize_ms(), 3)},
+                              {"total_ms", r.total_ms},
+                              {"proof_bytes", r.proof_bytes}};
+  if (!r.ok) p["error"] = r.error;
+  auto& parts = p["partitions"] = nlohmann::ordered_json::array();
+  for (const auto& pt : r.partitions) {
+    nlohmann::ordered_json st = nlohmann::ordered_json::object();
+    for (const auto& [name, ms] : pt.stages) st[name] = round_to(ms, 3);
+    parts.push_back({{"partition", pt.partition}, {"stages", std::move(st)}});
+  }
+  return p;
+}
+
+int run_batch(const batch_options& o) {
+  const engine::proof_kind kind = parse_type(o.type);
+  if (o.count == 0) throw std::runtime_error("-c COUNT must be at least 1");
+  if (o.concurrency == 0) throw std::runtime_error("-j CONCURRENCY must be at least 1");
+  const bool porep = kind == engine::proof_kind::porep_seal_commit;
+  // ---- inputs: one shared payload, or one per proof (--synthetic) ----------
+  std::vector<std::string> c1_texts;  // porep
+  std::vector<std::string> vanilla;   // others
+  std::size_t partitions = 1;
+  if (porep) {
+    if (!o.synthetic.empty()) {
+      const auto size = circuits::parse_sector_size(o.synthetic);
+      if (!size) throw std::runtime_error("bad --synthetic size '" + o.synthetic + "' (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)");
+      const io::seal_proof_info* info = io::find_seal_proof_by_size(*size);
+      if (!info) throw std::runtime_error("no interactive v1.1 PoRep for --synthetic " + o.synthetic);
+      partitions = info->partitions;
+      std::fprintf(stderr, "batch: generating %zu synthetic %s C1 inputs...\n", o.count, std::string(info->name).c_str());
+      for (std::size_t i = 0; i < o.count; ++i)
+        c1_texts.push_back(io::write_c1_json(circuits::generate_synthetic_porep(*info, o.seed + i).c1));
+    } else if (!o.c1.empty()) {
+      const auto bytes = read_file_bytes(o.c1);
+      c1_texts.emplace_back(bytes.begin(), bytes.end());
+      partitions = io::parse_c1_json(c1_texts[0], o.c1).partitions.size();
+    } else {
+      throw std::runtime_error("porep needs --c1 FILE or --synthetic SIZE");
+    }
+  } else {
+    if (!o.synthetic.empty())
+      throw std::runtime_error("--synthetic generates PoRep C1s only; make PoSt inputs with gen-post");
+    if (o.vanilla.empty()) throw std::runtime_error(o.type + " needs --vanilla FILE");
+    for (const auto& v : read_vanilla_file(o.vanilla)) vanilla.emplace_back(v.begin(), v.end());
+    if (kind == engine::proof_kind::snap_deals_update) partitions = std::max<std::size_t>(1, vanilla.size());
+  }
+  const pb::SubmitProofRequest base = base_request(o, kind);
+  if (!o.out_dir.empty()) std::filesystem::create_directories(o.out_dir);
+
+  if (o.repeat == 0) throw std::runtime_error("--repeat must be at least 1");
+  const std::size_t N = o.count, R = o.repeat;
+  std::vector<run_data> runs;
+  for (std::size_t k = 0; k < R; ++k) {
+    if (R > 1) std::printf("=== Run %zu/%zu%s ===\n", k + 1, R, k == 0 ? " (warm-up)" : "");
+    std::fflush(stdout);
+    runs.push_back(run_once(o, base, porep, c1_texts, vanilla, k + 1 == R ? o.out_dir : ""));  // last run's proofs
+    runs.back().warmup = R > 1 && k == 0;
+    if (R > 1) {
+      std::size_t ok_k = 0;
+      for (const auto& r : runs.back().results) ok_k += r.ok ? 1 : 0;
+      if (ok_k)
+        std::printf("run %zu: %zu/%zu ok, wall %.3f s, %.3f s/proof\n", k + 1, ok_k, N, runs.back().wall,
+                    runs.back().wall / double(ok_k));
+      else
+        std::printf("run %zu: 0/%zu ok, wall %.3f s\n", k + 1, N, runs.back().wall);
+    }
+  }
+
+  // ---- summary over the measured runs ----------------------------------------
   std::vector<double> lat, gpu, synth;
-  std::size_t ok = 0;
+  std::size_t ok = 0, total = 0;
+  double wall = 0;
   std::set<std::string> ok_jobs;
-  for (const auto& r : results)
-    if (r.ok) {
+  bool exact_parts = true;
+  for (const auto& run : runs) {
+    if (run.warmup) continue;
+    wall += run.wall;
+    for (const auto& r : run.results) {
+      ++total;
+      if (!r.ok) continue;
       ++ok;
       ok_jobs.insert(r.job_id);
       lat.push_back(r.latency_s);
-      gpu.push_back(double(r.gpu_ms) / double(partitions));
-      synth.push_back(double(r.synth_ms) / double(partitions));
+      if (r.partitions.empty()) exact_parts = false;
     }
+  }
   std::string part_source = "response sums / partitions";
   if (!o.daemon_log.empty()) {
     std::ifstream in(o.daemon_log);
     if (!in) throw std::runtime_error("cannot read --daemon-log " + o.daemon_log);
     const timeline_model m = build_timeline(in);
-    gpu.clear();
-    synth.clear();
     for (const auto& b : m.bars) {
       if (!ok_jobs.count(b.job)) continue;
       if (b.kind == stage_kind::gpu) gpu.push_back(double(b.end - b.start));
       if (b.kind == stage_kind::synth) synth.push_back(double(b.end - b.start));
     }
     part_source = "daemon TIMELINE";
+  } else if (exact_parts && ok > 0) {
+    for (const auto& run : runs)
+      if (!run.warmup)
+        for (const auto& r : run.results)
+          if (r.ok)
+            for (const auto& p : r.partitions) {
+              gpu.push_back(p.get("lock_wait") + p.get("gpu"));  // GPU_START..GPU_END
+              synth.push_back(p.get("synthesis"));
+            }
+    part_source = "daemon partition timings";
+  } else {
+    for (const auto& run : runs)
+      if (!run.warmup)
+        for (const auto& r : run.results)
+          if (r.ok) {
+            gpu.push_back(double(r.gpu_ms) / double(partitions));
+            synth.push_back(double(r.synth_ms) / double(partitions));
+          }
   }
   const percentiles lat_p = rounded(summarize(lat), 3), gpu_p = rounded(summarize(gpu), 1),
                     synth_p = rounded(summarize(synth), 1);
   const double wall_r = round_to(wall, 3);
   const double s_per = ok ? round_to(wall / double(ok), 3) : 0;
   const double per_min = round_to(double(ok) * 60.0 / wall, 3);
-  const std::uint64_t rss = o.daemon_pid > 0 ? peak_rss_of(o.daemon_pid) : 0;
+  const std::uint64_t rss = runs.back().rss;
   const double bpeak = budget_peak(o.addr);
+  const std::size_t measured = R > 1 ? R - 1 : 1;
   std::printf("\n=== Batch Summary ===\n");
   std::printf("type:              %s\n", std::string(engine::kind_label(kind)).c_str());
-  std::printf("proofs:            %zu ok, %zu failed, %zu total (concurrency %zu)\n", ok, N - ok, N,
+  if (R > 1) std::printf("runs:              %zu measured (+1 warm-up, left out), pooled below\n", measured);
+  std::printf("proofs:            %zu ok, %zu failed, %zu total (concurrency %zu)\n", ok, total - ok, total,
               std::min(o.concurrency, N));
   std::printf("wall time:         %.3f s\n", wall_r);
   if (ok)
@@ -327,43 +488,53 @@ int run_batch(const batch_options& o) {
     std::printf("budget peak:       n/a (GetMetrics failed)\n");
 
   if (!o.json.empty()) {
-    nlohmann::json j;
+    nlohmann::ordered_json j;
+    j["schema"] = 2;
     j["type"] = o.type;
     j["count"] = N;
     j["concurrency"] = std::min(o.concurrency, N);
+    j["repeat"] = R;
+    j["measured_runs"] = measured;
     j["ok"] = ok;
-    j["failed"] = N - ok;
+    j["failed"] = total - ok;
     j["partitions_per_proof"] = partitions;
     j["wall_s"] = wall_r;
-    j["s_per_proof"] = ok ? nlohmann::json(s_per) : nlohmann::json(nullptr);
-    j["proofs_per_min"] = ok ? nlohmann::json(per_min) : nlohmann::json(nullptr);
+    j["s_per_proof"] = ok ? nlohmann::ordered_json(s_per) : nlohmann::ordered_json(nullptr);
+    j["proofs_per_min"] = ok ? nlohmann::ordered_json(per_min) : nlohmann::ordered_json(nullptr);
     j["latency_s"] = pct_json(lat_p);
     j["gpu_ms_per_partition"] = pct_json(gpu_p);
     j["synth_ms_per_partition"] = pct_json(synth_p);
     j["per_partition_source"] = part_source;
-    j["daemon_peak_rss_bytes"] = rss ? nlohmann::json(rss) : nlohmann::json(nullptr);
-    j["budget_peak_bytes"] = bpeak >= 0 ? nlohmann::json(std::uint64_t(bpeak)) : nlohmann::json(nullptr);
-    auto& arr = j["proofs"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < N; ++i) {
-      const auto& r = results[i];
-      nlohmann::json p = {{"index", i + 1},
-                          {"ok", r.ok},
-                          {"latency_s", round_to(r.latency_s, 1)},
-                          {"job_id", r.job_id},
-                          {"queue_ms", r.queue_ms},
-                          {"prove_ms", r.total_ms - std::min(r.total_ms, r.queue_ms)},
-                          {"synthesis_ms", r.synth_ms},
-                          {"gpu_ms", r.gpu_ms},
-                          {"total_ms", r.total_ms},
-                          {"proof_bytes", r.proof_bytes}};
-      if (!r.ok) p["error"] = r.error;
-      arr.push_back(std::move(p));
+    j["daemon_peak_rss_bytes"] = rss ? nlohmann::ordered_json(rss) : nlohmann::ordered_json(nullptr);
+    j["budget_peak_bytes"] = bpeak >= 0 ? nlohmann::ordered_json(std::uint64_t(bpeak)) : nlohmann::ordered_json(nullptr);
+    const nlohmann::ordered_json prov = provenance(o);
+    for (const auto& [k, v] : prov.items()) j[k] = v;
+    auto& arr = j["proofs"] = nlohmann::ordered_json::array();  // the measured runs' proofs
+    auto& jr = j["runs"] = nlohmann::ordered_json::array();
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      const run_data& run = runs[k];
+      std::size_t ok_k = 0;
+      nlohmann::ordered_json rp = nlohmann::ordered_json::array();
+      for (std::size_t i = 0; i < run.results.size(); ++i) {
+        ok_k += run.results[i].ok ? 1 : 0;
+        rp.push_back(proof_json(run.results[i], i, k));
+        if (!run.warmup) arr.push_back(rp.back());
+      }
+      jr.push_back({{"run", k},
+                    {"warmup", run.warmup},
+                    {"wall_s", round_to(run.wall, 3)},
+                    {"ok", ok_k},
+                    {"failed", run.results.size() - ok_k},
+                    {"s_per_proof", ok_k ? nlohmann::ordered_json(round_to(run.wall / double(ok_k), 4))
+                                         : nlohmann::ordered_json(nullptr)},
+                    {"daemon_peak_rss_bytes", run.rss ? nlohmann::ordered_json(run.rss) : nlohmann::ordered_json(nullptr)},
+                    {"proofs", std::move(rp)}});
     }
     std::ofstream f(o.json);
     f << j.dump(2) << "\n";
     if (!f.flush()) throw std::runtime_error("cannot write " + o.json);
   }
-  return ok == N ? 0 : 1;
+  return ok == total ? 0 : 1;
 }
 
 }  // namespace
@@ -379,8 +550,11 @@ void register_batch(CLI::App& app) {
   cmd->add_option("--seed", o.seed, "first --synthetic seed (proof i uses seed+i)");
   cmd->add_option("-c,--count", o.count, "number of proofs");
   cmd->add_option("-j,--concurrency", o.concurrency, "proofs in flight at once");
+  cmd->add_option("--repeat", o.repeat, "run the batch R times; with R > 1 the first is a warm-up, left out of the summary");
+  cmd->add_option("--daemon-config", o.daemon_config, "the daemon's TOML file: its text is recorded in --json");
+  cmd->add_option("--label", o.label, "free text recorded in --json (what this run is)");
   cmd->add_option("--json", o.json, "write every number of the run as JSON here");
-  cmd->add_option("--out-dir", o.out_dir, "write proof-<i>.bin (i from 0) for each completed proof");
+  cmd->add_option("--out-dir", o.out_dir, "write proof-<i>.bin (i from 0) for each completed proof (of the last run)");
   cmd->add_option("--timeout", o.timeout_s, "per-proof deadline in seconds (0: none)");
   cmd->add_option("--daemon-pid", o.daemon_pid, "pid of a local daemon: peak RSS from /proc/PID/status");
   cmd->add_option("--daemon-log", o.daemon_log, "the daemon's log: exact per-partition times from TIMELINE lines");

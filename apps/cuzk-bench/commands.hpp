@@ -31,6 +31,8 @@ void register_circuit_info(CLI::App& app);
 void register_gen_vanilla(CLI::App& app);
 /// timeline: SVG Gantt chart of a daemon log's TIMELINE lines (timeline.cpp).
 void register_timeline(CLI::App& app);
+/// compare: two batch --json files, noise-aware verdicts per metric and stage (compare.cpp).
+void register_compare(CLI::App& app);
 /// gen-params, prove, public-inputs for PoRep (porep_commands.cpp).
 void register_porep_commands(CLI::App& app);
 /// verify -t porep: prints valid (exit 0) or invalid (exit 1).

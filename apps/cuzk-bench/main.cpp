@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   cuzk::bench_app::register_gen_vanilla(app);
   cuzk::bench_app::register_porep_commands(app);
   cuzk::bench_app::register_timeline(app);
+  cuzk::bench_app::register_compare(app);
 #ifdef CUZK_BENCH_HAVE_CLIENT
   cuzk::bench_app::register_client(app);
   cuzk::bench_app::register_verify(app);

@@ -5,7 +5,9 @@
 // with it and a device is visible, else the CPU backend), the gRPC server
 // and the optional HTTP status listener, and runs until SIGTERM or SIGINT. Shutdown: stop accepting, let calls and
 // jobs in flight finish for up to daemon.shutdown_timeout, cancel the rest,
-// exit 0. Logs (spdlog) and TIMELINE lines go to stderr.
+// exit 0. Logs (spdlog) and TIMELINE lines go to stderr (CUZK_TIMELINE=off:
+// no TIMELINE lines; CUZK_TEST_DELAY_STAGE: a test-only slowdown, see
+// engine_config::test_delay_stage).
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -96,11 +98,13 @@ int main(int argc, char** argv) {
                                                        spdlog::level::err};
       spdlog::log(map[std::min(lvl, 3)], "{}", m);
     });
-    static std::mutex tl_mu;
-    eng.set_timeline([](const std::string& line) {
-      std::lock_guard lk(tl_mu);
-      std::fprintf(stderr, "%s\n", line.c_str());
-    });
+    // TIMELINE lines come from the engine's writer thread only; CUZK_TIMELINE=off
+    // turns them off (to measure what they cost, bench/RESULTS.md).
+    const char* tl_env = std::getenv("CUZK_TIMELINE");
+    if (!tl_env || std::string(tl_env) != "off")
+      eng.set_timeline([](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
+    else
+      spdlog::info("TIMELINE lines off (CUZK_TIMELINE=off)");
     eng.register_kind(cuzk::engine::make_winning_post_kind());
     eng.register_kind(cuzk::engine::make_window_post_kind());
     eng.register_kind(cuzk::engine::make_porep_kind());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU prover backend: groth16::prove under the device lock, nothing left
-// for finalize. Cost: the whole CPU proof (SpMV, NTTs, MSMs) in prove_start.
+// for finalize; its step times (spmv, ntt_h, msm_a, msm_b1, msm_b2, msm_l,
+// msm_h) go with the pending proof. Cost: the whole CPU proof (SpMV, NTTs,
+// MSMs) in prove_start.
 #include <thread>
 
 #include <cuzk/engine/prover_backend.hpp>
@@ -37,7 +39,11 @@ class cpu_backend final : public prover_backend {
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s) override {
     const groth16::witness local = std::move(w);
-    return std::make_unique<cpu_pending>(groth16::prove(params, shape, local, r, s));
+    groth16::prove_timings t;
+    auto out = std::make_unique<cpu_pending>(groth16::prove(params, shape, local, r, s, &t));
+    out->stage_ms = {{"spmv", t.spmv_ms},   {"ntt_h", t.ntt_h_ms}, {"msm_a", t.msm_a_ms}, {"msm_b1", t.msm_b1_ms},
+                     {"msm_b2", t.msm_b2_ms}, {"msm_l", t.msm_l_ms}, {"msm_h", t.msm_h_ms}};
+    return out;
   }
   groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
     return static_cast<cpu_pending&>(*p).proof;

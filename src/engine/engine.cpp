@@ -4,19 +4,24 @@
 // Locking: one engine mutex guards the job table and the three queues; it is
 // never held while synthesizing, proving, waiting on the budget or loading
 // parameters, and work items (which own reservations and SRS leases) are
-// always destroyed outside it.
+// always destroyed outside it. TIMELINE events go through event_log (one
+// lock-free ring per thread, one writer thread), so no pipeline thread ever
+// waits on the log's sink. Each partition's stage and wait times travel with
+// its work item and come back in the job's result (partition_timing).
 #include <cuzk/engine/engine.hpp>
 
 #include <openssl/rand.h>
 
 #include <algorithm>
 #include <condition_variable>
+#include <cstdlib>
 #include <deque>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <tuple>
 
+#include <cuzk/engine/event_log.hpp>
 #include <cuzk/groth16/verifier.hpp>
 #include <cuzk/io/proof_io.hpp>
 
@@ -28,6 +33,45 @@ namespace {
 
 std::uint64_t ms_between(clock::time_point a, clock::time_point b) {
   return b > a ? std::uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(b - a).count()) : 0;
+}
+
+/// Milliseconds with microsecond resolution (partition stage times).
+double ms_f(clock::time_point a, clock::time_point b) {
+  return b > a ? double(std::chrono::duration_cast<std::chrono::microseconds>(b - a).count()) / 1000.0 : 0.0;
+}
+
+/// TEST ONLY: "<stage>:<ms>" (engine_config::test_delay_stage or the
+/// CUZK_TEST_DELAY_STAGE environment variable) adds a sleep of <ms> inside
+/// one stage's timed span, so regression tests can inject a known slowdown.
+struct test_delay {
+  enum class where : std::uint8_t { none, synthesis, gpu, finalize } at = where::none;
+  std::chrono::milliseconds ms{0};
+  void apply(where w) const {
+    if (w == at && ms.count() > 0) std::this_thread::sleep_for(ms);
+  }
+};
+
+test_delay parse_test_delay(std::string spec) {
+  if (spec.empty())
+    if (const char* env = std::getenv("CUZK_TEST_DELAY_STAGE")) spec = env;
+  test_delay d;
+  if (spec.empty()) return d;
+  const auto colon = spec.find(':');
+  const std::string stage = spec.substr(0, colon);
+  if (stage == "synthesis") d.at = test_delay::where::synthesis;
+  else if (stage == "gpu") d.at = test_delay::where::gpu;
+  else if (stage == "finalize") d.at = test_delay::where::finalize;
+  long ms = -1;
+  if (colon != std::string::npos) {
+    char* end = nullptr;
+    ms = std::strtol(spec.c_str() + colon + 1, &end, 10);
+    if (end == spec.c_str() + colon + 1 || *end != '\0') ms = -1;
+  }
+  if (d.at == test_delay::where::none || ms < 0 || ms > 600000)
+    throw std::invalid_argument("test delay '" + spec +
+                                "' (CUZK_TEST_DELAY_STAGE, test only): want synthesis|gpu|finalize:<ms 0..600000>");
+  d.ms = std::chrono::milliseconds(ms);
+  return d;
 }
 
 // r and s must be unpredictable: 64-bit words from the OS CSPRNG.
@@ -114,7 +158,7 @@ struct job {
   std::vector<pstage> stage;
   std::vector<std::optional<std::uint64_t>> synth_ms, gpu_ms;
   std::vector<clock::time_point> stage_since;
-  proof_timings t;
+  proof_timings t;  // t.partitions filled as partitions finish
 };
 
 // A partition on its way through the pipeline; owns its memory and lease.
@@ -126,6 +170,8 @@ struct work_item {
   std::uint64_t release_after_gpu = 0;
   groth16::witness w;
   std::unique_ptr<pending_proof> pending;
+  partition_timing times;        // appended stage by stage
+  clock::time_point mark;        // end of the last timed stage
 };
 
 using qkey = std::tuple<int, std::uint64_t, std::size_t>;  // (-priority, job seq, partition)
@@ -138,8 +184,9 @@ struct engine::impl {
   srs_manager srs;
   std::map<proof_kind, std::shared_ptr<proof_kind_handler>> kinds;
   log_fn log;
-  timeline_fn timeline;
   const clock::time_point epoch = clock::now();
+  event_log events{epoch};
+  test_delay delay;
 
   mutable std::mutex mu;
   std::condition_variable synth_cv, gpu_cv, space_cv, fin_cv, done_cv;
@@ -172,7 +219,8 @@ struct engine::impl {
       : cfg(std::move(c)),
         backend(std::move(b)),
         budget(budget_total(cfg), reserve_of(cfg, budget_total(cfg))),
-        srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle}, budget) {
+        srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle}, budget),
+        delay(parse_test_delay(cfg.test_delay_stage)) {
     devices = backend->devices();
     budget.set_evictor([this](std::uint64_t n) { return srs.evict_idle(n); });
   }
@@ -180,9 +228,13 @@ struct engine::impl {
   void emit(int level, const std::string& m) const {
     if (log) log(level, m);
   }
-  void tl(const char* event, const std::string& job_id, const std::string& detail) const {
-    if (!timeline) return;
-    timeline("TIMELINE," + std::to_string(ms_between(epoch, clock::now())) + "," + event + "," + job_id + "," + detail);
+  void tl(const char* event, const std::string& job_id, const std::string& detail) {
+    events.emit(event, job_id, detail);
+  }
+  /// Appends (name, ms since the item's last mark) and moves the mark.
+  static void stage(work_item& item, const char* name, clock::time_point now) {
+    item.times.stages.emplace_back(name, ms_f(item.mark, now));
+    item.mark = now;
   }
 
   // ---- job completion ------------------------------------------------------
@@ -292,6 +344,8 @@ struct engine::impl {
     auto item = std::make_unique<work_item>();
     item->j = j;
     item->part = part;
+    item->times.partition = std::uint32_t(part);
+    item->mark = clock::now();
     try {
       std::uint64_t load_ms = 0;
       item->lease = srs.acquire(j->circuit_id, j->prio, &j->token, &load_ms);
@@ -312,6 +366,7 @@ struct engine::impl {
                                  "partition " + std::to_string(part) + " of job " + j->id + " (" + j->circuit_id + ")");
       j->token.check();
       const auto t0 = clock::now();
+      stage(*item, "prep_wait", t0);
       {
         std::lock_guard lk(mu);
         j->stage[part] = pstage::synthesizing;
@@ -319,7 +374,10 @@ struct engine::impl {
       }
       tl("SYNTH_START", j->id, "partition=" + std::to_string(part));
       item->w = j->cj->synthesize(part, shape, j->token);
-      const std::uint64_t sms = ms_between(t0, clock::now());
+      delay.apply(test_delay::where::synthesis);
+      const auto t1 = clock::now();
+      stage(*item, "synthesis", t1);
+      const std::uint64_t sms = ms_between(t0, t1);
       tl("SYNTH_END", j->id, "partition=" + std::to_string(part) + ",synth_ms=" + std::to_string(sms));
       std::unique_lock lk(mu);
       j->synth_ms[part] = sms;
@@ -330,6 +388,7 @@ struct engine::impl {
         return stopping || j->done || j->prio >= priority::high || gpu_q.size() < gpu_capacity;
       });
       if (stopping || j->done) return;  // item dropped below, outside the lock
+      stage(*item, "gpu_queue_space_wait", clock::now());
       tl("GPU_QUEUE", j->id, "partition=" + std::to_string(part));  // before a worker can pick it up
       gpu_q.emplace(qkey{-int(j->prio), j->seq, part}, std::move(item));
       gpu_cv.notify_one();
@@ -386,6 +445,7 @@ struct engine::impl {
                             ",partition=" + std::to_string(item.part);
       tl("GPU_START", j.id, d);
       const auto t0 = clock::now();
+      stage(item, "gpu_queue_wait", t0);
       os_rng rng;
       const ff::fr r = ff::fr::random(rng), s = ff::fr::random(rng);
       // gpu_ms: the time holding the device (the other worker's turn is lock_wait_ms)
@@ -394,8 +454,12 @@ struct engine::impl {
         std::lock_guard dl(*device_locks[device]);
         const auto t1 = clock::now();
         wait_ms = ms_between(t0, t1);
+        stage(item, "lock_wait", t1);
         item.pending = backend->prove_start(device, item.lease->params, item.lease->shape, std::move(item.w), r, s);
-        gms = ms_between(t1, clock::now());
+        delay.apply(test_delay::where::gpu);
+        const auto t2 = clock::now();
+        gms = ms_between(t1, t2);
+        stage(item, "gpu", t2);
       }
       item.w = {};
       item.mem.release(item.release_after_gpu);
@@ -439,11 +503,18 @@ struct engine::impl {
     try {
       j->token.check();
       const auto t0 = clock::now();
+      stage(*item, "finalize_queue_wait", t0);
+      auto backend_stages = std::move(item->pending->stage_ms);
       const groth16::proof pr = backend->finalize(std::move(item->pending));
       bool ok = true;
       if (j->verify) ok = groth16::verify(item->lease->pvk, pr, j->cj->public_inputs(part));
       const auto bytes = io::write_proof(pr);
-      const std::uint64_t fms = ms_between(t0, clock::now());
+      delay.apply(test_delay::where::finalize);
+      const auto t1 = clock::now();
+      stage(*item, "finalize", t1);
+      for (auto& [name, ms] : backend_stages) item->times.stages.emplace_back("backend." + name, ms);
+      partition_timing times = std::move(item->times);
+      const std::uint64_t fms = ms_between(t0, t1);
       tl("FINALIZE", j->id, "partition=" + std::to_string(part) + ",finalize_ms=" + std::to_string(fms) +
                                 ",verified=" + (j->verify ? (ok ? "yes" : "FAILED") : "skipped"));
       if (!ok) {
@@ -458,6 +529,7 @@ struct engine::impl {
         std::lock_guard lk(mu);
         if (j->done) return;
         j->proofs[part] = bytes;
+        j->t.partitions[part] = std::move(times);
         j->stage[part] = pstage::done;
         j->t.gpu_compute_ms += fms;
         if (++j->parts_done == j->parts) {
@@ -483,7 +555,9 @@ engine::engine(engine_config cfg, std::unique_ptr<prover_backend> backend)
 engine::~engine() { shutdown(std::chrono::milliseconds(0)); }
 
 void engine::set_log(log_fn f) { _p->log = std::move(f); }
-void engine::set_timeline(timeline_fn f) { _p->timeline = std::move(f); }
+void engine::set_timeline(timeline_fn f) { _p->events.set_sink(std::move(f)); }
+void engine::flush_timeline() { _p->events.flush(); }
+std::uint64_t engine::timeline_dropped() const { return _p->events.dropped(); }
 srs_manager& engine::srs() { return _p->srs; }
 memory_budget& engine::budget() { return _p->budget; }
 const engine_config& engine::config() const { return _p->cfg; }
@@ -559,6 +633,7 @@ engine::submitted engine::submit(proof_request req) {
   j->proofs.resize(j->parts);
   j->stage.assign(j->parts, pstage::pending);
   j->synth_ms.resize(j->parts);
+  j->t.partitions.resize(j->parts);
   j->gpu_ms.resize(j->parts);
   j->stage_since.assign(j->parts, clock::now());
   j->submitted = clock::now();
@@ -714,10 +789,13 @@ void engine::shutdown(std::chrono::milliseconds drain) {
   for (auto& t : p.threads)
     if (t.joinable()) t.join();
   p.threads.clear();
-  std::lock_guard lk(p.mu);
-  p.gpu_q.clear();
-  p.fin_q.clear();
-  p.synth_q.clear();
+  {
+    std::lock_guard lk(p.mu);
+    p.gpu_q.clear();
+    p.fin_q.clear();
+    p.synth_q.clear();
+  }
+  p.events.flush();
 }
 
 }  // namespace cuzk::engine

@@ -3,6 +3,7 @@
 // include/cuzk/groth16/prover.hpp.
 #include <cuzk/groth16/prover.hpp>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -46,13 +47,20 @@ void check_sizes(const parameters& p, const r1cs::r1cs_shape& shape, const witne
               " B_G2 points, circuit density needs " + n(b_len));
 }
 
-}  // namespace
+double ms_since(std::chrono::steady_clock::time_point& t) {
+  const auto now = std::chrono::steady_clock::now();
+  const double ms = std::chrono::duration<double, std::milli>(now - t).count();
+  t = now;
+  return ms;
+}
 
-std::vector<fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w) {
+std::vector<fr> compute_h_timed(const r1cs::r1cs_shape& shape, const witness& w, prove_timings* t) {
+  auto t0 = std::chrono::steady_clock::now();
   const ntt::evaluation_domain domain(shape.num_constraints);
   const std::size_t m = domain.size();
   std::vector<fr> a(m, fr::zero()), b(m, fr::zero()), c(m, fr::zero());
   r1cs::evaluate_abc(shape, w.inputs, w.aux, a, b, c);
+  if (t) t->spmv_ms = ms_since(t0);
   for (auto* v : {&a, &b, &c}) {
     ntt::intt(domain, *v);
     ntt::coset_ntt(domain, *v);
@@ -61,14 +69,21 @@ std::vector<fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w) {
   ntt::divide_by_z_on_coset(domain, a);
   ntt::coset_intt(domain, a);
   a.resize(m - 1);  // deg h <= m - 2: the top coefficient is zero
+  if (t) t->ntt_h_ms = ms_since(t0);
   return a;
 }
 
+}  // namespace
+
+std::vector<fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w) { return compute_h_timed(shape, w, nullptr); }
+
 proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w, const fr& r,
-            const fr& s) {
+            const fr& s, prove_timings* t) {
+  const auto start = std::chrono::steady_clock::now();
   const std::size_t m = ntt::evaluation_domain(shape.num_constraints).size();
   check_sizes(p, shape, w, m);
-  const std::vector<fr> h = compute_h(shape, w);
+  const std::vector<fr> h = compute_h_timed(shape, w, t);
+  auto t0 = std::chrono::steady_clock::now();
 
   using ec::g1_jacobian;
   using ec::g2_jacobian;
@@ -82,25 +97,35 @@ proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w
   a += msm::msm<ff::fp>(a_q.first(ni), w.inputs);
   a += msm::msm_dense<ff::fp>(a_q.subspan(ni), w.aux, view_of(shape.a_aux_density));
   a += ec::mul(p.vk.delta_g1, r);
+  if (t) t->msm_a_ms = ms_since(t0);
 
   // B = beta + sum b_i B_i + s delta, in G1 and G2
   g1_jacobian b1 = g1_jacobian::from_affine(p.vk.beta_g1);
   b1 += msm::msm_dense<ff::fp>(b1_q.first(nbi), w.inputs, view_of(shape.b_input_density));
   b1 += msm::msm_dense<ff::fp>(b1_q.subspan(nbi), w.aux, view_of(shape.b_aux_density));
   b1 += ec::mul(p.vk.delta_g1, s);
+  if (t) t->msm_b1_ms = ms_since(t0);
   g2_jacobian b2 = g2_jacobian::from_affine(p.vk.beta_g2);
   b2 += msm::msm_dense<ff::fp2>(b2_q.first(nbi), w.inputs, view_of(shape.b_input_density));
   b2 += msm::msm_dense<ff::fp2>(b2_q.subspan(nbi), w.aux, view_of(shape.b_aux_density));
   b2 += ec::mul(p.vk.delta_g2, s);
+  if (t) t->msm_b2_ms = ms_since(t0);
 
   // C = sum aux_j L_j + sum h_k H_k + s A + r B1 - r s delta
   g1_jacobian c = msm::msm<ff::fp>(p.l, w.aux);
+  if (t) t->msm_l_ms = ms_since(t0);
   c += msm::msm<ff::fp>(p.h, h);
+  if (t) t->msm_h_ms = ms_since(t0);
   c += ec::mul(a, s);
   c += ec::mul(b1, r);
   c += -ec::mul(p.vk.delta_g1, r * s);
 
-  return {a.to_affine(), b2.to_affine(), c.to_affine()};
+  const proof out{a.to_affine(), b2.to_affine(), c.to_affine()};
+  if (t) {
+    auto end = start;
+    t->total_ms = ms_since(end);
+  }
+  return out;
 }
 
 }  // namespace cuzk::groth16

@@ -53,6 +53,15 @@ void fill(const engine::job_result& r, pb::AwaitProofResponse* out) {
   out->set_synthesis_ms(r.timings.synthesis_ms);
   out->set_gpu_compute_ms(r.timings.gpu_compute_ms);
   out->set_total_ms(r.timings.total_ms);
+  for (const auto& pt : r.timings.partitions) {
+    auto* t = out->add_partition_timings();
+    t->set_partition(pt.partition);
+    for (const auto& [name, ms] : pt.stages) {
+      auto* st = t->add_stages();
+      st->set_name(name);
+      st->set_ms(ms);
+    }
+  }
 }
 
 template <class F>

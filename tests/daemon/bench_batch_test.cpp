@@ -5,7 +5,11 @@
 // every returned proof verifies with the .vk; an unreachable address gives a
 // FAILED line per proof and still a summary; `timeline` on the daemon's log
 // draws one <rect class="stage"> per synthesis, GPU and finalize stage.
-// Cost: ~15-25 s on 2 cores (four 2 KiB WindowPoSt proofs).
+// Regression analysis end to end: `batch --repeat 3` keeps 3 runs (the first
+// a warm-up) with every partition's stages, and `compare` finds a file equal
+// to itself unchanged, and flags partition.synthesis (exit 1 with --fail-on)
+// against a daemon started with the test-only CUZK_TEST_DELAY_STAGE=synthesis:40.
+// Cost: ~60-80 s on a busy 2-core machine (fourteen 2 KiB WindowPoSt proofs).
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -90,24 +94,50 @@ class bench_batch : public ::testing::Test {
     c << "[daemon]\nlisten = \"unix://" << sock.string() << "\"\n[srs]\nparam_cache = \"" << dir.string()
       << "\"\n[memory]\ntotal_budget = \"2GiB\"\n";
     c.close();
+    start("");
+  }
+  /// Starts the daemon (after stopping a running one); |delay| sets CUZK_TEST_DELAY_STAGE.
+  void start(const std::string& delay) {
+    stop();
+    fs::remove(sock);
     pid = fork();
     if (pid == 0) {
       const int fd = ::open((dir / "daemon.log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
       dup2(fd, 1);
       dup2(fd, 2);
+      if (!delay.empty()) setenv("CUZK_TEST_DELAY_STAGE", delay.c_str(), 1);
       execl(CUZK_DAEMON_BINARY, "cuzk", "--config", (dir / "cuzk.toml").c_str(), nullptr);
       _exit(127);
     }
     for (int i = 0; i < 400 && !fs::exists(sock); ++i) std::this_thread::sleep_for(25ms);
     ASSERT_TRUE(fs::exists(sock)) << slurp(dir / "daemon.log");
   }
-  void TearDown() override {
+  void stop() {
     if (pid > 0) {
       kill(pid, SIGTERM);
       int st = 0;
       waitpid(pid, &st, 0);
+      pid = -1;
     }
+  }
+  void TearDown() override {
+    stop();
     fs::remove_all(dir);
+  }
+  /// The WindowPoSt inputs as batch options (vanilla.json written into dir).
+  std::string wpost_inputs(std::mt19937_64& rng, cuzk::test::post_case* out = nullptr) {
+    const cuzk::test::post_case c = cuzk::test::window_case(rng, "unused");
+    nlohmann::json v = nlohmann::json::array();
+    for (const auto& p : c.req.vanilla_proofs) v.push_back(cuzk::bench_app::to_base64(p));
+    std::ofstream(dir / "vanilla.json") << v.dump();
+    std::string rand_hex;
+    for (std::uint8_t b : c.req.randomness) {
+      char h[3];
+      std::snprintf(h, sizeof h, "%02x", b);
+      rand_hex += h;
+    }
+    if (out) *out = c;
+    return " --vanilla " + (dir / "vanilla.json").string() + " --registered-proof 10 --randomness " + rand_hex;
   }
   fs::path dir, sock;
   pid_t pid = -1;
@@ -115,21 +145,10 @@ class bench_batch : public ::testing::Test {
 
 TEST_F(bench_batch, wpost_batch_json_matches_the_summary_and_proofs_verify_and_timeline_draws_every_stage) {
   std::mt19937_64 rng(cuzk::test::test_seed("bench_batch.wpost"));
-  const cuzk::test::post_case c = cuzk::test::window_case(rng, "unused");
-  {
-    nlohmann::json v = nlohmann::json::array();
-    for (const auto& p : c.req.vanilla_proofs) v.push_back(cuzk::bench_app::to_base64(p));
-    std::ofstream(dir / "vanilla.json") << v.dump();
-  }
-  std::string rand_hex;
-  for (std::uint8_t b : c.req.randomness) {
-    char h[3];
-    std::snprintf(h, sizeof h, "%02x", b);
-    rand_hex += h;
-  }
+  cuzk::test::post_case c;
+  const std::string inputs = wpost_inputs(rng, &c);
   const std::string bench = CUZK_BENCH_BINARY;
-  const run_result r = run(bench + " batch -t wpost --addr unix://" + sock.string() + " --vanilla " +
-                           (dir / "vanilla.json").string() + " --registered-proof 10 --randomness " + rand_hex +
+  const run_result r = run(bench + " batch -t wpost --addr unix://" + sock.string() + inputs +
                            " -c 4 -j 2 --json " + (dir / "batch.json").string() + " --out-dir " +
                            (dir / "proofs").string() + " --daemon-pid " + std::to_string(pid) + " --timeout 120");
   ASSERT_EQ(r.rc, 0) << r.out << slurp(dir / "daemon.log");
@@ -165,9 +184,14 @@ TEST_F(bench_batch, wpost_batch_json_matches_the_summary_and_proofs_verify_and_t
     EXPECT_TRUE(cuzk::test::verify_with_vk(dir, c.vk_stem, bytes, c.public_inputs)) << "proof " << i;
   }
 
-  // timeline: one stage rect per SYNTH_END, GPU_END and FINALIZE line
-  const std::string log = slurp(dir / "daemon.log");
-  const std::size_t stages = count_of(log, ",SYNTH_END,") + count_of(log, ",GPU_END,") + count_of(log, ",FINALIZE,");
+  // timeline: one stage rect per SYNTH_END, GPU_END and FINALIZE line (the
+  // daemon's event writer thread puts them into the log a few ms after the event)
+  std::string log;
+  std::size_t stages = 0;
+  for (int i = 0; i < 200 && stages < 12; ++i, std::this_thread::sleep_for(10ms)) {
+    log = slurp(dir / "daemon.log");
+    stages = count_of(log, ",SYNTH_END,") + count_of(log, ",GPU_END,") + count_of(log, ",FINALIZE,");
+  }
   EXPECT_EQ(stages, 12u) << log;
   const run_result t = run(bench + " timeline --log " + (dir / "daemon.log").string() + " --svg " + (dir / "t.svg").string());
   ASSERT_EQ(t.rc, 0) << t.out;
@@ -176,6 +200,66 @@ TEST_F(bench_batch, wpost_batch_json_matches_the_summary_and_proofs_verify_and_t
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_EQ(count_of(svg, "<rect class=\"stage\""), stages);
   EXPECT_NE(svg.find("gpu 0: busy"), std::string::npos);
+}
+
+TEST_F(bench_batch, repeat_keeps_every_run_and_compare_flags_an_injected_synthesis_delay) {
+  std::mt19937_64 rng(cuzk::test::test_seed("bench_batch.compare"));
+  const std::string inputs = wpost_inputs(rng);
+  const std::string bench = CUZK_BENCH_BINARY;
+  const std::string base = (dir / "base.json").string(), slow = (dir / "slow.json").string();
+  const run_result r = run(bench + " batch -t wpost --addr unix://" + sock.string() + inputs +
+                           " -c 2 -j 1 --repeat 3 --label base --json " + base + " --daemon-pid " +
+                           std::to_string(pid) + " --daemon-config " + (dir / "cuzk.toml").string() + " --timeout 120");
+  ASSERT_EQ(r.rc, 0) << r.out << slurp(dir / "daemon.log");
+  EXPECT_NE(r.out.find("=== Run 1/3 (warm-up) ==="), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("runs:              2 measured (+1 warm-up, left out)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("proofs:            4 ok, 0 failed, 4 total"), std::string::npos) << r.out;
+  const nlohmann::json j = nlohmann::json::parse(slurp(base));
+  EXPECT_EQ(j["schema"], 2);
+  EXPECT_EQ(j["measured_runs"], 2);
+  EXPECT_EQ(j["config"]["label"], "base");
+  EXPECT_NE(j["config"]["daemon_config"].get<std::string>().find("total_budget"), std::string::npos);
+  EXPECT_EQ(j["build"]["commit"].get<std::string>().size(), 40u) << j["build"];
+  ASSERT_EQ(j["runs"].size(), 3u);
+  EXPECT_TRUE(j["runs"][0]["warmup"].get<bool>());
+  EXPECT_FALSE(j["runs"][1]["warmup"].get<bool>());
+  EXPECT_EQ(j["proofs"].size(), 4u);  // the measured runs' proofs
+  for (const auto& run : j["runs"]) {
+    ASSERT_EQ(run["proofs"].size(), 2u);
+    EXPECT_TRUE(run["daemon_peak_rss_bytes"].is_number());
+    for (const auto& p : run["proofs"]) {
+      ASSERT_EQ(p["partitions"].size(), 1u) << p;
+      const auto& st = p["partitions"][0]["stages"];
+      for (const char* k : {"prep_wait", "synthesis", "gpu_queue_space_wait", "gpu_queue_wait", "lock_wait", "gpu",
+                            "finalize_queue_wait", "finalize", "backend.ntt_h", "backend.msm_h", "backend.msm_b2"})
+        EXPECT_TRUE(st.contains(k)) << k << " " << st;
+      EXPECT_LE(st["synthesis"].get<double>(), double(p["synthesis_ms"].get<int>()) + 1.0);
+      EXPECT_GE(st["synthesis"].get<double>() + 1.0, double(p["synthesis_ms"].get<int>()));
+      EXPECT_NEAR(st["finalize"].get<double>(), p["finalize_ms"].get<double>(), 0.002);
+    }
+  }
+
+  const run_result same = run(bench + " compare " + base + " " + base + " --fail-on any");
+  EXPECT_EQ(same.rc, 0) << same.out;
+  EXPECT_NE(same.out.find("no change beyond noise"), std::string::npos) << same.out;
+
+  start("synthesis:40");
+  const run_result s = run(bench + " batch -t wpost --addr unix://" + sock.string() + inputs + " -c 4 -j 1 --json " +
+                           slow + " --timeout 120");
+  ASSERT_EQ(s.rc, 0) << s.out << slurp(dir / "daemon.log");
+  const run_result cmp = run(bench + " compare " + base + " " + slow + " --fail-on proof.queue_ms,partition.synthesis");
+  EXPECT_EQ(cmp.rc, 1) << cmp.out;
+  EXPECT_NE(cmp.out.find("FAIL: partition.synthesis regressed beyond noise"), std::string::npos) << cmp.out;
+  EXPECT_EQ(cmp.out.find("FAIL: proof.queue_ms"), std::string::npos) << cmp.out;
+  const auto stages_at = cmp.out.find("stages regressed beyond noise:\n  partition.synthesis +");
+  EXPECT_NE(stages_at, std::string::npos) << cmp.out;
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(cmp.out, m, std::regex(R"(\n  synthesis +[0-9.]+ +[0-9.]+ +\+([0-9.]+) )"))) << cmp.out;
+  EXPECT_GT(std::stod(m[1]), 35.0) << cmp.out;  // the injected 40 ms, seen in the breakdown
+  EXPECT_LT(std::stod(m[1]), 80.0) << cmp.out;
+  const run_result bad = run(bench + " compare " + base + " " + slow + " --fail-on no_such_metric");
+  EXPECT_EQ(bad.rc, 2) << bad.out;
+  EXPECT_NE(bad.out.find("no metric 'no_such_metric'"), std::string::npos) << bad.out;
 }
 
 TEST_F(bench_batch, unreachable_address_fails_every_proof_and_still_summarizes) {

@@ -22,7 +22,9 @@
 // running stage stops at its next check. TIMELINE lines
 // ("TIMELINE,<ms since start>,<EVENT>,<job>,<detail>") go to the timeline
 // sink: SYNTH_START, SYNTH_END, GPU_QUEUE, GPU_START, GPU_END (gpu_ms),
-// FINALIZE, plus JOB_DONE.
+// FINALIZE, plus JOB_DONE; they pass through a lock-free per-thread buffer
+// and one writer thread (event_log.hpp). A completed job's result carries
+// each partition's stage and wait times (types.hpp, partition_timing).
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -55,6 +57,12 @@ struct engine_config {
   std::size_t finalizer_threads = 2;
   verify_mode verify = verify_mode::all;
   std::chrono::milliseconds result_ttl{std::chrono::minutes(10)};
+  /// TEST ONLY, never for production: "<stage>:<ms>" with stage synthesis,
+  /// gpu or finalize sleeps <ms> inside that stage of every partition (a
+  /// known slowdown for regression tests, docs/REGRESSION.md). Empty: the
+  /// CUZK_TEST_DELAY_STAGE environment variable, if set. A malformed value
+  /// makes the engine constructor throw std::invalid_argument.
+  std::string test_delay_stage;
 };
 
 /// A snapshot for GetStatus, /status and the metrics.
@@ -119,7 +127,16 @@ class engine {
   engine& operator=(const engine&) = delete;
 
   void set_log(log_fn f);
+  /// Where TIMELINE lines go. They are written by the engine's own writer
+  /// thread (event_log), a few ms after the event; an empty function turns
+  /// the events off. Set it before start(); it may be called until
+  /// shutdown() (or the destructor) returns, so what it captures must live
+  /// as long as the engine.
   void set_timeline(timeline_fn f);
+  /// Blocks until every TIMELINE event emitted so far reached the sink.
+  void flush_timeline();
+  /// Events lost because a thread's ring was full (0 in normal operation).
+  std::uint64_t timeline_dropped() const;
   /// Adds a kind and its circuits (before start()).
   void register_kind(std::shared_ptr<proof_kind_handler> h);
   /// Starts the worker threads.

@@ -12,6 +12,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuzk/groth16/keys.hpp>
@@ -31,6 +32,9 @@ struct device_info {
 class pending_proof {
  public:
   virtual ~pending_proof() = default;
+  /// The backend's stage times of prove_start, (name, ms), for diagnostics
+  /// and regression analysis; names are the backend's own (no fixed set).
+  std::vector<std::pair<std::string, double>> stage_ms;
 };
 
 class prover_backend {

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace cuzk::engine {
@@ -54,6 +55,21 @@ struct proof_request {
   std::vector<std::uint8_t> comm_r_old, comm_r_new, comm_d_new;
 };
 
+/// One partition's path through the pipeline: (stage, milliseconds) in
+/// pipeline order, microsecond resolution. The engine's own stages and waits
+/// come first: prep_wait (SRS lease + memory reservation), synthesis,
+/// gpu_queue_space_wait (synthesized, waiting for room in the GPU queue),
+/// gpu_queue_wait (queued until a device worker takes it), lock_wait (the
+/// device's kernel lock), gpu (the backend's prove_start), finalize_queue_wait,
+/// finalize (finalize + verification + encoding); then the backend's own
+/// stages of prove_start as "backend.<name>" (CPU: spmv, ntt_h, msm_a, ...;
+/// CUDA: upload, spmv, ntt, msm_h, ...). Names may grow; readers must not
+/// assume a fixed set.
+struct partition_timing {
+  std::uint32_t partition = 0;
+  std::vector<std::pair<std::string, double>> stages;
+};
+
 /// AwaitProofResponse timings in milliseconds (sums over partitions).
 struct proof_timings {
   std::uint64_t queue_wait_ms = 0;
@@ -61,6 +77,7 @@ struct proof_timings {
   std::uint64_t synthesis_ms = 0;
   std::uint64_t gpu_compute_ms = 0;
   std::uint64_t total_ms = 0;
+  std::vector<partition_timing> partitions;  ///< per partition, in partition order
 };
 
 /// What AwaitProof returns.

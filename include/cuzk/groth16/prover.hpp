@@ -32,11 +32,17 @@ struct witness {
 /// Coefficients of h(X) = (a(X)·b(X) − c(X)) / Z(X), m − 1 of them.
 std::vector<ff::fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w);
 
+/// Milliseconds of prove()'s steps (diagnostics, regression analysis).
+struct prove_timings {
+  double spmv_ms = 0, ntt_h_ms = 0, msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0, msm_l_ms = 0, msm_h_ms = 0,
+         total_ms = 0;
+};
+
 /// One proof with explicit randomizers (deterministic; r = s = 0 allowed for
 /// tests). Throws std::invalid_argument when the sizes of the parameters,
-/// shape and witness disagree.
+/// shape and witness disagree. |timings|, when given, receives the step times.
 proof prove(const parameters& params, const r1cs::r1cs_shape& shape, const witness& w,
-            const ff::fr& r, const ff::fr& s);
+            const ff::fr& r, const ff::fr& s, prove_timings* timings = nullptr);
 
 /// One proof per witness (partitions of one circuit), fresh r, s from |rng|.
 template <class Rng>

@@ -110,6 +110,10 @@ class gpu_backend final : public prover_backend {
       const groth16::witness local = std::move(w);  // freed when this scope ends
       out->sums = out->prover->prove_start(local);
     }
+    // the engine holds this device's kernel lock: these are this proof's times
+    const groth16::gpu_prove_timings t = out->prover->last_timings();
+    out->stage_ms = {{"upload", t.upload_ms}, {"spmv", t.spmv_ms},   {"ntt", t.ntt_ms},       {"msm_h", t.msm_h_ms},
+                     {"msm_l", t.msm_l_ms},   {"msm_a", t.msm_a_ms}, {"msm_b1", t.msm_b1_ms}, {"msm_b2", t.msm_b2_ms}};
     return out;
   }
 
