@@ -17,9 +17,11 @@
 // (the Poseidon variant: "v28-empty-sector-update-poseidon-merkletree-...",
 // same hash), as in parameters.json.
 //
-// Costs: the shape of a 2 KiB partition circuit (1.7 M constraints) takes
-// seconds, 8 MiB (~12 M) about a minute of one core; a witness costs the
-// native hashes (SHA-256 dominates: ~220 compressions per 8 MiB partition).
+// Costs (shared 2-core dev host, Release, loaded): 2 KiB (1.7 M
+// constraints): shape 7-8 s, seeded setup 160 s CPU (11 min wall under
+// load), one partition proof 41 s CPU (~100 s wall); 8 MiB partitions have
+// 10 M constraints (~6x). A witness costs the native hashes (SHA-256
+// dominates: ~440 compressions per 8 MiB partition).
 
 #include <cstddef>
 #include <cstdint>
