@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `cuzk-bench circuit-info [--type] <porep|wpost|winning|snap> --sector-size <size>`:
+// `cuzk-bench circuit-info [--type] <porep|wpost|winning|snap> [--sector-size] <size>`:
 // the size of a circuit, counted by synthesizing its blank form into
 // r1cs::counting_cs (no values, no matrices), like rust-fil-proofs'
 // circuitinfo / BenchCS. Prints
@@ -12,12 +12,14 @@
 // --base-arity, --sub-arity, --top-arity (e.g. rust-fil-proofs' test shape:
 // --nodes 8 --layers 2 --challenges 1 --base-arity 8 -> 1199620 / 22);
 // with --nodes the sector size may be left out.
-// Circuits not implemented yet (snap) are an error (exit code 2).
+// snap: the SnapDeals (EmptySectorUpdate) partition circuit, SHA-256 tree D;
+// --poseidon for the EmptySectorUpdate-Poseidon variant (one partition).
 #include <chrono>
 #include <cstdio>
 #include <optional>
 #include <string>
 
+#include <cuzk/circuits/empty_sector_update.hpp>
 #include <cuzk/circuits/fallback_post.hpp>
 #include <cuzk/circuits/stacked_porep.hpp>
 #include <cuzk/r1cs/counting_cs.hpp>
@@ -32,6 +34,7 @@ struct options {
   std::string type;
   std::string sector_size;
   bool with_input_constraints = false;
+  bool poseidon = false;  // snap: the Poseidon tree D variant
   // porep overrides (0: the sector size's value)
   std::uint64_t nodes = 0;
   std::uint32_t layers = 0;
@@ -91,6 +94,20 @@ int run_porep(const options& o) {
   return 0;
 }
 
+int run_snap(const options& o, std::uint64_t size) {
+  const circuits::snap_params p =
+      circuits::snap_params_for(size, o.poseidon ? circuits::snap_variant::poseidon : circuits::snap_variant::sha256);
+  const auto t0 = std::chrono::steady_clock::now();
+  r1cs::counting_cs cs;
+  count(circuits::blank_snap_circuit(p), o.with_input_constraints, cs);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("circuit: snap %s (EmptySectorUpdate%s, %zu partition(s), %zu challenges per partition, tree R %zu-%zu-%zu)\n",
+              o.sector_size.c_str(), o.poseidon ? "-Poseidon" : ", SHA-256 tree D", p.partition_count,
+              p.challenge_count, p.tree_r_shape.base_arity, p.tree_r_shape.sub_arity, p.tree_r_shape.top_arity);
+  print_counts(cs, secs);
+  return 0;
+}
+
 int run(const options& o) {
   if (o.type == "porep") return run_porep(o);
   const std::optional<std::uint64_t> size = circuits::parse_sector_size(o.sector_size);
@@ -105,8 +122,7 @@ int run(const options& o) {
   } else if (o.type == "winning") {
     params = circuits::winning_post_params(*size);
   } else if (o.type == "snap") {
-    std::fprintf(stderr, "circuit-info: the %s circuit is not implemented yet\n", o.type.c_str());
-    return 2;
+    return run_snap(o, *size);
   } else {
     std::fprintf(stderr, "circuit-info: unknown --type '%s' (porep, wpost, winning, snap)\n", o.type.c_str());
     return 2;
@@ -129,13 +145,15 @@ void register_circuit_info(CLI::App& app) {
   static options o;
   auto* cmd = app.add_subcommand("circuit-info", "constraint, input and aux counts of a Filecoin circuit");
   cmd->add_option("type,-t,--type", o.type, "porep | wpost | winning | snap")->required();
-  cmd->add_option("--sector-size", o.sector_size, "2KiB | 8MiB | 512MiB | 32GiB | 64GiB (porep: optional with --nodes)");
+  cmd->add_option("sector-size,--sector-size", o.sector_size,
+                  "2KiB | 8MiB | 512MiB | 32GiB | 64GiB (porep: optional with --nodes)");
   cmd->add_option("--nodes", o.nodes, "porep: nodes (sector size / 32)");
   cmd->add_option("--layers", o.layers, "porep: layers (2 or 11)");
   cmd->add_option("--challenges", o.challenges, "porep: challenges per partition");
   cmd->add_option("--base-arity", o.base_arity, "porep: tree R/C base arity");
   cmd->add_option("--sub-arity", o.sub_arity, "porep: tree R/C sub arity (0: none)");
   cmd->add_option("--top-arity", o.top_arity, "porep: tree R/C top arity (0: none)");
+  cmd->add_flag("--poseidon", o.poseidon, "snap: the EmptySectorUpdate-Poseidon variant (Poseidon tree D)");
   cmd->add_flag("--with-input-constraints", o.with_input_constraints,
                 "also count the input_i * 0 = 0 rows bellperson's prover appends");
   cmd->callback([] { run_subcommand("circuit-info", [] { return run(o); }); });

@@ -37,6 +37,25 @@ void register_compare(CLI::App& app);
 void register_porep_commands(CLI::App& app);
 /// verify -t porep: prints valid (exit 0) or invalid (exit 1).
 int run_porep_verify(const std::string& c1_path, const std::string& params_dir, const std::string& proof_path);
+
+/// The -t snap inputs shared by gen-vanilla, gen-params, prove, verify and
+/// public-inputs (snap_commands.cpp).
+struct snap_options {
+  std::string sector_size, vanilla, comm_r_old, comm_d_new, comm_r_new;
+};
+/// Registers --vanilla, --comm-r-old, --comm-d-new, --comm-r-new on |cmd|.
+inline void add_snap_options(CLI::App* cmd, snap_options& o) {
+  cmd->add_option("--vanilla", o.vanilla, "snap: vanilla partition proofs (JSON array of base64 bincode)");
+  cmd->add_option("--comm-r-old", o.comm_r_old, "snap: comm_r_old, 32-byte LE hex");
+  cmd->add_option("--comm-d-new", o.comm_d_new, "snap: comm_d_new, 32-byte LE hex");
+  cmd->add_option("--comm-r-new", o.comm_r_new, "snap: comm_r_new, 32-byte LE hex");
+}
+int run_snap_gen_vanilla(const snap_options& o, std::uint64_t seed, const std::string& out, bool check,
+                         const std::string& commitments_out);
+int run_snap_gen_params(const snap_options& o, const std::string& out, std::uint64_t seed);
+int run_snap_prove(const snap_options& o, const std::string& params_dir, const std::string& out, bool check_points);
+int run_snap_verify(const snap_options& o, const std::string& params_dir, const std::string& proof_path);
+int run_snap_public_inputs(const snap_options& o, int partition);
 #ifdef CUZK_BENCH_HAVE_CLIENT
 /// single, status, preload, metrics (gRPC client of the daemon).
 void register_client(CLI::App& app);

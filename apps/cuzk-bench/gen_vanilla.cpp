@@ -6,6 +6,7 @@
 // of that size and api version (StackedDrg{S}V1_1 or StackedDrg{S}V1).
 // Prints the proof, commitments and timings. --check re-verifies the
 // generated proofs natively before writing. Exit code 2 on bad arguments.
+// -t snap: SnapDeals partition proofs (snap_commands.cpp).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -29,6 +30,7 @@ struct options {
   std::string out;
   std::string api_version = "1.1";
   bool check = false;
+  std::string commitments_out;
 };
 
 std::string hex(const io::bytes32& b) { return io::to_hex(b); }
@@ -46,8 +48,9 @@ const io::seal_proof_info* find_interactive(std::uint64_t size, io::porep_api_ve
 }
 
 int run(const options& o) {
+  if (o.type == "snap") return run_snap_gen_vanilla({o.sector_size, {}, {}, {}, {}}, o.seed, o.out, o.check, o.commitments_out);
   if (o.type != "porep") {
-    std::fprintf(stderr, "gen-vanilla: unsupported --type '%s' (porep)\n", o.type.c_str());
+    std::fprintf(stderr, "gen-vanilla: unsupported --type '%s' (porep, snap)\n", o.type.c_str());
     return 2;
   }
   const std::optional<std::uint64_t> size = circuits::parse_sector_size(o.sector_size);
@@ -114,10 +117,13 @@ int run(const options& o) {
 void register_gen_vanilla(CLI::App& app) {
   static options o;
   auto* cmd = app.add_subcommand("gen-vanilla", "write a synthetic, internally consistent vanilla proof (C1 JSON)");
-  cmd->add_option("-t,--type", o.type, "porep")->default_val("porep");
+  cmd->add_option("-t,--type", o.type, "porep | snap")->default_val("porep");
   cmd->add_option("--sector-size", o.sector_size, "2KiB | 8MiB | 512MiB | 32GiB | 64GiB | bytes")->required();
   cmd->add_option("--seed", o.seed, "generator seed")->required();
-  cmd->add_option("--out", o.out, "output file (C1 JSON)")->required();
+  cmd->add_option("--out", o.out, "output file (porep: C1 JSON; snap: JSON array of base64 partition proofs)")
+      ->required();
+  cmd->add_option("--commitments-out", o.commitments_out,
+                  "snap: write '--comm-r-old H --comm-d-new H --comm-r-new H' to this file");
   cmd->add_option("--api-version", o.api_version, "1.1 (default) or 1.0");
   cmd->add_flag("--check", o.check, "re-verify the generated proofs natively before writing");
   cmd->callback([] { run_subcommand("gen-vanilla", [] { return run(o); }); });

@@ -12,6 +12,7 @@
 // per point, which would cost minutes) unless --check-points is given.
 // public-inputs prints one 32-byte little-endian hex Fr per line (ONE
 // excluded), as the verifier derives them, for external verifiers.
+// -t snap: the same commands for SnapDeals (snap_commands.cpp).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -39,7 +40,7 @@ double seconds_since(clock_type::time_point t0) {
 }
 
 void require_porep(const std::string& type) {
-  if (type != "porep") throw std::invalid_argument("unsupported --type '" + type + "' (porep)");
+  if (type != "porep") throw std::invalid_argument("unsupported --type '" + type + "' (porep, snap)");
 }
 
 std::filesystem::path param_path(const std::string& dir, std::uint64_t sector_size, const char* ext) {
@@ -65,6 +66,10 @@ struct gen_params_options {
 };
 
 int gen_params(const gen_params_options& o) {
+  if (o.type == "snap") {
+    const std::uint64_t seed = o.seed_given ? o.seed : (std::uint64_t(std::random_device{}()) << 32) | std::random_device{}();
+    return run_snap_gen_params({o.sector_size, {}, {}, {}, {}}, o.out, seed);
+  }
   require_porep(o.type);
   const std::optional<std::uint64_t> size = circuits::parse_sector_size(o.sector_size);
   if (!size) throw std::invalid_argument("bad --sector-size '" + o.sector_size + "'");
@@ -96,10 +101,13 @@ struct prove_options {
   std::string type = "porep", c1, params, out;
   unsigned threads = 0;
   bool check_points = false;
+  snap_options snap;
 };
 
 int prove(const prove_options& o) {
+  if (o.type == "snap") return run_snap_prove(o.snap, o.params, o.out, o.check_points);
   require_porep(o.type);
+  if (o.c1.empty()) throw std::invalid_argument("-t porep needs --c1 FILE");
   const auto t0 = clock_type::now();
   const io::c1_output c1 = io::read_c1_file(o.c1);
   const std::uint64_t size = c1.proof->sector_size;
@@ -124,10 +132,13 @@ int prove(const prove_options& o) {
 struct public_inputs_options {
   std::string type = "porep", c1;
   int partition = -1;
+  snap_options snap;
 };
 
 int public_inputs(const public_inputs_options& o) {
+  if (o.type == "snap") return run_snap_public_inputs(o.snap, o.partition);
   require_porep(o.type);
+  if (o.c1.empty()) throw std::invalid_argument("-t porep needs --c1 FILE");
   const io::c1_output c1 = io::read_c1_file(o.c1);
   const std::size_t first = o.partition < 0 ? 0 : std::size_t(o.partition);
   const std::size_t last = o.partition < 0 ? c1.proof->partitions : first + 1;
@@ -165,16 +176,18 @@ int run_porep_verify(const std::string& c1_path, const std::string& params_dir, 
 void register_porep_commands(CLI::App& app) {
   static gen_params_options g;
   auto* gp = app.add_subcommand("gen-params", "generate test Groth16 parameters (seeded setup) for a circuit");
-  gp->add_option("-t,--type", g.type, "porep")->default_val("porep");
+  gp->add_option("-t,--type", g.type, "porep | snap")->default_val("porep");
   gp->add_option("--sector-size", g.sector_size, "2KiB | 8MiB | 512MiB | 32GiB | 64GiB | bytes")->required();
   gp->add_option("--out", g.out, "output folder (files named as in parameters.json)")->required();
   gp->add_option("--seed", g.seed, "setup seed (default: random)")->each([](const std::string&) { g.seed_given = true; });
   gp->callback([] { run_subcommand("gen-params", [] { return gen_params(g); }); });
 
   static prove_options p;
-  auto* pr = app.add_subcommand("prove", "prove a PoRep C2 on this machine (no daemon)");
-  pr->add_option("-t,--type", p.type, "porep")->default_val("porep");
-  pr->add_option("--c1", p.c1, "C1 output JSON (bare or lotus-bench wrapper)")->required();
+  auto* pr = app.add_subcommand("prove", "prove a PoRep C2 or a SnapDeals update on this machine (no daemon)");
+  pr->add_option("-t,--type", p.type, "porep | snap")->default_val("porep");
+  pr->add_option("--c1", p.c1, "porep: C1 output JSON (bare or lotus-bench wrapper)");
+  pr->add_option("--sector-size", p.snap.sector_size, "snap: sector size (default: from the vanilla proofs)");
+  add_snap_options(pr, p.snap);
   pr->add_option("--params", p.params, "folder holding the parameters by published name")->required();
   pr->add_option("--out", p.out, "proof file (192 bytes per partition)")->required();
   pr->add_option("--threads", p.threads, "witness threads (0: all)");
@@ -185,8 +198,10 @@ void register_porep_commands(CLI::App& app) {
 
   static public_inputs_options q;
   auto* pi = app.add_subcommand("public-inputs", "print a PoRep's public inputs, one LE hex Fr per line");
-  pi->add_option("-t,--type", q.type, "porep")->default_val("porep");
-  pi->add_option("--c1", q.c1, "C1 output JSON")->required();
+  pi->add_option("-t,--type", q.type, "porep | snap")->default_val("porep");
+  pi->add_option("--c1", q.c1, "porep: C1 output JSON");
+  pi->add_option("--sector-size", q.snap.sector_size, "snap: sector size");
+  add_snap_options(pi, q.snap);
   pi->add_option("--partition", q.partition, "only this partition (default: all, in order)");
   pi->callback([] { run_subcommand("public-inputs", [] { return public_inputs(q); }); });
 }

@@ -10,8 +10,12 @@
 // proof-kind parser the engine uses (challenges from the randomness and
 // sector ids, comm_r from the vanilla proofs); the verifying key is the .vk
 // of the circuit's published name in --param-cache, or --vk. Prints "valid"
-// (exit 0) or "invalid" (exit 1). Snap: not available until its kind lands
-// (exit 2).
+// (exit 0) or "invalid" (exit 1).
+// `cuzk-bench verify -t snap --proof proof.bin --comm-r-old H --comm-d-new H
+//   --comm-r-new H (--sector-size S --params DIR | --registered-proof N
+//   --vanilla FILE (--vk FILE | --param-cache DIR))`: with --params, the
+// public inputs from the commitments alone (snap_commands.cpp); otherwise
+// through the SnapDeals proof kind like the PoSt kinds.
 #include <cstdio>
 
 #include <cuzk/engine/proof_kind.hpp>
@@ -29,6 +33,7 @@ struct options {
   std::string type, proof, vanilla, randomness, vk, param_cache, c1, params;
   std::uint64_t registered_proof = 0;
   std::uint32_t partition = 0;
+  snap_options snap;
 };
 
 int run(const options& o) {
@@ -36,11 +41,16 @@ int run(const options& o) {
     if (o.c1.empty() || o.params.empty()) throw std::runtime_error("-t porep needs --c1 FILE and --params DIR");
     return run_porep_verify(o.c1, o.params, o.proof);
   }
-  if (o.vanilla.empty()) throw std::runtime_error("-t " + o.type + " needs --vanilla FILE");
   const engine::proof_kind kind = parse_type(o.type);
+  if (kind == engine::proof_kind::snap_deals_update && !o.params.empty()) {
+    if (o.snap.sector_size.empty()) throw std::runtime_error("-t snap --params DIR needs --sector-size");
+    return run_snap_verify(o.snap, o.params, o.proof);
+  }
+  if (o.vanilla.empty()) throw std::runtime_error("-t " + o.type + " needs --vanilla FILE");
   std::unique_ptr<engine::proof_kind_handler> h;
   if (kind == engine::proof_kind::winning_post) h = engine::make_winning_post_kind();
   else if (kind == engine::proof_kind::window_post_partition) h = engine::make_window_post_kind();
+  else if (kind == engine::proof_kind::snap_deals_update) h = engine::make_snap_kind();
   else {
     std::fprintf(stderr, "verify: %s verification is not available in this build\n", o.type.c_str());
     return 2;
@@ -51,6 +61,9 @@ int run(const options& o) {
   req.partition_index = o.partition;
   req.vanilla_proofs = read_vanilla_file(o.vanilla);
   req.randomness = o.randomness.empty() ? std::vector<std::uint8_t>(32, 0) : from_hex(o.randomness, "--randomness");
+  if (!o.snap.comm_r_old.empty()) req.comm_r_old = from_hex(o.snap.comm_r_old, "--comm-r-old");
+  if (!o.snap.comm_r_new.empty()) req.comm_r_new = from_hex(o.snap.comm_r_new, "--comm-r-new");
+  if (!o.snap.comm_d_new.empty()) req.comm_d_new = from_hex(o.snap.comm_d_new, "--comm-d-new");
   const auto job = h->parse(req);
   std::string vk_path = o.vk;
   if (vk_path.empty()) {
@@ -74,11 +87,15 @@ int run(const options& o) {
 void register_verify(CLI::App& app) {
   static options o;
   auto* cmd = app.add_subcommand("verify", "verify a proof returned by the daemon against its request");
-  cmd->add_option("-t,--type", o.type, "porep | winning | wpost")->required();
+  cmd->add_option("-t,--type", o.type, "porep | snap | winning | wpost")->required();
   cmd->add_option("--c1", o.c1, "PoRep: the C1 output JSON the proof was made for");
-  cmd->add_option("--params", o.params, "PoRep: folder with the .vk by its published name");
+  cmd->add_option("--params", o.params, "PoRep / snap: folder with the .vk by its published name");
+  cmd->add_option("--sector-size", o.snap.sector_size, "snap with --params: sector size");
+  cmd->add_option("--comm-r-old", o.snap.comm_r_old, "snap: comm_r_old, 32-byte LE hex");
+  cmd->add_option("--comm-d-new", o.snap.comm_d_new, "snap: comm_d_new, 32-byte LE hex");
+  cmd->add_option("--comm-r-new", o.snap.comm_r_new, "snap: comm_r_new, 32-byte LE hex");
   cmd->add_option("--proof", o.proof, "proof bytes (192 per partition)")->required();
-  cmd->add_option("--vanilla", o.vanilla, "PoSt: the vanilla proofs sent (JSON array of base64)");
+  cmd->add_option("--vanilla", o.vanilla, "PoSt / snap: the vanilla proofs sent (JSON array of base64)");
   cmd->add_option("--randomness", o.randomness, "32 bytes hex (default zeros)");
   cmd->add_option("--registered-proof", o.registered_proof, "Go abi registered proof");
   cmd->add_option("--partition", o.partition, "WindowPoSt partition index");

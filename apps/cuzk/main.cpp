@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
     eng.register_kind(cuzk::engine::make_winning_post_kind());
     eng.register_kind(cuzk::engine::make_window_post_kind());
     eng.register_kind(cuzk::engine::make_porep_kind());
+    eng.register_kind(cuzk::engine::make_snap_kind());
     eng.start();
 
     cuzk::service::grpc_server server(eng, cfg.listen, cfg.max_message_size);

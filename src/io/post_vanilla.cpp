@@ -1,155 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 // PoSt vanilla proofs in bincode (see include/cuzk/io/post_vanilla.hpp).
 // A cursor over the bytes keeps the field path of what it is decoding, so
-// that every error names the field and the offset where decoding stopped.
+// that every error names the field and the offset where decoding stopped
+// (the cursor and the MerkleProof codec live in bincode_cursor.hpp, shared
+// with the SnapDeals partition proofs).
 
 #include <cuzk/io/post_vanilla.hpp>
 
-#include <optional>
 #include <string>
-#include <utility>
+
+#include "bincode_cursor.hpp"
 
 namespace cuzk::io {
 
 namespace {
 
+using bincode::domain_size;
+using bincode::min_merkle_proof;
+using bincode::put_domain;
+using bincode::put_u64;
+using reader = bincode::bincode_reader;
+
 constexpr const char* kind_name = "post vanilla proof";
-constexpr std::size_t domain_size = 32;
-
-// Smallest encodings, used to bound Vec lengths by the bytes that remain.
-constexpr std::size_t min_path_element = 8 + 8;                 // empty hashes, index
-constexpr std::size_t min_merkle_proof = 4 + 8 + 2 * domain_size;  // Single, empty path
-constexpr std::size_t min_sector_proof = 8 + 2 * domain_size;    // no inclusion proofs
-
-class reader {
- public:
-  reader(std::span<const std::uint8_t> bytes, std::string_view label) : _bytes(bytes), _label(label) {}
-
-  // ---- field path ----
-  void push(std::string name) { _path.push_back(std::move(name)); }
-  void pop() { _path.pop_back(); }
-  void push_index(std::size_t i) {
-    std::string& s = _path.back();
-    s += '[';
-    s += std::to_string(i);
-    s += ']';
-  }
-  void pop_index() {
-    std::string& s = _path.back();
-    s.erase(s.rfind('['));
-  }
-
-  [[noreturn]] void fail(std::size_t offset, const std::string& detail) const {
-    std::string where;
-    for (const std::string& p : _path) {
-      if (!where.empty()) where += '.';
-      where += p;
-    }
-    throw format_error(kind_name, std::string(_label), where, offset, detail);
-  }
-
-  std::size_t remaining() const noexcept { return _bytes.size() - _pos; }
-  std::size_t offset() const noexcept { return _pos; }
-
-  void need(std::size_t n, const char* what) const {
-    if (remaining() < n)
-      fail(_pos, std::string("truncated: ") + what + " needs " + std::to_string(n) + " bytes, " +
-                     std::to_string(remaining()) + " left");
-  }
-
-  std::uint64_t u64(const char* what = "u64") {
-    need(8, what);
-    std::uint64_t v = 0;
-    for (int i = 0; i < 8; ++i) v |= std::uint64_t(_bytes[_pos + std::size_t(i)]) << (8 * i);
-    _pos += 8;
-    return v;
-  }
-
-  std::uint32_t u32(const char* what = "u32") {
-    need(4, what);
-    std::uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= std::uint32_t(_bytes[_pos + std::size_t(i)]) << (8 * i);
-    _pos += 4;
-    return v;
-  }
-
-  ff::fr domain(const char* name) {
-    push(name);
-    need(domain_size, "a 32-byte domain");
-    const std::optional<ff::fr> v = ff::fr::from_bytes_le(_bytes.data() + _pos);
-    if (!v) fail(_pos, "not a canonical field element (value >= r)");
-    _pos += domain_size;
-    pop();
-    return *v;
-  }
-
-  // A Vec length that |min_element| bytes per element could still fit.
-  std::size_t vec_len(std::size_t min_element) {
-    const std::size_t at = _pos;
-    const std::uint64_t n = u64("a Vec length");
-    if (min_element != 0 && n > remaining() / min_element)
-      fail(at, "truncated or corrupt: Vec length " + std::to_string(n) + " needs at least " +
-                   std::to_string(min_element) + " bytes per element, " + std::to_string(remaining()) +
-                   " left");
-    return std::size_t(n);
-  }
-
-  void finish() const {
-    if (remaining() != 0) fail(_pos, std::to_string(remaining()) + " trailing bytes after the proof");
-  }
-
- private:
-  std::span<const std::uint8_t> _bytes;
-  std::string_view _label;
-  std::size_t _pos = 0;
-  std::vector<std::string> _path;
-};
-
-std::vector<post_path_element> read_inclusion_path(reader& r, const char* name) {
-  r.push(std::string(name) + ".path");
-  const std::size_t n = r.vec_len(min_path_element);
-  std::vector<post_path_element> path(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    r.push_index(i);
-    r.push("hashes");
-    const std::size_t h = r.vec_len(domain_size);
-    path[i].hashes.reserve(h);
-    for (std::size_t j = 0; j < h; ++j) {
-      r.push_index(j);
-      path[i].hashes.push_back(r.domain("value"));
-      r.pop_index();
-    }
-    r.pop();
-    r.push("index");
-    path[i].index = r.u64("index");
-    r.pop();
-    r.pop_index();
-  }
-  r.pop();
-  return path;
-}
-
-post_merkle_proof read_merkle_proof(reader& r) {
-  post_merkle_proof p;
-  r.push("data");
-  const std::size_t tag_at = r.offset();
-  const std::uint32_t tag = r.u32("the ProofData variant tag");
-  if (tag > 2) r.fail(tag_at, "unknown ProofData variant tag " + std::to_string(tag) + " (0 Single, 1 Sub, 2 Top)");
-  p.kind = merkle_proof_kind(tag);
-  if (p.kind == merkle_proof_kind::single) {
-    p.root = r.domain("root");
-    p.leaf = r.domain("leaf");
-    p.base = read_inclusion_path(r, "path");
-  } else {
-    p.base = read_inclusion_path(r, "base_proof");
-    p.sub = read_inclusion_path(r, "sub_proof");
-    if (p.kind == merkle_proof_kind::top) p.top = read_inclusion_path(r, "top_proof");
-    p.root = r.domain("root");
-    p.leaf = r.domain("leaf");
-  }
-  r.pop();
-  return p;
-}
+constexpr std::size_t min_sector_proof = 8 + 2 * domain_size;  // no inclusion proofs
 
 std::vector<post_sector_proof> read_sector_proofs(reader& r) {
   r.push("sectors");
@@ -162,7 +35,7 @@ std::vector<post_sector_proof> read_sector_proofs(reader& r) {
     sectors[i].inclusion_proofs.reserve(m);
     for (std::size_t j = 0; j < m; ++j) {
       r.push_index(j);
-      sectors[i].inclusion_proofs.push_back(read_merkle_proof(r));
+      sectors[i].inclusion_proofs.push_back(bincode::read_merkle_proof(r));
       r.pop_index();
     }
     r.pop();
@@ -176,43 +49,11 @@ std::vector<post_sector_proof> read_sector_proofs(reader& r) {
 
 // ---- writing ----
 
-void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-}
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-}
-void put_domain(std::vector<std::uint8_t>& out, const ff::fr& v) {
-  const std::size_t at = out.size();
-  out.resize(at + domain_size);
-  v.to_bytes_le(out.data() + at);
-}
-void put_path(std::vector<std::uint8_t>& out, const std::vector<post_path_element>& path) {
-  put_u64(out, path.size());
-  for (const post_path_element& e : path) {
-    put_u64(out, e.hashes.size());
-    for (const ff::fr& h : e.hashes) put_domain(out, h);
-    put_u64(out, e.index);
-  }
-}
 void put_sectors(std::vector<std::uint8_t>& out, std::span<const post_sector_proof> sectors) {
   put_u64(out, sectors.size());
   for (const post_sector_proof& s : sectors) {
     put_u64(out, s.inclusion_proofs.size());
-    for (const post_merkle_proof& p : s.inclusion_proofs) {
-      put_u32(out, std::uint32_t(p.kind));
-      if (p.kind == merkle_proof_kind::single) {
-        put_domain(out, p.root);
-        put_domain(out, p.leaf);
-        put_path(out, p.base);
-      } else {
-        put_path(out, p.base);
-        put_path(out, p.sub);
-        if (p.kind == merkle_proof_kind::top) put_path(out, p.top);
-        put_domain(out, p.root);
-        put_domain(out, p.leaf);
-      }
-    }
+    for (const post_merkle_proof& p : s.inclusion_proofs) bincode::put_merkle_proof(out, p);
     put_domain(out, s.comm_c);
     put_domain(out, s.comm_r_last);
   }
@@ -233,7 +74,7 @@ std::uint64_t post_merkle_proof::leaf_index() const {
 
 fallback_post_sector_proof read_fallback_post_sector_proof(std::span<const std::uint8_t> bytes,
                                                            std::string_view label) {
-  reader r(bytes, label);
+  reader r(bytes, label, kind_name);
   fallback_post_sector_proof p;
   r.push("sector_id");
   p.sector_id = r.u64("sector_id");
@@ -248,7 +89,7 @@ fallback_post_sector_proof read_fallback_post_sector_proof(std::span<const std::
 
 std::vector<post_sector_proof> read_fallback_post_proof(std::span<const std::uint8_t> bytes,
                                                         std::string_view label) {
-  reader r(bytes, label);
+  reader r(bytes, label, kind_name);
   std::vector<post_sector_proof> sectors = read_sector_proofs(r);
   r.finish();
   return sectors;

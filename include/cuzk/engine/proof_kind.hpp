@@ -11,10 +11,9 @@
 // one partition against the cached shape, and the public inputs a verifier
 // checks that partition's proof against.
 //
-// Adding a kind (PoRep, SnapDeals) = one handler class plus one
-// engine::register_kind() call; nothing else in the engine changes. Kinds
-// without a handler (today SnapDeals) are refused with unsupported_request
-// (UNIMPLEMENTED).
+// Adding a kind = one handler class plus one engine::register_kind() call;
+// nothing else in the engine changes. Kinds without a registered handler are
+// refused with unsupported_request (UNIMPLEMENTED).
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -70,6 +69,9 @@ std::unique_ptr<proof_kind_handler> make_winning_post_kind();
 std::unique_ptr<proof_kind_handler> make_window_post_kind();
 /// PoRep C2 (NORMAL): vanilla_proof = the C1 output JSON (src/engine/porep_kind.cpp).
 std::unique_ptr<proof_kind_handler> make_porep_kind();
+/// SnapDeals (NORMAL): vanilla_proofs = one bincode PartitionProof per
+/// partition, comm_r_old / comm_r_new / comm_d_new raw (src/engine/snap_kind.cpp).
+std::unique_ptr<proof_kind_handler> make_snap_kind();
 
 /// "2k", "8m", "512m", "32g", "64g" (the circuit id suffix of a sector size).
 std::string sector_size_tag(std::uint64_t sector_size);
