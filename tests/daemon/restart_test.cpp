@@ -17,6 +17,8 @@
 
 #include <random>
 
+#include <cuzk/io/hex.hpp>
+
 #include "common/test_seed.hpp"
 #include "daemon_test_support.hpp"
 #include "process_support.hpp"

@@ -24,9 +24,12 @@
 #include <openssl/x509v3.h>
 #include <sys/stat.h>
 
+#include <fstream>
 #include <mutex>
 
 #include <grpcpp/grpcpp.h>
+
+#include <cuzk/io/hex.hpp>
 
 #include "common/test_seed.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
@@ -147,8 +150,10 @@ TEST(security_token, every_rpc_needs_the_shared_token) {
   service::grpc_server s(*d.e, "127.0.0.1:0", opt);
   auto stub = pb::ProvingEngine::NewStub(
       grpc::CreateChannel("127.0.0.1:" + std::to_string(s.port()), grpc::InsecureChannelCredentials()));
+  int round = 0;
   const auto all_rpcs = [&](const char* header) {
     std::vector<grpc::StatusCode> codes;
+    const std::string tag = std::to_string(++round);
     const auto ctx = [&] {
       auto c = std::make_unique<grpc::ClientContext>();
       c->set_deadline(std::chrono::system_clock::now() + 30s);
@@ -156,13 +161,13 @@ TEST(security_token, every_rpc_needs_the_shared_token) {
       return c;
     };
     pb::SubmitProofResponse r1;
-    codes.push_back(stub->SubmitProof(ctx().get(), chain_submit(std::string("tok-") + (header ? header : "none")), &r1).error_code());
+    codes.push_back(stub->SubmitProof(ctx().get(), chain_submit("tok-" + tag), &r1).error_code());
     pb::AwaitProofRequest aq;
     aq.set_job_id("unknown-job");
     pb::AwaitProofResponse r2;
     codes.push_back(stub->AwaitProof(ctx().get(), aq, &r2).error_code());
     pb::ProveRequest pq;
-    *pq.mutable_submit() = chain_submit(std::string("tok-prove-") + (header ? header : "none"));
+    *pq.mutable_submit() = chain_submit("tok-prove-" + tag);
     pb::ProveResponse r3;
     codes.push_back(stub->Prove(ctx().get(), pq, &r3).error_code());
     pb::CancelProofRequest cq;
@@ -308,8 +313,9 @@ TEST(security_paths, circuit_ids_and_file_stems_cannot_escape_param_cache) {
   // a file a traversal would reach, next to param_cache
   const fs::path outside = d.dir.parent_path() / "escape-target.params";
   fs::copy_file(d.dir / "test-chain-64.params", outside, fs::copy_options::overwrite_existing);
-  for (const std::string id : {"../escape-target", "../../../../etc/passwd", "/etc/passwd", "test-chain/../test-chain",
-                               "./test-chain", "test-chain-64", std::string("test-chain\0x", 12), "%2e%2e%2fescape-target"}) {
+  for (const std::string& id : std::vector<std::string>{"../escape-target", "../../../../etc/passwd", "/etc/passwd",
+                                                        "test-chain/../test-chain", "./test-chain", "test-chain-64",
+                                                        std::string("test-chain\0x", 12), "%2e%2e%2fescape-target"}) {
     grpc::ClientContext c1;
     pb::PreloadSrsRequest pr;
     pr.set_circuit_id(id);
@@ -347,7 +353,7 @@ TEST(security_logs, request_ids_cannot_forge_lines_and_payloads_never_reach_the_
     if (job) *job = resp.job_id();
     return st;
   };
-  for (const std::string id : {std::string("x\nTIMELINE,1,JOB_DONE,forged,status=COMPLETED"), std::string("a,b"),
+  for (const std::string& id : {std::string("x\nTIMELINE,1,JOB_DONE,forged,status=COMPLETED"), std::string("a,b"),
                                std::string("tab\there"), std::string(257, 'a'), std::string("nul\0x", 5)}) {
     auto q = chain_submit(id);
     q.set_proof_kind(pb::WINNING_POST);
@@ -357,7 +363,7 @@ TEST(security_logs, request_ids_cannot_forge_lines_and_payloads_never_reach_the_
   }
   const std::string marker = "PAYLOAD-MARKER-7f3a9c";
   // a PoRep C1 that is almost JSON, with the marker in a value, a key and garbage
-  for (const std::string c1 : {"{\"" + marker + "\": 1}", "{\"registered_proof\": \"" + marker + "\"}",
+  for (const std::string& c1 : {"{\"" + marker + "\": 1}", "{\"registered_proof\": \"" + marker + "\"}",
                                marker + std::string(100, 'z'), "{\"Phase1Out\": \"" + marker + "\", \"SectorNum\": 1}"}) {
     pb::SubmitProofRequest q;
     q.set_request_id("porep-1000-1");
