@@ -6,7 +6,8 @@
 //    (gpus.cpu_fallback) the partition is proved on the CPU instead; a
 //    failure after the witness was consumed still fails the job; a GPU
 //    backend that cannot be created stops the start-up, or falls back to the
-//    CPU backend when configured (choose_backend).
+//    CPU backend when configured (choose_backend); an exception that is not
+//    a std::exception fails its job instead of terminating the daemon.
 //  * cancellation at each of the five stages a partition can be in (queued,
 //    synthesizing, waiting for a prover worker, inside prove_start,
 //    finalizing), held there by gates in the backend: CANCELLED at once,
@@ -56,6 +57,7 @@ struct fault_plan {
   std::atomic<int> fail_before_consume{0};  // next N prove_starts throw with the witness intact
   std::atomic<int> fail_after_consume{0};   // next N prove_starts throw after taking the witness
   std::atomic<bool> cuda_style{false};      // runtime_error "CUDA error ..." instead of bad_alloc
+  std::atomic<bool> not_std{false};         // an exception not derived from std::exception
   std::atomic<int> starts{0}, finalizes{0};
   std::mutex mu;
   std::condition_variable cv;
@@ -113,6 +115,7 @@ class fault_backend final : public eng::prover_backend {
     return false;
   }
   void raise() const {
+    if (_plan->not_std) throw 42;
     if (_plan->cuda_style) throw std::runtime_error("CUDA error 2 (out of memory) at cudaMalloc(&d_bases, 1610612736)");
     throw std::bad_alloc();
   }
@@ -175,6 +178,16 @@ TEST(fault_gpu_alloc, failure_fails_the_job_with_its_message_and_the_engine_keep
   EXPECT_EQ(st.failed, 2u);
   EXPECT_EQ(st.completed, 1u);
   EXPECT_TRUE(wait_until([&] { return f.e->budget().used() == base; }, 5s)) << f.e->budget().used() << " vs " << base;
+}
+
+TEST(fault_gpu_alloc, an_exception_not_derived_from_std_exception_fails_only_its_job) {
+  fixture f;
+  f.plan->not_std = true;
+  f.plan->fail_before_consume = 1;
+  const auto r = f.prove("odd-exception");
+  ASSERT_EQ(r.status, eng::await_status::failed);
+  EXPECT_NE(r.error_message.find("unknown exception"), std::string::npos) << r.error_message;
+  EXPECT_EQ(f.prove("after-odd").status, eng::await_status::completed);
 }
 
 TEST(fault_gpu_alloc, cpu_fallback_proves_the_partition_and_says_so) {
