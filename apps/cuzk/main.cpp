@@ -7,7 +7,9 @@
 // jobs in flight finish for up to daemon.shutdown_timeout, cancel the rest,
 // exit 0. Logs (spdlog) and TIMELINE lines go to stderr (CUZK_TIMELINE=off:
 // no TIMELINE lines; CUZK_TEST_DELAY_STAGE: a test-only slowdown, see
-// engine_config::test_delay_stage).
+// engine_config::test_delay_stage); they carry job ids, kinds and sizes,
+// never request payloads. State is in memory only: after a crash or
+// SIGKILL, jobs in flight are gone and clients resubmit (docs/RELIABILITY.md).
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -25,8 +27,10 @@
 #endif
 
 #include "daemon_config.hpp"
+#include "backend_select.hpp"
 #include "grpc_service.hpp"
 #include "http_status.hpp"
+#include "listen_security.hpp"
 
 namespace {
 
@@ -35,23 +39,33 @@ spdlog::level::level_enum level_of(const std::string& s) {
   return spdlog::level::from_str(s);
 }
 
+void log_at(int level, const std::string& m) {
+  spdlog::log(level >= 3 ? spdlog::level::err : level == 2 ? spdlog::level::warn : spdlog::level::info, "{}", m);
+}
+
 // The CUDA backend when this build has it and a device is visible (the
 // [gpus] devices list, empty = all; a listed ordinal that does not exist is
 // an error), else the CPU backend with one virtual device per listed GPU.
+// GPU failure policy (gpus.cpu_fallback): service::choose_backend.
 std::unique_ptr<cuzk::engine::prover_backend> make_backend(const cuzk::service::daemon_config& cfg) {
+  cuzk::service::backend_factory gpu;
 #if defined(CUZK_ENGINE_HAVE_GPU)
   if (cuzk::gpu::device_count() > 0) {
-    cuzk::engine::gpu_backend_options o;
-    o.devices = cfg.gpu_devices;
-    auto b = cuzk::engine::make_gpu_backend(o);
-    for (const auto& d : b->devices()) spdlog::info("prover backend: cuda, device {}", d.name);
-    return b;
+    gpu = [&cfg] {
+      cuzk::engine::gpu_backend_options o;
+      o.devices = cfg.gpu_devices;
+      return cuzk::engine::make_gpu_backend(o);
+    };
+  } else {
+    spdlog::info("prover backend: cpu (this build has the CUDA backend, but no CUDA device is visible)");
   }
-  spdlog::info("prover backend: cpu (this build has the CUDA backend, but no CUDA device is visible)");
 #else
   spdlog::info("prover backend: cpu (built without CUDA)");
 #endif
-  return cuzk::engine::make_cpu_backend(std::max<std::size_t>(1, cfg.gpu_devices.size()));
+  auto b = cuzk::service::choose_backend(cfg, gpu, log_at);
+  if (gpu)
+    for (const auto& d : b->devices()) spdlog::info("prover backend: {}, device {}", b->name(), d.name);
+  return b;
 }
 
 }  // namespace
@@ -85,6 +99,14 @@ int main(int argc, char** argv) {
   spdlog::set_level(level_of(cfg.log_level));
   if (cfg.log_format == "json") spdlog::set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e","level":"%l","msg":"%v"})");
   for (const auto& w : cfg.warnings) spdlog::warn("{}", w);
+  for (const auto& w : cuzk::service::security_warnings(cfg)) spdlog::warn("{}", w);
+  cuzk::service::grpc_server_options server_opts;
+  try {
+    server_opts = cuzk::service::server_options(cfg);
+  } catch (const std::exception& e) {
+    spdlog::critical("{}", e.what());
+    return 2;
+  }
 
   std::unique_ptr<tbb::global_control> threads;
   if (cfg.synthesis_threads > 0)
@@ -111,9 +133,10 @@ int main(int argc, char** argv) {
     eng.register_kind(cuzk::engine::make_snap_kind());
     eng.start();
 
-    cuzk::service::grpc_server server(eng, cfg.listen, cfg.max_message_size);
-    spdlog::info("gRPC cuzk.v1.ProvingEngine listening on {}{}", cfg.listen,
-                 server.port() ? " (port " + std::to_string(server.port()) + ")" : "");
+    cuzk::service::grpc_server server(eng, cfg.listen, server_opts);
+    spdlog::info("gRPC cuzk.v1.ProvingEngine listening on {}{}{}{}", cfg.listen,
+                 server.port() ? " (port " + std::to_string(server.port()) + ")" : "",
+                 server_opts.tls_cert_pem.empty() ? "" : ", TLS", server_opts.auth_token.empty() ? "" : ", token required");
     std::unique_ptr<cuzk::service::http_status_server> http;
     if (!cfg.status_listen.empty()) {
       http = std::make_unique<cuzk::service::http_status_server>(eng, cfg.status_listen);

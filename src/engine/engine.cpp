@@ -396,6 +396,8 @@ struct engine::impl {
       // the job is already finished; the item's memory returns here
     } catch (const std::exception& e) {
       fail(j, part, e.what());
+    } catch (...) {  // never let a stage kill the daemon
+      fail(j, part, "partition " + std::to_string(part) + " synthesis failed: unknown exception");
     }
   }
 
@@ -474,6 +476,9 @@ struct engine::impl {
     } catch (const std::exception& e) {
       item.pending.reset();
       fail(item.j, item.part, std::string("proving partition ") + std::to_string(item.part) + " failed: " + e.what());
+    } catch (...) {
+      item.pending.reset();
+      fail(item.j, item.part, "proving partition " + std::to_string(item.part) + " failed: unknown exception");
     }
   }
 
@@ -545,6 +550,8 @@ struct engine::impl {
     } catch (const cancelled_error&) {
     } catch (const std::exception& e) {
       fail(j, part, std::string("finalizing partition ") + std::to_string(part) + " failed: " + e.what());
+    } catch (...) {
+      fail(j, part, "finalizing partition " + std::to_string(part) + " failed: unknown exception");
     }
   }
 };

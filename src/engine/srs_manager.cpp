@@ -2,6 +2,8 @@
 // srs_manager (see include/cuzk/engine/srs_manager.hpp).
 #include <cuzk/engine/srs_manager.hpp>
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -9,11 +11,44 @@ namespace cuzk::engine {
 
 using clock = std::chrono::steady_clock;
 
+namespace {
+
+// Which file a mapping came from: a parameter file replaced (new inode),
+// truncated or rewritten (size, mtime) after it was mapped must not be read
+// through the old mapping (pages past a truncation raise SIGBUS).
+struct file_identity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = -1;
+  std::int64_t mtime_ns = 0;
+  bool operator==(const file_identity&) const = default;
+};
+
+file_identity identity_of(const std::filesystem::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return {};
+  return {st.st_dev, st.st_ino, st.st_size, std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+// A file stem must name a file inside param_cache: no separator, no "." or
+// "..", no NUL. Circuit ids are never used as paths; stems come from the
+// kinds' tables, and this keeps a bad table entry from escaping the folder.
+void check_file_stem(const std::string& stem, const std::string& id) {
+  const bool bad = stem.empty() || stem == "." || stem == ".." || stem.find('/') != std::string::npos ||
+                   stem.find('\\') != std::string::npos || stem.find('\0') != std::string::npos;
+  if (bad)
+    throw std::invalid_argument("circuit '" + id + "': parameter file stem '" + stem +
+                                "' is not a plain file name inside srs.param_cache");
+}
+
+}  // namespace
+
 struct srs_manager::entry {
   circuit_info info;
   std::filesystem::path path;
   srs_tier tier = srs_tier::cold;
   std::unique_ptr<io::mapped_parameter_file> mapped;
+  file_identity mapped_id;  ///< the file |mapped| was made from
   std::shared_ptr<const loaded_circuit> loaded;
   reservation srs_res, shape_res;
   std::uint32_t refs = 0;
@@ -51,6 +86,7 @@ srs_manager::~srs_manager() = default;
 
 void srs_manager::register_circuit(const circuit_info& info) {
   std::lock_guard lk(_mu);
+  check_file_stem(info.file_stem, info.id);
   auto e = std::make_unique<entry>();
   e->info = info;
   e->path = _opt.param_cache / (info.file_stem + ".params");
@@ -89,11 +125,14 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
       std::lock_guard lk2(_mu);
       mapped = std::move(e.mapped);  // warm: already mapped
     }
+    file_identity now = identity_of(e.path);
+    if (mapped && !(now == e.mapped_id)) mapped.reset();  // the file changed since it was mapped: map it again
     if (!mapped) {
       if (!std::filesystem::exists(e.path))
         throw std::runtime_error("parameter file for circuit '" + id + "' not found: " + e.path.string() +
                                  " (set srs.param_cache or fetch the parameters)");
       mapped = std::make_unique<io::mapped_parameter_file>(e.path);
+      if (mapped->size() != std::uint64_t(now.size)) now = identity_of(e.path);
     }
     reservation res = _budget.acquire(decoded_parameters_bytes(mapped->layout()), p, token,
                                       "the parameters of circuit '" + id + "'");
@@ -111,6 +150,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     lc->charged_bytes = res.bytes() + sres.bytes();
     lk.lock();
     e.mapped = std::move(mapped);
+    e.mapped_id = now;
     e.loaded = std::move(lc);
     e.srs_res = std::move(res);
     e.shape_res = std::move(sres);
@@ -124,6 +164,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     return lease(this, &e, e.loaded);
   } catch (...) {
     if (!lk.owns_lock()) lk.lock();
+    if (!e.mapped && e.tier == srs_tier::warm) e.tier = srs_tier::cold;  // its mapping was dropped above
     e.loading = false;
     _cv.notify_all();
     throw;

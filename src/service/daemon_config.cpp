@@ -25,7 +25,9 @@ const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
   static const std::map<std::string, std::map<std::string, key_status>> k{
       {"daemon",
        {{"listen", key_status::used}, {"status_listen", key_status::used},
-        {"max_message_size", key_status::used}, {"shutdown_timeout", key_status::used}}},
+        {"max_message_size", key_status::used}, {"shutdown_timeout", key_status::used},
+        {"unix_socket_mode", key_status::used}, {"tls_cert_file", key_status::used}, {"tls_key_file", key_status::used},
+        {"tls_client_ca_file", key_status::used}, {"auth_token_file", key_status::used}}},
       {"srs", {{"param_cache", key_status::used}, {"check_points", key_status::used}, {"preload", key_status::deprecated}}},
       {"memory",
        {{"total_budget", key_status::used}, {"safety_margin", key_status::used}, {"eviction_min_idle", key_status::used},
@@ -33,6 +35,7 @@ const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
         {"working_memory_budget", key_status::deprecated}}},
       {"gpus",
        {{"devices", key_status::used}, {"gpu_threads", key_status::used}, {"gpu_workers_per_device", key_status::used},
+        {"cpu_fallback", key_status::used},
         {"affinity", key_status::unused}}},
       {"scheduler",
        {{"max_batch_size", key_status::used}, {"max_batch_wait_ms", key_status::used}, {"sort_by_type", key_status::unused}}},
@@ -190,6 +193,24 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
     c.max_message_size = *v;
   }
   if (auto v = r.duration("daemon", "shutdown_timeout")) c.shutdown_timeout = *v;
+  if (auto v = r.str("daemon", "unix_socket_mode")) {
+    unsigned m = 0;
+    const auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), m, 8);
+    if (ec != std::errc() || p != v->data() + v->size() || v->empty() || m > 0777)
+      r.bad("daemon", "unix_socket_mode", "'" + *v + "' is not an octal mode such as \"0600\"");
+    if (m & 0007) r.bad("daemon", "unix_socket_mode", "'" + *v + "' lets every local user connect; use 0600 or 0660");
+    if ((m & 0600) != 0600) r.bad("daemon", "unix_socket_mode", "'" + *v + "' must give the owner read and write");
+    c.unix_socket_mode = m;
+  }
+  if (auto v = r.str("daemon", "tls_cert_file")) c.tls_cert_file = *v;
+  if (auto v = r.str("daemon", "tls_key_file")) c.tls_key_file = *v;
+  if (auto v = r.str("daemon", "tls_client_ca_file")) c.tls_client_ca_file = *v;
+  if (c.tls_cert_file.empty() != c.tls_key_file.empty())
+    r.bad("daemon", c.tls_cert_file.empty() ? "tls_cert_file" : "tls_key_file",
+          "daemon.tls_cert_file and daemon.tls_key_file go together");
+  if (!c.tls_client_ca_file.empty() && c.tls_cert_file.empty())
+    r.bad("daemon", "tls_client_ca_file", "needs daemon.tls_cert_file and daemon.tls_key_file");
+  if (auto v = r.str("daemon", "auth_token_file")) c.auth_token_file = *v;
 
   if (auto v = r.str("srs", "param_cache")) c.engine.param_cache = *v;
   if (auto v = r.boolean("srs", "check_points")) c.engine.check_points = *v;
@@ -211,6 +232,7 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
   }
   if (auto v = r.integer("gpus", "gpu_threads", 0, 4096)) c.gpu_threads = std::size_t(*v);
   if (auto v = r.integer("gpus", "gpu_workers_per_device", 1, 16)) c.engine.gpu_workers_per_device = std::size_t(*v);
+  if (auto v = r.boolean("gpus", "cpu_fallback")) c.cpu_fallback = *v;
 
   if (auto v = r.integer("scheduler", "max_batch_size", 0, 30); v && *v > 1)
     c.warnings.push_back(label + ": scheduler.max_batch_size > 1: cross-sector batching is not implemented; "

@@ -30,7 +30,11 @@ struct daemon_config {
   std::string status_listen;  ///< "" = no HTTP status listener
   std::uint64_t max_message_size = 128ull << 20;
   std::chrono::milliseconds shutdown_timeout{std::chrono::seconds(30)};
+  unsigned unix_socket_mode = 0600;  ///< permissions of a unix:// listen socket
+  std::string tls_cert_file, tls_key_file, tls_client_ca_file;  ///< "" = no TLS / no client certs
+  std::string auth_token_file;       ///< "" = no token check
   std::vector<int> gpu_devices;
+  bool cpu_fallback = false;         ///< gpus.cpu_fallback
   std::size_t gpu_threads = 0;
   std::size_t synthesis_threads = 0;
   std::string log_level = "info";

@@ -2,13 +2,17 @@
 // cuzk.v1.ProvingEngine over the engine (see grpc_service.hpp).
 #include "grpc_service.hpp"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <filesystem>
+#include <mutex>
 #include <stdexcept>
 
 #include <grpcpp/grpcpp.h>
 
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "request_check.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -17,31 +21,6 @@ namespace pb = cuzk::v1;
 using grpc::ServerContext;
 using grpc::Status;
 using grpc::StatusCode;
-
-std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
-
-engine::proof_request to_engine(const pb::SubmitProofRequest& r) {
-  engine::proof_request q;
-  q.request_id = r.request_id();
-  q.kind = engine::proof_kind(std::uint8_t(std::min<int>(r.proof_kind(), 255)));
-  if (r.proof_kind() < 0 || r.proof_kind() >= int(engine::proof_kind_count))
-    throw engine::invalid_request("unknown proof_kind " + std::to_string(r.proof_kind()));
-  if (r.priority() < 0 || r.priority() > int(engine::priority::critical))
-    throw engine::invalid_request("unknown priority " + std::to_string(r.priority()));
-  q.prio = engine::priority(r.priority());
-  q.sector_size = r.sector_size();
-  q.registered_proof = r.registered_proof();
-  q.vanilla_proof = bytes_of(r.vanilla_proof());
-  for (const auto& v : r.vanilla_proofs()) q.vanilla_proofs.push_back(bytes_of(v));
-  q.sector_number = r.sector_number();
-  q.miner_id = r.miner_id();
-  q.randomness = bytes_of(r.randomness());
-  q.partition_index = r.partition_index();
-  q.comm_r_old = bytes_of(r.comm_r_old());
-  q.comm_r_new = bytes_of(r.comm_r_new());
-  q.comm_d_new = bytes_of(r.comm_d_new());
-  return q;
-}
 
 void fill(const engine::job_result& r, pb::AwaitProofResponse* out) {
   out->set_job_id(r.job_id);
@@ -85,9 +64,28 @@ Status guarded(F&& f) {
   }
 }
 
+// Constant-time comparison of the presented and the configured token.
+bool same_secret(std::string_view a, std::string_view b) {
+  unsigned char diff = a.size() == b.size() ? 0 : 1;
+  const std::size_t n = std::max(a.size(), b.size());
+  for (std::size_t i = 0; i < n; ++i)
+    diff |= static_cast<unsigned char>((i < a.size() ? a[i] : 0) ^ (i < b.size() ? b[i] : 0));
+  return diff == 0;
+}
+
 class service final : public pb::ProvingEngine::Service {
  public:
-  service(engine::engine& e, std::uint64_t max_msg) : _e(e), _max(max_msg) {}
+  service(engine::engine& e, std::uint64_t max_msg, std::string token) : _e(e), _max(max_msg), _token(std::move(token)) {}
+
+  Status check_auth(const ServerContext* ctx) const {
+    if (_token.empty()) return Status::OK;
+    const auto& md = ctx->client_metadata();
+    const auto it = md.find("authorization");
+    const std::string_view got = it == md.end() ? std::string_view() : std::string_view(it->second.data(), it->second.size());
+    if (!same_secret(got, "Bearer " + _token))
+      return {StatusCode::UNAUTHENTICATED, "missing or wrong authorization token (daemon.auth_token_file)"};
+    return Status::OK;
+  }
 
   Status check_size(const google::protobuf::Message& m) const {
     const std::size_t n = m.ByteSizeLong();
@@ -98,10 +96,11 @@ class service final : public pb::ProvingEngine::Service {
     return Status::OK;
   }
 
-  Status SubmitProof(ServerContext*, const pb::SubmitProofRequest* req, pb::SubmitProofResponse* resp) override {
+  Status SubmitProof(ServerContext* ctx, const pb::SubmitProofRequest* req, pb::SubmitProofResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return a;
     if (Status s = check_size(*req); !s.ok()) return s;
     return guarded([&] {
-      const auto r = _e.submit(to_engine(*req));
+      const auto r = _e.submit(to_engine_request(*req));
       resp->set_job_id(r.job_id);
       resp->set_queue_position(r.queue_position);
       return Status::OK;
@@ -133,26 +132,30 @@ class service final : public pb::ProvingEngine::Service {
   }
 
   Status AwaitProof(ServerContext* ctx, const pb::AwaitProofRequest* req, pb::AwaitProofResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return a;
     return guarded([&] { return wait(ctx, req->job_id(), req->timeout_ms(), resp); });
   }
 
   Status Prove(ServerContext* ctx, const pb::ProveRequest* req, pb::ProveResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return a;
     if (!req->has_submit()) return {StatusCode::INVALID_ARGUMENT, "ProveRequest.submit is missing"};
     if (Status s = check_size(*req); !s.ok()) return s;
     return guarded([&] {
-      const auto r = _e.submit(to_engine(req->submit()));
+      const auto r = _e.submit(to_engine_request(req->submit()));
       return wait(ctx, r.job_id, 0, resp->mutable_result());
     });
   }
 
-  Status CancelProof(ServerContext*, const pb::CancelProofRequest* req, pb::CancelProofResponse* resp) override {
+  Status CancelProof(ServerContext* ctx, const pb::CancelProofRequest* req, pb::CancelProofResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return a;
     return guarded([&] {
       resp->set_was_running(_e.cancel(req->job_id()));
       return Status::OK;
     });
   }
 
-  Status GetStatus(ServerContext*, const pb::GetStatusRequest*, pb::GetStatusResponse* resp) override {
+  Status GetStatus(ServerContext* ctx, const pb::GetStatusRequest*, pb::GetStatusResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return a;
     return guarded([&] {
       const engine::engine_status s = _e.status();
       for (std::size_t d = 0; d < s.devices.size(); ++d) {
@@ -194,14 +197,16 @@ class service final : public pb::ProvingEngine::Service {
     });
   }
 
-  Status GetMetrics(ServerContext*, const pb::GetMetricsRequest*, pb::GetMetricsResponse* resp) override {
+  Status GetMetrics(ServerContext* ctx, const pb::GetMetricsRequest*, pb::GetMetricsResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return a;
     return guarded([&] {
       resp->set_prometheus_text(_e.metrics_text());
       return Status::OK;
     });
   }
 
-  Status PreloadSRS(ServerContext*, const pb::PreloadSrsRequest* req, pb::PreloadSrsResponse* resp) override {
+  Status PreloadSRS(ServerContext* ctx, const pb::PreloadSrsRequest* req, pb::PreloadSrsResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return a;
     return guarded([&] {
       const auto r = _e.srs().preload(req->circuit_id());
       resp->set_already_loaded(r.already_loaded);
@@ -210,7 +215,8 @@ class service final : public pb::ProvingEngine::Service {
     });
   }
 
-  Status EvictSRS(ServerContext*, const pb::EvictSrsRequest* req, pb::EvictSrsResponse* resp) override {
+  Status EvictSRS(ServerContext* ctx, const pb::EvictSrsRequest* req, pb::EvictSrsResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return a;
     return guarded([&] {
       const auto r = _e.srs().evict(req->circuit_id());
       resp->set_was_loaded(r.was_loaded);
@@ -222,6 +228,7 @@ class service final : public pb::ProvingEngine::Service {
  private:
   engine::engine& _e;
   std::uint64_t _max;
+  std::string _token;
 };
 
 }  // namespace
@@ -231,24 +238,57 @@ struct grpc_server::impl {
   std::unique_ptr<grpc::Server> server;
 };
 
-grpc_server::grpc_server(engine::engine& e, const std::string& address, std::uint64_t max_message_size)
+namespace {
+
+std::mutex umask_mu;  // umask is per process: one socket bind at a time
+
+}  // namespace
+
+grpc_server::grpc_server(engine::engine& e, const std::string& address, const grpc_server_options& opt)
     : _p(std::make_unique<impl>()) {
-  _p->svc = std::make_unique<service>(e, max_message_size);
+  _p->svc = std::make_unique<service>(e, opt.max_message_size, opt.auth_token);
+  if (opt.tls_cert_pem.empty() != opt.tls_key_pem.empty())
+    throw std::runtime_error("TLS needs both a certificate and a key");
+  std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
+  if (!opt.tls_cert_pem.empty()) {
+    grpc::SslServerCredentialsOptions so(opt.tls_client_ca_pem.empty()
+                                             ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                             : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+    so.pem_root_certs = opt.tls_client_ca_pem;
+    so.pem_key_cert_pairs.push_back({opt.tls_key_pem, opt.tls_cert_pem});
+    creds = grpc::SslServerCredentials(so);
+  }
   grpc::ServerBuilder b;
-  if (address.rfind("unix://", 0) == 0) {
-    const std::filesystem::path sock = address.substr(7);
+  const bool unix_socket = address.rfind("unix://", 0) == 0;
+  std::filesystem::path sock;
+  if (unix_socket) {
+    sock = address.substr(7);
     std::error_code ec;
     if (sock.has_parent_path()) std::filesystem::create_directories(sock.parent_path(), ec);
     std::filesystem::remove(sock, ec);  // a stale socket from an earlier run
-    b.AddListeningPort(address, grpc::InsecureServerCredentials());
+    b.AddListeningPort(address, creds);
   } else {
-    b.AddListeningPort(address, grpc::InsecureServerCredentials(), &_port);
+    b.AddListeningPort(address, creds, &_port);
   }
-  const std::uint64_t transport_max = std::min<std::uint64_t>(2 * max_message_size + (1 << 20), (1ull << 31) - 1);
+  const std::uint64_t transport_max = std::min<std::uint64_t>(2 * opt.max_message_size + (1 << 20), (1ull << 31) - 1);
   b.SetMaxReceiveMessageSize(int(transport_max));
   b.SetMaxSendMessageSize(int(transport_max));
   b.RegisterService(_p->svc.get());
-  _p->server = b.BuildAndStart();
+  if (unix_socket) {
+    // the socket is born with 0777 & ~umask: narrow the umask around the
+    // bind so it never exists wider than |unix_socket_mode|, then chmod to it
+    std::lock_guard lk(umask_mu);
+    const mode_t old = ::umask(0777 & ~mode_t(opt.unix_socket_mode));
+    _p->server = b.BuildAndStart();
+    ::umask(old);
+    if (_p->server && ::chmod(sock.c_str(), mode_t(opt.unix_socket_mode)) != 0) {
+      _p->server->Shutdown();
+      _p->server.reset();
+      throw std::runtime_error("cannot set the permissions of unix socket " + sock.string());
+    }
+  } else {
+    _p->server = b.BuildAndStart();
+  }
   if (!_p->server) throw std::runtime_error("cannot listen on " + address);
 }
 

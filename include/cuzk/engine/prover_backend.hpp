@@ -63,6 +63,17 @@ class prover_backend {
 /// on the shared oneTBB pool).
 std::unique_ptr<prover_backend> make_cpu_backend(std::size_t devices = 1);
 
+/// Called with a message each time make_fallback_backend falls back.
+using fallback_notice_fn = std::function<void(const std::string&)>;
+
+/// |primary|, and |fallback| (the CPU backend) for a partition whose
+/// primary prove_start throws (device allocation failure, cuda_error,
+/// bad_alloc) before it consumed the witness; later failures still fail the
+/// job. Partitions reserve the larger of the two backends' charges.
+std::unique_ptr<prover_backend> make_fallback_backend(std::unique_ptr<prover_backend> primary,
+                                                      std::unique_ptr<prover_backend> fallback,
+                                                      fallback_notice_fn notice = {});
+
 #if defined(CUZK_ENGINE_HAVE_GPU)
 }  // namespace cuzk::engine
 namespace cuzk::groth16 {

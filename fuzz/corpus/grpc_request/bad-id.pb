@@ -1,0 +1,4 @@
+
+
+a,b
+TIMELINE

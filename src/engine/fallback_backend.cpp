@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+// A prover backend that falls back to another one (the CPU backend) when the
+// first cannot prove a partition: the GPU answer to "allocation failed".
+//
+// prove_start runs the primary; when it throws anything but cancelled_error
+// (cuda_error, std::bad_alloc, a driver error) and the witness is still
+// whole, the same partition is proved on the fallback and the failure is
+// reported through the callback (the daemon logs it). The GPU backend
+// allocates the circuit's device buffers before it takes the witness, so an
+// allocation failure is exactly the case that falls back; a failure after
+// the witness was consumed cannot be retried here and fails the job with the
+// primary's message. Memory: a partition reserves the larger of the two
+// backends' charges, so a fallback proof is inside the budget too (the
+// price: less concurrency than the primary alone). finalize goes to the
+// backend that started the proof. Cost: one virtual call and a tag per proof.
+#include <algorithm>
+#include <utility>
+
+#include <cuzk/engine/prover_backend.hpp>
+#include <cuzk/engine/types.hpp>
+
+namespace cuzk::engine {
+namespace {
+
+class tagged_pending final : public pending_proof {
+ public:
+  tagged_pending(std::unique_ptr<pending_proof> p, bool fb) : inner(std::move(p)), on_fallback(fb) {}
+  std::unique_ptr<pending_proof> inner;
+  bool on_fallback;
+};
+
+class fallback_backend final : public prover_backend {
+ public:
+  fallback_backend(std::unique_ptr<prover_backend> primary, std::unique_ptr<prover_backend> fallback,
+                   fallback_notice_fn notice)
+      : _primary(std::move(primary)), _fallback(std::move(fallback)), _notice(std::move(notice)) {}
+
+  std::string name() const override { return _primary->name() + " (falls back to " + _fallback->name() + ")"; }
+  std::vector<device_info> devices() const override { return _primary->devices(); }
+  std::uint64_t partition_bytes(const r1cs::r1cs_shape& shape, std::uint64_t* after_start) const override {
+    std::uint64_t a1 = 0, a2 = 0;
+    const std::uint64_t n1 = _primary->partition_bytes(shape, &a1), n2 = _fallback->partition_bytes(shape, &a2);
+    const std::uint64_t n = std::max(n1, n2);
+    *after_start = std::min(n, std::max(a1, a2));
+    return n;
+  }
+  std::uint64_t resident_host_bytes() const override {
+    return _primary->resident_host_bytes() + _fallback->resident_host_bytes();
+  }
+  std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                             const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                             const ff::fr& s) override {
+    const std::size_t want = w.inputs.size() + w.aux.size();
+    try {
+      return std::make_unique<tagged_pending>(_primary->prove_start(device, params, shape, std::move(w), r, s), false);
+    } catch (const cancelled_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      if (want == 0 || w.inputs.size() + w.aux.size() != want) throw;  // witness consumed: cannot retry
+      if (_notice) _notice(_primary->name() + " backend failed on device " + std::to_string(device) + " (" + e.what() +
+                           "); proving this partition on the " + _fallback->name() + " backend");
+    }
+    const std::size_t fb_device = device % std::max<std::size_t>(1, _fallback->devices().size());
+    return std::make_unique<tagged_pending>(_fallback->prove_start(fb_device, params, shape, std::move(w), r, s), true);
+  }
+  groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
+    auto& t = static_cast<tagged_pending&>(*p);
+    return (t.on_fallback ? _fallback : _primary)->finalize(std::move(t.inner));
+  }
+
+ private:
+  std::unique_ptr<prover_backend> _primary, _fallback;
+  fallback_notice_fn _notice;
+};
+
+}  // namespace
+
+std::unique_ptr<prover_backend> make_fallback_backend(std::unique_ptr<prover_backend> primary,
+                                                      std::unique_ptr<prover_backend> fallback,
+                                                      fallback_notice_fn notice) {
+  return std::make_unique<fallback_backend>(std::move(primary), std::move(fallback), std::move(notice));
+}
+
+}  // namespace cuzk::engine

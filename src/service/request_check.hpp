@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The service's request validation, apart from the gRPC server so that the
+// fuzz target (fuzz/grpc_request.cpp) runs exactly the code a request meets:
+// the wire message becomes an engine::proof_request, and everything that can
+// be refused without the engine is refused here with invalid_request (the
+// service answers INVALID_ARGUMENT naming the problem). request_id rules:
+// at most 256 bytes, no control characters and no commas, because the id is
+// written into log lines and comma-separated TIMELINE records, and a
+// client-chosen id must not be able to forge or split them.
+#include <string_view>
+
+#include <cuzk/engine/types.hpp>
+
+#include "cuzk/v1/proving.pb.h"
+
+namespace cuzk::service {
+
+inline constexpr std::size_t max_request_id_bytes = 256;
+
+/// Throws engine::invalid_request when |id| breaks the request_id rules.
+void check_request_id(std::string_view id);
+
+/// The engine's view of |r|; throws engine::invalid_request on an unknown
+/// proof_kind or priority or a bad request_id.
+engine::proof_request to_engine_request(const cuzk::v1::SubmitProofRequest& r);
+
+}  // namespace cuzk::service
