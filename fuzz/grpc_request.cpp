@@ -29,9 +29,9 @@ const std::map<eng::proof_kind, std::shared_ptr<eng::proof_kind_handler>>& handl
     for (std::shared_ptr<eng::proof_kind_handler> k :
          {std::shared_ptr<eng::proof_kind_handler>(eng::make_porep_kind()),
           std::shared_ptr<eng::proof_kind_handler>(eng::make_window_post_kind()),
-          std::shared_ptr<eng::proof_kind_handler>(eng::make_winning_post_kind())})
+          std::shared_ptr<eng::proof_kind_handler>(eng::make_winning_post_kind()),
+          std::shared_ptr<eng::proof_kind_handler>(eng::make_snap_kind())})
       m[k->kind()] = k;
-    // SnapDeals (issue 9): its handler joins this map when make_snap_kind lands.
     return m;
   }();
   return h;
