@@ -61,6 +61,9 @@ std::vector<std::vector<std::uint8_t>> parse_snap_vanilla_json(std::string_view 
     j = nlohmann::json::parse(text);
   } catch (const nlohmann::json::parse_error& e) {
     throw format_error(kind_name, std::string(label), "document", e.byte, e.what());
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range for a number literal too large for a double (found by fuzz_snap_vanilla)
+    throw format_error(kind_name, std::string(label), "document", format_error::no_offset, e.what());
   }
   if (!j.is_array()) throw format_error(kind_name, std::string(label), "document", format_error::no_offset,
                                         "expected a JSON array of base64 strings");
