@@ -573,6 +573,8 @@ std::uint64_t read_meta(const std::filesystem::path& path) {
     j = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw format_error("meta", path.string(), "JSON syntax", e.byte, e.what());
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number literal beyond a double
+    throw format_error("meta", path.string(), "JSON syntax", format_error::no_offset, e.what());
   }
   if (!j.is_object() || !j.contains("sector_size") || !j["sector_size"].is_number_unsigned())
     throw format_error("meta", path.string(), "", format_error::no_offset,
@@ -600,6 +602,8 @@ std::map<std::string, parameter_entry> read_parameters_json(const std::filesyste
     j = nlohmann::json::parse(in);
   } catch (const nlohmann::json::parse_error& e) {
     throw format_error(kind, path.string(), "JSON syntax", e.byte, e.what());
+  } catch (const nlohmann::json::exception& e) {  // out_of_range: a number literal beyond a double
+    throw format_error(kind, path.string(), "JSON syntax", format_error::no_offset, e.what());
   }
   auto bad = [&](const std::string& where, const std::string& detail) -> format_error {
     return format_error(kind, path.string(), where, format_error::no_offset, detail);

@@ -63,6 +63,8 @@ struct parser {
       return json::parse(text.begin(), text.end());
     } catch (const json::parse_error& e) {
       throw format_error(kind, path, "JSON syntax", e.byte, e.what());
+    } catch (const json::exception& e) {  // out_of_range: a number literal beyond a double
+      throw format_error(kind, path, "JSON syntax", format_error::no_offset, e.what());
     }
   }
 

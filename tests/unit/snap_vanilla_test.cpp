@@ -13,12 +13,15 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
 #include <cuzk/circuits/empty_sector_update_compound.hpp>
 #include <cuzk/circuits/empty_sector_update_generator.hpp>
 #include <cuzk/io/format_error.hpp>
+#include <cuzk/io/params.hpp>
 #include <cuzk/io/snap_vanilla.hpp>
 #include <cuzk/r1cs/satisfaction_cs.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
@@ -246,6 +249,23 @@ TEST(SnapVanilla, ParamFileStemsArePublished) {
             "102e1444a7e9a97ebf1e3d6855dcc77e66c011ea66f936d9b2c508f87f2f83a7");
   EXPECT_EQ(circuits::snap_sector_size_for_registered_proof(3), 32ull << 30);
   EXPECT_THROW(circuits::snap_sector_size_for_registered_proof(5), std::invalid_argument);
+}
+
+}  // namespace
+
+namespace {
+
+// Found by fuzz_snap_vanilla: a number literal beyond a double's range made
+// nlohmann throw out_of_range, which escaped the readers as a non-format
+// error. The same holds for the other JSON readers (.meta here).
+TEST(JsonReaders, NumberLiteralOutOfRangeIsAFormatError) {
+  EXPECT_THROW(io::parse_snap_vanilla_json("[\n9999e99999]", "huge"), io::format_error);
+  const auto meta = std::filesystem::temp_directory_path() / "cuzk-huge-number.meta";
+  {
+    std::ofstream(meta) << "{\"sector_size\": 9999e99999}";
+  }
+  EXPECT_THROW(io::read_meta(meta), io::format_error);
+  std::filesystem::remove(meta);
 }
 
 }  // namespace
