@@ -278,7 +278,12 @@ void gpu_prover::set_h_window_bits(unsigned c) {
 
 void gpu_prover::init() {
   impl& d = *_impl;
-  d.h_window_bits = d.cfg.h_window_bits;
+  // H MSM window: measured on the H200 at 2^27 (32 GiB PoRep, bench/RESULTS.md
+  // 2026-11-30): c = 15..20 gave 2078, 1914, (17, the size default) 1885,
+  // 1838, 1740, 1713 ms; c = 20 (the widest the MSM takes) from 2^27 on.
+  // Smaller domains keep the MSM's default (swept flat at 16-18 at 2^24).
+  d.h_window_bits = d.cfg.h_window_bits ? d.cfg.h_window_bits
+                                        : (d.domain.lg_size() >= 27 ? 20u : 0u);
   const gpu_prover_config& cfg = d.cfg;
   const parameters& p = *d.params;
   const r1cs::r1cs_shape& sh = *d.shape;
