@@ -14,6 +14,7 @@
 #include <cuzk/circuits/porep_hashes.hpp>
 #include <cuzk/circuits/porep_labels.hpp>
 #include <cuzk/circuits/stacked_graph.hpp>
+#include <cuzk/circuits/detail/generator_random.hpp>
 #include <cuzk/gadgets/merkle.hpp>
 #include <cuzk/gadgets/native_sha256.hpp>
 #include <cuzk/gadgets/poseidon.hpp>
@@ -28,32 +29,9 @@ using gadgets::merkle_tree_shape;
 constexpr std::uint64_t data_block_leaves = 1024;
 
 // Random bytes and field elements for one generated sector.
-class random_source {
+class random_source : public detail::generator_random {
  public:
-  explicit random_source(std::uint64_t seed) : _s(make(seed)) {}
-  io::bytes32 bytes() {
-    io::bytes32 b;
-    _s.keystream(b);
-    return b;
-  }
-  fr element() {  // < 2^254 < r: always canonical
-    io::bytes32 b = bytes();
-    b[31] &= 0x3f;
-    return *fr::from_bytes_le(b.data());
-  }
-  std::uint64_t u64() { return _s.next_u64(); }
-
- private:
-  static chacha_stream make(std::uint64_t seed) {
-    static constexpr std::string_view tag = "cuzk synthetic porep";
-    std::array<std::uint8_t, 8> s;
-    for (int i = 0; i < 8; ++i) s[std::size_t(i)] = std::uint8_t(seed >> (8 * i));
-    const auto key = gadgets::native::sha256(
-        {std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(tag.data()), tag.size()),
-         std::span<const std::uint8_t>(s)});
-    return chacha_stream::ietf(key, {}, 20);
-  }
-  chacha_stream _s;
+  explicit random_source(std::uint64_t seed) : generator_random("cuzk synthetic porep", seed) {}
 };
 
 io::bytes32 to_bytes(const fr& x) {
