@@ -140,6 +140,29 @@ struct snap_circuit {
     return n;
   }
 
+  // The part both variants allocate alike, in bellperson's order: the three
+  // public commitments, phi = Poseidon(comm_d_new, comm_r_old) with the
+  // randomness domain tag, then comm_c and the two tree R roots.
+  struct commitments {
+    allocated_num comm_r_old, comm_d_new, comm_r_new, phi, comm_c, root_r_old, root_r_new;
+  };
+  template <r1cs::constraint_system CS>
+  commitments alloc_commitments(CS& cs) const {
+    const allocated_num r_old = alloc_public(cs, "comm_r_old", "comm_r_old_input", comm_r_old);
+    const allocated_num d_new = alloc_public(cs, "comm_d_new", "comm_d_new_input", comm_d_new);
+    const allocated_num r_new = alloc_public(cs, "comm_r_new", "comm_r_new_input", comm_r_new);
+    std::optional<allocated_num> phi;
+    {
+      r1cs::namespace_guard ns(cs, "phi");
+      const allocated_num pre[2] = {d_new, r_old};
+      phi = gadgets::poseidon_hash(cs, std::span<const allocated_num>(pre, 2), snap_gadgets::gen_randomness_hash_type());
+    }
+    const allocated_num c = snap_gadgets::alloc_num(cs, "comm_c", comm_c);
+    const allocated_num root_old = snap_gadgets::alloc_num(cs, "root_r_old", root_r_old);
+    const allocated_num root_new = snap_gadgets::alloc_num(cs, "root_r_new", root_r_new);
+    return {r_old, d_new, r_new, *phi, c, root_old, root_new};
+  }
+
   // comm_r_{old,new}_calc = Poseidon2(comm_c, root) == comm_r.
   template <r1cs::constraint_system CS>
   static void enforce_comm_r(CS& cs, const char* calc_name, const char* enforce_name, const allocated_num& comm_c,
@@ -246,18 +269,10 @@ void snap_circuit::synthesize_sha256(CS& cs) const {
     const std::vector<gadgets::boolean> pb(partition_bits.begin(), partition_bits.end());
     partition = gadgets::pack_bits(cs, std::span<const gadgets::boolean>(pb));
   }
-  const allocated_num comm_r_old_n = alloc_public(cs, "comm_r_old", "comm_r_old_input", comm_r_old);
-  const allocated_num comm_d_new_n = alloc_public(cs, "comm_d_new", "comm_d_new_input", comm_d_new);
-  const allocated_num comm_r_new_n = alloc_public(cs, "comm_r_new", "comm_r_new_input", comm_r_new);
-  std::optional<allocated_num> phi;
-  {
-    namespace_guard ns(cs, "phi");
-    const allocated_num pre[2] = {comm_d_new_n, comm_r_old_n};
-    phi = gadgets::poseidon_hash(cs, std::span<const allocated_num>(pre, 2), snap_gadgets::gen_randomness_hash_type());
-  }
-  const allocated_num comm_c_n = alloc_num(cs, "comm_c", comm_c);
-  const allocated_num root_r_old_n = alloc_num(cs, "root_r_old", root_r_old);
-  const allocated_num root_r_new_n = alloc_num(cs, "root_r_new", root_r_new);
+  const commitments cm = alloc_commitments(cs);
+  const allocated_num &comm_r_old_n = cm.comm_r_old, &comm_d_new_n = cm.comm_d_new, &comm_r_new_n = cm.comm_r_new;
+  const allocated_num &comm_c_n = cm.comm_c, &root_r_old_n = cm.root_r_old, &root_r_new_n = cm.root_r_new;
+  const std::optional<allocated_num> phi = cm.phi;
   std::vector<allocated_num> apex;
   apex.reserve(p.apex_leaf_count);
   for (std::size_t i = 0; i < p.apex_leaf_count; ++i)
@@ -312,18 +327,10 @@ void snap_circuit::synthesize_poseidon(CS& cs) const {
 
   const allocated_num hsel = alloc_public(cs, "h_select", "h_select (public input)", k_and_h_select);
   const std::vector<allocated_bit> h_select_bits = decompose(cs, hsel, snap_h_count, "h_select");
-  const allocated_num comm_r_old_n = alloc_public(cs, "comm_r_old", "comm_r_old_input", comm_r_old);
-  const allocated_num comm_d_new_n = alloc_public(cs, "comm_d_new", "comm_d_new_input", comm_d_new);
-  const allocated_num comm_r_new_n = alloc_public(cs, "comm_r_new", "comm_r_new_input", comm_r_new);
-  std::optional<allocated_num> phi;
-  {
-    namespace_guard ns(cs, "phi");
-    const allocated_num pre[2] = {comm_d_new_n, comm_r_old_n};
-    phi = gadgets::poseidon_hash(cs, std::span<const allocated_num>(pre, 2), snap_gadgets::gen_randomness_hash_type());
-  }
-  const allocated_num comm_c_n = alloc_num(cs, "comm_c", comm_c);
-  const allocated_num root_r_old_n = alloc_num(cs, "root_r_old", root_r_old);
-  const allocated_num root_r_new_n = alloc_num(cs, "root_r_new", root_r_new);
+  const commitments cm = alloc_commitments(cs);
+  const allocated_num &comm_r_old_n = cm.comm_r_old, &comm_d_new_n = cm.comm_d_new, &comm_r_new_n = cm.comm_r_new;
+  const allocated_num &comm_c_n = cm.comm_c, &root_r_old_n = cm.root_r_old, &root_r_new_n = cm.root_r_new;
+  const std::optional<allocated_num> phi = cm.phi;
   enforce_comm_r(cs, "comm_r_old_calc", "enforce comm_r_old_calc == comm_r_old", comm_c_n, root_r_old_n, comm_r_old_n);
   enforce_comm_r(cs, "comm_r_new_calc", "enforce comm_r_new_calc == comm_r_new", comm_c_n, root_r_new_n, comm_r_new_n);
   const allocated_num partition = alloc_num(cs, "gen_challenge_bits partition zero", std::optional<fr>(fr::zero()));
