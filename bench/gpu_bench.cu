@@ -7,7 +7,8 @@
 // of prove_start + finalize). Prints median / min / max over the repeats
 // after warm-up, one line per case, and a JSON line per case with --json.
 //
-// Usage: cuzk_gpu_bench [ntt] [msm] [prove] [--lg-min N] [--lg-max N] [--reps N]
+// prim: field and point arithmetic rates (gpu_prim_bench.cuh).
+// Usage: cuzk_gpu_bench [prim] [ntt] [msm] [prove] [--lg-min N] [--lg-max N] [--reps N]
 //                       [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--json]
 // Inputs are uniformly random (never zeros), generated once per size on the
 // host; an NTT is applied in place repeatedly (values stay random).
@@ -37,6 +38,8 @@
 
 #include <tbb/parallel_for.h>
 
+#include "gpu_prim_bench.cuh"
+
 namespace {
 
 using cuzk::ff::fr;
@@ -44,7 +47,8 @@ namespace gpu = cuzk::gpu;
 namespace ntt = cuzk::ntt;
 
 struct options {
-  bool run_ntt = false, run_msm = false, run_prove = false, run_g2 = true, json = false;
+  bool run_ntt = false, run_msm = false, run_prove = false, run_prim = false, run_g2 = true,
+       json = false;
   int lg_min = -1, lg_max = -1, reps = 10, lg_max_g2 = 24;
   std::vector<int> prove_lgs{20, 24};
   std::vector<int> sweep_lgs;  // sizes at which to time every window width
@@ -204,7 +208,7 @@ void bench_msm_group(const options& o, const char* name, int lg_min, int lg_max,
     }
     if (std::find(o.sweep_lgs.begin(), o.sweep_lgs.end(), lg) != o.sweep_lgs.end()) {
       // window widths around the default, scalars resident (tuning data)
-      for (unsigned c = 12; c <= 20; ++c) {
+      for (unsigned c = 14; c <= 24; ++c) {
         const std::string nm = std::string(name) + "_c" + std::to_string(c);
         report(o, nm.c_str(), unsigned(lg),
                time_it([&] { (void)ctx.run_device(d_scalars.data(), n, 0, c); }, s, 3, 1), 3);
@@ -307,6 +311,7 @@ int main(int argc, char** argv) {
     if (a == "ntt") o.run_ntt = true;
     else if (a == "msm") o.run_msm = true;
     else if (a == "prove") o.run_prove = true;
+    else if (a == "prim") o.run_prim = true;
     else if (a == "--no-g2") o.run_g2 = false;
     else if (a == "--lg-max-g2" && i + 1 < argc) o.lg_max_g2 = std::atoi(argv[++i]);
     else if (a == "--prove-lg" && i + 1 < argc) o.prove_lgs = {std::atoi(argv[++i])};
@@ -316,19 +321,21 @@ int main(int argc, char** argv) {
     else if (a == "--lg-max" && i + 1 < argc) o.lg_max = std::atoi(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: %s [ntt] [msm] [prove] [--lg-min N] [--lg-max N] [--reps N] [--no-g2]\n"
+      std::fprintf(stderr, "usage: %s [prim] [ntt] [msm] [prove] [--lg-min N] [--lg-max N] [--reps N] [--no-g2]\n"
                    "          [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]... [--json]\n",
                    argv[0]);
       return 2;
     }
   }
-  if (!o.run_ntt && !o.run_msm && !o.run_prove) o.run_ntt = o.run_msm = o.run_prove = true;
+  if (!o.run_ntt && !o.run_msm && !o.run_prove && !o.run_prim)
+    o.run_prim = o.run_ntt = o.run_msm = o.run_prove = true;
   if (gpu::device_count() == 0) {
     std::printf("no CUDA device: nothing to benchmark\n");
     return 0;
   }
   std::printf("device: %s\n", gpu::device_description(0).c_str());
   try {
+    if (o.run_prim) cuzk::bench_prim::run(std::max(o.reps, 5), o.json);
     if (o.run_ntt) bench_ntt(o);
     if (o.run_msm) bench_msm(o);
     if (o.run_prove) bench_prove(o);

@@ -38,13 +38,13 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 #pragma unroll 1
   for (int j = 0; j < K; ++j) {
     const std::uint64_t i = first + std::uint64_t(j) * Threads;
-    xyzz_d<Fd> acc = xyzz_infinity<Fd>();
+    xyzz_d<Fd> acc = xyzz_d<Fd>::identity();
     if (i < n) {
       const fr_d k = d_scalars[i] * one_raw;  // canonical, < r < 2^255
 #pragma unroll 1
       for (unsigned w = 0; w < fb_windows; ++w) {
         const unsigned digit = (k.l[w / 4] >> (8 * (w % 4))) & 0xffu;
-        if (digit) acc = add_affine(acc, d_table[w * fb_per_window + digit - 1]);
+        if (digit) acc = acc.add_affine(d_table[w * fb_per_window + digit - 1]);
       }
     }
     ec::detail::xyzz_fraction(acc, px[j], py[j], d[j]);

@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Device point arithmetic for the GPU parameter setup's fixed-base kernels:
-// affine and XYZZ points over fp_d (G1) or fp2_d (G2), the complete mixed
-// addition, the affine doubling it falls back to and the Fermat inversion
-// (the batched XYZZ -> affine conversion is ec/detail/batch_affine.hpp).
-//
-// Why a separate copy: msm.cu keeps its formulas in an anonymous namespace
-// and must not change while the prover is being reworked; these are the
-// same EFD formulas as ec/xyzz.hpp (madd-2008-s 8M + 2S, mdbl-2008-s-1
-// 4M + 3S), written once more for the setup, which needs only the mixed
-// addition and the conversion. Results are exact field values, so they
+// Device points for the GPU parameter setup's fixed-base kernels: the
+// host's ec::affine / ec::xyzz over fp_d (G1) or fp2_d (G2) (the formulas
+// are written once, ec/xyzz.hpp, for host and device), and the Fermat
+// inversion the batched XYZZ -> affine conversion needs
+// (ec/detail/batch_affine.hpp). Results are exact field values, so they
 // equal the host's byte for byte whatever the projective path.
 // Cost: inversion a^(p-2) = 380 squarings + ~190 multiplications in Fp
 // (Fp2: one Fp inversion + 4 M + 2 S).
@@ -18,6 +13,8 @@
 #include <cstdint>
 #include <type_traits>
 
+#include <cuzk/ec/affine.hpp>
+#include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
 
@@ -28,62 +25,9 @@ using gpu::fp_d;
 using gpu::fr_d;
 
 template <class Fd>
-struct affine_d {
-  Fd x, y;
-};
+using affine_d = ec::affine<Fd>;
 template <class Fd>
-struct xyzz_d {
-  Fd x, y, zz, zzz;
-};
-
-template <class Fd>
-__device__ __forceinline__ bool is_infinity(const affine_d<Fd>& q) {
-  return q.x.is_zero() && q.y.is_zero();
-}
-template <class Fd>
-__device__ __forceinline__ bool is_infinity(const xyzz_d<Fd>& p) {
-  return p.zz.is_zero();
-}
-template <class Fd>
-__device__ __forceinline__ xyzz_d<Fd> xyzz_infinity() {
-  return {Fd::one(), Fd::one(), Fd::zero(), Fd::zero()};
-}
-
-/// 2 q for affine q (not infinity), mdbl-2008-s-1.
-template <class Fd>
-__device__ __forceinline__ xyzz_d<Fd> dbl_affine(const affine_d<Fd>& q) {
-  const Fd u = q.y.dbl();
-  const Fd v = u.sqr();
-  const Fd w = u * v;
-  const Fd s = q.x * v;
-  const Fd x2 = q.x.sqr();
-  const Fd m = x2.dbl() + x2;
-  xyzz_d<Fd> r;
-  r.x = m.sqr() - s.dbl();
-  r.y = m * (s - r.x) - w * q.y;
-  r.zz = v;
-  r.zzz = w;
-  return r;
-}
-
-/// p + q, complete (either infinity, p == q, p == -q), madd-2008-s.
-template <class Fd>
-__device__ __forceinline__ xyzz_d<Fd> add_affine(const xyzz_d<Fd>& p, const affine_d<Fd>& q) {
-  if (is_infinity(q)) return p;
-  if (is_infinity(p)) return {q.x, q.y, Fd::one(), Fd::one()};
-  const Fd pd = q.x * p.zz - p.x;
-  const Fd rd = q.y * p.zzz - p.y;
-  if (pd.is_zero()) return rd.is_zero() ? dbl_affine(q) : xyzz_infinity<Fd>();
-  const Fd pp = pd.sqr();
-  const Fd ppp = pd * pp;
-  const Fd qq = p.x * pp;
-  xyzz_d<Fd> r;
-  r.x = rd.sqr() - ppp - qq.dbl();
-  r.y = rd * (qq - r.x) - p.y * ppp;
-  r.zz = p.zz * pp;
-  r.zzz = p.zzz * ppp;
-  return r;
-}
+using xyzz_d = ec::xyzz<Fd>;
 
 // ---- inversion ------------------------------------------------------------------
 

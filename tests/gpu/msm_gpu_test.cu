@@ -149,22 +149,28 @@ TEST(GpuMsm, EveryWindowWidth) {
   const g1_jacobian want = msm::msm<fp>(bases, scalars);
   msm::gpu_msm_context ctx;
   ctx.upload_bases(bases);
-  for (unsigned c = 2; c <= 20; ++c)
+  for (unsigned c = cuzk::gpu::tuning::msm::min_explicit_window;
+       c <= cuzk::gpu::tuning::msm::max_window; ++c)
     expect_same(ctx.run(scalars, c), want, "window " + std::to_string(c));
   // a prefix of the resident bases
   const std::span<const fr> half(scalars.data(), n / 2);
   expect_same(ctx.run(half), msm::msm<fp>(bases.first(n / 2), half), "prefix");
 }
 
-// A PoRep witness is ~98% zeros and ones: the MSM splits those off before
-// the windows (tuning::msm::split_min_terms). Both sides of the threshold,
-// with the few "big" scalars at the ends and in the middle.
-TEST(GpuMsm, BitHeavyScalarsAcrossTheSplitThreshold) {
+// A PoRep witness is ~98% zeros and ones: zero digits never reach a bucket,
+// and every scalar 1 lands in bucket 1 of window 0, which the segmented tree
+// spreads over many threads (tuning::msm::bucket_segment entries each, then
+// partial_segment partial sums per level). Sizes on both sides of one
+// segment and of one segment of segments, with the few "big" scalars at the
+// ends and in the middle.
+TEST(GpuMsm, BitHeavyScalarsAcrossSegmentSizes) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.BitHeavyScalarsAcrossTheSplitThreshold"));
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.BitHeavyScalarsAcrossSegmentSizes"));
   msm::gpu_msm_context ctx;
-  const std::size_t t = cuzk::gpu::tuning::msm::split_min_terms;
-  for (const std::size_t n : {t - 1, t, t + 1, std::size_t(1) << 20, std::size_t(1) << 22}) {
+  const std::size_t t = cuzk::gpu::tuning::msm::bucket_segment;
+  const std::size_t tt = t * cuzk::gpu::tuning::msm::partial_segment;
+  for (const std::size_t n : {t - 1, t, t + 1, 2 * tt - 1, 2 * tt + 1, std::size_t(1) << 20,
+                              std::size_t(1) << 22}) {
     const std::span<const g1_affine> bases(pool().data(), n);
     std::vector<fr> scalars(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -222,10 +228,35 @@ TEST(GpuMsm, RejectsBadArguments) {
   EXPECT_THROW(msm::msm_gpu(bases, scalars), std::invalid_argument);
   const std::vector<fr> eight(8, fr::one());
   EXPECT_THROW(msm::msm_gpu(bases, eight, {.window_bits = 1}), std::invalid_argument);
-  EXPECT_THROW(msm::msm_gpu(bases, eight, {.window_bits = 21}), std::invalid_argument);
+  EXPECT_THROW(msm::msm_gpu(bases, eight, {.window_bits = cuzk::gpu::tuning::msm::max_window + 1}),
+               std::invalid_argument);
   msm::gpu_msm_context ctx;
   ctx.upload_bases(bases.first(4));
   EXPECT_THROW(ctx.run(eight), std::invalid_argument);
+}
+
+// Linearity at 2^27 terms (the H MSM's size for a 32 GiB PoRep partition):
+// MSM(x + y) == MSM(x) + MSM(y) on the GPU alone (a CPU MSM of 2^27 terms
+// would take minutes), bases = the 2^22 pool tiled 32 times in device
+// memory (repeated bases are legal input), random scalars: every window
+// batch, the 32-bit offsets and the level count of the largest size.
+TEST(GpuMsm, LinearityAt2p27) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.LinearityAt2p27"));
+  const std::size_t n = std::size_t(1) << 27, m = pool().size();
+  auto bases = std::make_shared<cuzk::gpu::device_buffer<g1_affine>>(n);
+  for (std::size_t k = 0; k < n / m; ++k) bases->upload(pool().data(), m, nullptr, k * m);
+  std::vector<fr> x(n), y(n), sum(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x[i] = fr::random(rng);
+    y[i] = i % 3 == 0 ? fr::one() : fr::random(rng);  // ones too: the hot bucket
+    sum[i] = x[i] + y[i];
+  }
+  msm::gpu_msm_context ctx;
+  ctx.use_device_bases(bases, bases->data(), n);
+  const g1_jacobian gx = ctx.run(x), gy = ctx.run(y), gs = ctx.run(sum);
+  EXPECT_FALSE(gs.is_infinity());
+  expect_same(gs, gx + gy, "linearity at 2^27");
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 // 192 bytes, the same bytes the GPU reads, so SRS arrays copy with memcpy.
 
 #include <cuzk/ec/curve_params.hpp>
+#include <cuzk/ff/detail/host_device.hpp>
 
 namespace cuzk::ec {
 
@@ -15,19 +16,21 @@ struct affine {
   using field = F;
   F x, y;
 
-  static constexpr affine identity() { return {F::zero(), F::zero()}; }
-  static constexpr affine generator() {
+  CUZK_HD static constexpr affine identity() { return {F::zero(), F::zero()}; }
+  CUZK_HD static constexpr affine generator() {
     return {curve_params<F>::generator_x(), curve_params<F>::generator_y()};
   }
 
-  constexpr bool is_infinity() const { return x.is_zero() && y.is_zero(); }
+  CUZK_HD constexpr bool is_infinity() const { return x.is_zero() && y.is_zero(); }
   /// y^2 == x^3 + b (infinity counts as on the curve).
-  constexpr bool is_on_curve() const {
+  CUZK_HD constexpr bool is_on_curve() const {
     if (is_infinity()) return true;
     return y.sqr() == x.sqr() * x + curve_params<F>::b();
   }
-  constexpr affine operator-() const { return is_infinity() ? *this : affine{x, -y}; }
-  friend constexpr bool operator==(const affine& a, const affine& b) = default;
+  CUZK_HD constexpr affine operator-() const { return is_infinity() ? *this : affine{x, -y}; }
+  CUZK_HD friend constexpr bool operator==(const affine& a, const affine& b) {
+    return a.x == b.x && a.y == b.y;
+  }
 };
 
 }  // namespace cuzk::ec

@@ -31,6 +31,7 @@
 #include <cuzk/ec/jacobian.hpp>
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/ff/fp2.hpp>
+#include <cuzk/ff/detail/host_device.hpp>
 
 namespace cuzk::ec {
 
@@ -41,25 +42,25 @@ struct xyzz {
   using jacobian_type = jacobian<F>;
   F x, y, zz, zzz;
 
-  static constexpr xyzz identity() { return {F::one(), F::one(), F::zero(), F::zero()}; }
-  static constexpr xyzz generator() { return from_affine(affine_type::generator()); }
+  CUZK_HD static constexpr xyzz identity() { return {F::one(), F::one(), F::zero(), F::zero()}; }
+  CUZK_HD static constexpr xyzz generator() { return from_affine(affine_type::generator()); }
 
-  static constexpr xyzz from_affine(const affine_type& p) {
+  CUZK_HD static constexpr xyzz from_affine(const affine_type& p) {
     if (p.is_infinity()) return identity();
     return {p.x, p.y, F::one(), F::one()};
   }
   /// (X, Y, Z) -> (X, Y, Z^2, Z^3): 1M + 1S.
-  static constexpr xyzz from_jacobian(const jacobian_type& p) {
+  CUZK_HD static constexpr xyzz from_jacobian(const jacobian_type& p) {
     if (p.is_infinity()) return identity();
     const F z2 = p.z.sqr();
     return {p.x, p.y, z2, z2 * p.z};
   }
 
-  constexpr bool is_infinity() const { return zz.is_zero(); }
+  CUZK_HD constexpr bool is_infinity() const { return zz.is_zero(); }
 
   /// Jacobian (X', Y', Z'), 5M + 1S, with Z' = ZZ*ZZZ, X' = X*ZZ*ZZZ^2, Y' = Y*ZZ^3*ZZZ^2:
   /// X'/Z'^2 = X/ZZ and Y'/Z'^3 = Y/ZZZ without assuming ZZ^3 = ZZZ^2.
-  constexpr jacobian_type to_jacobian() const {
+  CUZK_HD constexpr jacobian_type to_jacobian() const {
     if (is_infinity()) return jacobian_type::identity();
     const F z = zz * zzz;
     const F z2 = z.sqr();
@@ -67,14 +68,14 @@ struct xyzz {
   }
 
   /// 1/ZZ = ZZZ / (ZZ*ZZZ), 1/ZZZ = ZZ / (ZZ*ZZZ): one inversion.
-  affine_type to_affine() const {
+  CUZK_HD affine_type to_affine() const {
     if (is_infinity()) return affine_type::identity();
     const F inv = (zz * zzz).inverse();
     return {x * zzz * inv, y * zz * inv};
   }
 
   /// Y^2 ZZ^3 == X^3 ZZZ^2 + b ZZ^3 ZZZ^2 (x = X/ZZ, y = Y/ZZZ cleared).
-  constexpr bool is_on_curve() const {
+  CUZK_HD constexpr bool is_on_curve() const {
     if (is_infinity()) return true;
     const F zz3 = zz.sqr() * zz;
     const F zzz2 = zzz.sqr();
@@ -82,15 +83,15 @@ struct xyzz {
   }
 
   /// Equality of the represented points: X1 ZZ2 == X2 ZZ1 and Y1 ZZZ2 == Y2 ZZZ1.
-  friend constexpr bool operator==(const xyzz& p, const xyzz& q) {
+  CUZK_HD friend constexpr bool operator==(const xyzz& p, const xyzz& q) {
     if (p.is_infinity() || q.is_infinity()) return p.is_infinity() && q.is_infinity();
     return p.x * q.zz == q.x * p.zz && p.y * q.zzz == q.y * p.zzz;
   }
 
-  constexpr xyzz operator-() const { return {x, -y, zz, zzz}; }
+  CUZK_HD constexpr xyzz operator-() const { return {x, -y, zz, zzz}; }
 
   /// dbl-2008-s-1 (a = 0), 6M + 3S.
-  constexpr xyzz dbl() const {
+  CUZK_HD constexpr xyzz dbl() const {
     if (is_infinity()) return *this;
     const F u = y.dbl();
     const F v = u.sqr();
@@ -107,7 +108,7 @@ struct xyzz {
   }
 
   /// mdbl-2008-s-1: 2 * q for affine q, 4M + 3S.
-  static constexpr xyzz dbl_affine(const affine_type& q) {
+  CUZK_HD static constexpr xyzz dbl_affine(const affine_type& q) {
     if (q.is_infinity()) return identity();
     const F u = q.y.dbl();
     const F v = u.sqr();
@@ -125,7 +126,7 @@ struct xyzz {
 
   /// add-2008-s, 12M + 2S. Precondition: neither operand is infinity and
   /// p != +-q (otherwise the result is garbage with ZZ = 0).
-  static constexpr xyzz add_unchecked(const xyzz& p, const xyzz& q) {
+  CUZK_HD static constexpr xyzz add_unchecked(const xyzz& p, const xyzz& q) {
     const F u1 = p.x * q.zz;
     const F u2 = q.x * p.zz;
     const F s1 = p.y * q.zzz;
@@ -134,7 +135,7 @@ struct xyzz {
   }
 
   /// Complete addition (infinity, P == Q, P == -Q handled).
-  friend constexpr xyzz operator+(const xyzz& p, const xyzz& q) {
+  CUZK_HD friend constexpr xyzz operator+(const xyzz& p, const xyzz& q) {
     if (p.is_infinity()) return q;
     if (q.is_infinity()) return p;
     const F u1 = p.x * q.zz;
@@ -149,14 +150,14 @@ struct xyzz {
 
   /// madd-2008-s, 8M + 2S. Precondition: neither operand is infinity and
   /// *this != +-q.
-  constexpr xyzz add_affine_unchecked(const affine_type& q) const {
+  CUZK_HD constexpr xyzz add_affine_unchecked(const affine_type& q) const {
     const F u2 = q.x * zz;
     const F s2 = q.y * zzz;
     return finish_madd(u2 - x, s2 - y);
   }
 
   /// Complete mixed addition: the bucket accumulate step.
-  constexpr xyzz add_affine(const affine_type& q) const {
+  CUZK_HD constexpr xyzz add_affine(const affine_type& q) const {
     if (q.is_infinity()) return *this;
     if (is_infinity()) return from_affine(q);
     const F u2 = q.x * zz;
@@ -167,14 +168,14 @@ struct xyzz {
     return finish_madd(pd, rd);
   }
 
-  friend constexpr xyzz operator-(const xyzz& p, const xyzz& q) { return p + (-q); }
-  constexpr xyzz& operator+=(const xyzz& q) { return *this = *this + q; }
-  constexpr xyzz& operator+=(const affine_type& q) { return *this = add_affine(q); }
-  constexpr xyzz& operator-=(const affine_type& q) { return *this = add_affine(-q); }
+  CUZK_HD friend constexpr xyzz operator-(const xyzz& p, const xyzz& q) { return p + (-q); }
+  CUZK_HD constexpr xyzz& operator+=(const xyzz& q) { return *this = *this + q; }
+  CUZK_HD constexpr xyzz& operator+=(const affine_type& q) { return *this = add_affine(q); }
+  CUZK_HD constexpr xyzz& operator-=(const affine_type& q) { return *this = add_affine(-q); }
 
  private:
   // Shared tail of add-2008-s: |pd| = U2 - U1, |rd| = S2 - S1.
-  static constexpr xyzz finish_add(const xyzz& p, const xyzz& q, const F& u1, const F& s1,
+  CUZK_HD static constexpr xyzz finish_add(const xyzz& p, const xyzz& q, const F& u1, const F& s1,
                                    const F& pd, const F& rd) {
     const F pp = pd.sqr();
     const F ppp = pd * pp;
@@ -187,7 +188,7 @@ struct xyzz {
     return r;
   }
   // Shared tail of madd-2008-s: |pd| = U2 - X1, |rd| = S2 - Y1.
-  constexpr xyzz finish_madd(const F& pd, const F& rd) const {
+  CUZK_HD constexpr xyzz finish_madd(const F& pd, const F& rd) const {
     const F pp = pd.sqr();
     const F ppp = pd * pp;
     const F qq = x * pp;

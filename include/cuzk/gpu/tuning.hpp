@@ -10,13 +10,9 @@
 // one H200 (sm_90, 132 SMs), medians of 10 after 2 warm-ups:
 //   NTT (lg_tile 10, 3 passes at 2^26): ntt 2^20 0.45 ms, 2^24 8.1 ms,
 //     2^26 35.1 ms; compute_h 2^24 62 ms, 2^26 269 ms.
-//   MSM G1 (default window lg n - 3 capped at 17, host wall clock incl. the
-//     scalar upload from pageable memory): points_per_thread 64: 2^20 50 ms,
-//     2^24 339 ms; points_per_thread 16: 2^20 45 ms, 2^24 317 ms.
-//   Window sweep at 2^24, scalars resident (bench/RESULTS.md, 2026-11-29):
-//     G1 c = 16, 17, 18 within 1% (248-250 ms), c = 14: 292, c = 20: 283;
-//     G2 best at c = 19 (1549 ms), c = 17: 1583 (2% slower), c = 16: 1609.
-//     So the default stays lg n - 3 capped at 17 until 2^25+ is swept.
+//   MSM: the counting-sort pipeline of 2026-12-01 (src/cuda/msm.cu); its
+//     window and segment sweeps are in bench/RESULTS.md. (The radix-sort
+//     pipeline before it measured c = 16-18 within 1% at 2^24.)
 
 #include <cstddef>
 #include <cstdint>
@@ -40,29 +36,37 @@ static_assert(ntt::lg_tile >= 2 && ntt::lg_tile <= 11, "tile must fit 64 KiB of 
 static_assert(is_pow2(ntt::threads_per_tile) && ntt::threads_per_tile <= 1024);
 static_assert(is_pow2(ntt::pointwise_threads) && ntt::pointwise_threads <= 1024);
 
-/// MSM (G1 Pippenger, signed windows, XYZZ buckets).
+/// MSM (G1 and G2 Pippenger, signed windows, XYZZ buckets; src/cuda/msm.cu).
 struct msm {
-  /// Window width range; the default width is picked from the term count.
+  /// Window widths: the default is picked from the term count
+  /// (gpu_default_window_bits), an explicit width may be any in
+  /// [min_explicit_window, max_window].
   static constexpr unsigned min_window = 8;
-  static constexpr unsigned max_window = 17;
-  /// Threads per block of the digit, accumulation and reduction kernels.
+  static constexpr unsigned min_explicit_window = 2;
+  static constexpr unsigned max_window = 24;
+  /// Threads per block of the digit, accumulation and window-sum kernels.
   static constexpr unsigned digit_threads = 256;
   static constexpr unsigned accumulate_threads = 128;
   static constexpr unsigned reduce_threads = 128;
-  /// Points (and, at later levels, partial sums) one thread adds before its
-  /// sum is combined with the other segments of its bucket: buckets with
-  /// more points are split across threads (load balance for 0/1-heavy
-  /// witnesses and duplicated scalars), and smaller segments mean more
-  /// threads per window (at 2^20 terms, 64 gave ~4 warps per SM).
-  static constexpr unsigned points_per_thread = 16;
-  /// From this many terms on, scalars equal to 0 or 1 are split off before
-  /// the windows (see msm.cu): below it the extra pass and the host round
-  /// trip for the counts cost more than the sorts they save.
-  static constexpr std::size_t split_min_terms = std::size_t(1) << 14;
+  /// Resident blocks per SM asked of the G1 level-0 kernel (its register
+  /// cap: 65536 / (accumulate_threads * this)).
+  static constexpr unsigned accumulate_min_blocks_g1 = 4;
+  /// Entries one thread adds into a bucket's sum at level 0 (mixed
+  /// additions): above the mean bucket size of the default windows (~16-32
+  /// at c = lg n - 4), so a random-scalar bucket is one thread's, while a
+  /// bucket holding most of the terms (the ones of a 0/1 witness,
+  /// duplicated scalars) is spread over many threads.
+  static constexpr unsigned bucket_segment = 256;
+  /// Partial sums one thread adds at each later level (XYZZ additions).
+  static constexpr unsigned partial_segment = 32;
+  /// Scratch bound per batch of windows: windows are processed in as few
+  /// batches as keep entries, buckets and partial sums under this.
+  static constexpr std::size_t batch_bytes = std::size_t(4) << 30;
 };
 static_assert(msm::min_window >= 2 && msm::max_window <= 24 && msm::min_window <= msm::max_window);
+static_assert(msm::min_explicit_window >= 2 && msm::min_explicit_window <= msm::min_window);
 static_assert(is_pow2(msm::digit_threads) && is_pow2(msm::accumulate_threads) &&
-              is_pow2(msm::reduce_threads));
-static_assert(msm::points_per_thread >= 1);
+              is_pow2(msm::reduce_threads) && msm::digit_threads % 32 == 0);
+static_assert(msm::bucket_segment >= 2 && msm::partial_segment >= 2);
 
 }  // namespace cuzk::gpu::tuning

@@ -5,34 +5,37 @@
 // cuzk::msm::msm on the CPU (as group elements; compare jacobian points with
 // ==).
 //
-// Method (src/cuda/msm.cu): Pippenger with signed c-bit windows. Per window:
-// digits in [-(2^(c-1) - 1), 2^(c-1)] (a digit above 2^(c-1) borrows from the
-// next window; ceil(256/c) windows absorb the last borrow since r < 2^255);
-// (|digit|, point index | sign << 31) pairs sorted by CUB radix sort; runs of
-// equal |digit| (buckets) found by CUB run-length encoding; each bucket summed
-// in XYZZ coordinates by a segmented tree reduction (threads sum at most
-// tuning::msm::points_per_thread points, then partial sums of one bucket are
-// summed again), so a bucket holding most of the points (0/1 witnesses,
-// duplicated scalars) does not serialise on one thread. Digit 0 is never
-// summed, so zero scalars cost only their sort slot; scalars equal to 1 all
-// land in bucket 1 of window 0 and are summed by the segmented tree. Buckets
-// are then reduced per window with per-thread running sums over chunks of
-// buckets plus a shared-memory tree, and the host combines the per-block
-// sums and the windows (Horner with c doublings per window).
+// Method (src/cuda/msm.cu): Pippenger with signed c-bit windows, every
+// window at once (or in a few batches when memory is short): digits in
+// [-(2^(c-1) - 1), 2^(c-1)] (a digit above 2^(c-1) borrows from the next
+// window; ceil(256/c) windows absorb the last borrow since r < 2^255), all
+// windows' digits computed in one pass over the scalars and grouped by
+// bucket with a counting sort (atomic counters, one scan, a scatter pass);
+// zero digits are dropped there, so zero scalars cost one read and scalars
+// equal to 1 cost one mixed addition each. Each bucket is summed in XYZZ
+// coordinates by a segmented tree (a thread sums at most
+// tuning::msm::bucket_segment entries, partial sums of one bucket are summed
+// again in groups of tuning::msm::partial_segment), so a bucket holding most
+// of the points (0/1 witnesses, duplicated scalars) does not serialise on one
+// thread. Buckets are reduced per window by running sums over chunks of
+// buckets plus a shared-memory tree; the host combines the per-block sums and
+// the windows (Horner with c doublings per window) after one download.
 // Infinity bases (x = y = 0) and zero scalars contribute nothing.
 //
 // Memory on the device: bases 96 n (G1) / 192 n (G2) bytes, kept by the
 // context; scratch in a gpu_msm_workspace, which several contexts of one
 // device may share (a prover's A, B, L, H MSMs run one after the other on the
-// same scratch): scalars 32 n, sort keys/values 16 n + CUB scratch, partial
-// sums 2 x X n / G (X = 192 for G1, 384 for G2, G =
-// tuning::msm::points_per_thread), buckets X 2^(c-1) ceil(256/c): see
-// gpu_msm_scratch_bytes. The workspace grows to the largest call and keeps
-// its memory until release().
+// same scratch): scalars 32 n (host scalars only), per batch of windows 4 n
+// bytes of entries per window, buckets X 2^(c-1) per window (X = 192 for G1,
+// 384 for G2), partial sums <= 2 X n / bucket_segment per window, seven
+// 32-bit arrays per bucket; batches are sized to tuning::msm::batch_bytes
+// (gpu_msm_scratch_bytes gives the total). The workspace grows to the
+// largest call and keeps its memory until release().
 // Threads: a context (and a workspace) serves one call at a time; callers
 // serialise (the Groth16 GPU prover holds its per-GPU lock).
 // Errors: std::invalid_argument on size mismatch or a window outside
-// [2, 20]; cuzk::gpu::cuda_error on any CUDA failure (including no device).
+// [tuning::msm::min_explicit_window, tuning::msm::max_window] = [2, 24];
+// cuzk::gpu::cuda_error on any CUDA failure (including no device).
 
 #include <cstddef>
 #include <memory>

@@ -14,19 +14,13 @@
 // Cost: ~8 M per point + (one inversion) / K.
 // F needs one(), is_zero() and *; |inv| returns 1/a for a non-zero a.
 
-#if defined(__CUDACC__)
-#define CUZK_BATCH_AFFINE_HD __host__ __device__ __forceinline__
-#else
-#define CUZK_BATCH_AFFINE_HD inline
-#endif
+#include <cuzk/ff/detail/host_device.hpp>
 
 namespace cuzk::ec::detail {
 
-#if defined(__CUDACC__)
-#pragma nv_exec_check_disable
-#endif
+CUZK_HD_TEMPLATE
 template <class F, class P>
-CUZK_BATCH_AFFINE_HD void xyzz_fraction(const P& p, F& px, F& py, F& d) {
+CUZK_HD_ATTR void xyzz_fraction(const P& p, F& px, F& py, F& d) {
   px = p.x * p.zzz;
   py = p.y * p.zz;
   d = p.zz * p.zzz;
@@ -34,11 +28,9 @@ CUZK_BATCH_AFFINE_HD void xyzz_fraction(const P& p, F& px, F& py, F& d) {
 
 /// In: px, py, d of K points (xyzz_fraction); out: px, py = the affine x, y.
 /// |prefix| is scratch of K elements; d is overwritten with 1/d.
-#if defined(__CUDACC__)
-#pragma nv_exec_check_disable
-#endif
+CUZK_HD_TEMPLATE
 template <int K, class F, class Inv>
-CUZK_BATCH_AFFINE_HD void finish_affine(F* px, F* py, F* d, F* prefix, Inv inv) {
+CUZK_HD_ATTR void finish_affine(F* px, F* py, F* d, F* prefix, Inv inv) {
   F acc = F::one();
   for (int i = 0; i < K; ++i) {
     prefix[i] = acc;

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The kernels of the GPU Pippenger MSM (src/cuda/msm.cu drives them; the
+// method and its costs are in the comment at the top of msm.cu). One
+// template over the device field: gpu::fp_d for G1, gpu::fp2_d for G2. The
+// point formulas are ec/xyzz.hpp's, the same code the host runs.
+// Included by msm.cu only.
+
+#include <cstdint>
+#include <type_traits>
+
+#include <cuzk/ec/affine.hpp>
+#include <cuzk/ec/xyzz.hpp>
+#include <cuzk/ff/detail/cuda_arith.cuh>
+#include <cuzk/ff/detail/cuda_fp2.cuh>
+#include <cuzk/gpu/tuning.hpp>
+
+namespace cuzk::msm::detail {
+
+using gpu::fp_d;
+using gpu::fr_d;
+using tune = gpu::tuning::msm;
+
+template <class Fd>
+using affine_d = ec::affine<Fd>;
+template <class Fd>
+using xyzz_d = ec::xyzz<Fd>;
+
+/// Entry of the sorted term lists: the term's index, bit 31 set when its
+/// digit is negative (the base is negated when it is added).
+inline constexpr std::uint32_t sign_bit = 0x80000000u;
+inline constexpr unsigned full_mask = 0xffffffffu;
+
+// ---- points -----------------------------------------------------------------------
+
+// G1 additions are inlined everywhere (registers, no calls). A G2 addition
+// is ~25 k instructions: inlined only in the level-0 loop, which does nearly
+// every addition of an MSM; elsewhere one out-of-line copy per kernel keeps
+// the translation unit's compile time in minutes.
+template <class Fd>
+__device__ __noinline__ xyzz_d<Fd> add_call(const xyzz_d<Fd>& p, const xyzz_d<Fd>& q) {
+  return p + q;
+}
+template <class Fd>
+__device__ __noinline__ xyzz_d<Fd> dbl_call(const xyzz_d<Fd>& p) {
+  return p.dbl();
+}
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> add(const xyzz_d<Fd>& p, const xyzz_d<Fd>& q) {
+  if constexpr (std::is_same_v<Fd, fp_d>) return p + q;
+  else return add_call(p, q);
+}
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> dbl(const xyzz_d<Fd>& p) {
+  if constexpr (std::is_same_v<Fd, fp_d>) return p.dbl();
+  else return dbl_call(p);
+}
+/// Device zero bytes: ZZ = 0 is the point at infinity (is_infinity tests ZZ).
+template <class Fd>
+__device__ __forceinline__ xyzz_d<Fd> infinity() {
+  xyzz_d<Fd> r;
+  r.x = Fd::zero(), r.y = Fd::zero(), r.zz = Fd::zero(), r.zzz = Fd::zero();
+  return r;
+}
+
+/// k * p for k < 2^32 (double-and-add from the top bit).
+template <class Fd>
+__device__ xyzz_d<Fd> mul_small(const xyzz_d<Fd>& p, std::uint32_t k) {
+  xyzz_d<Fd> r = infinity<Fd>();
+  if (k == 0) return r;
+  for (int bit = 31 - __clz(k); bit >= 0; --bit) {
+    r = dbl(r);
+    if ((k >> bit) & 1) r = add(r, p);
+  }
+  return r;
+}
+
+// 16-byte vector copies of whole structures (device arrays are 16-byte
+// aligned and every point size is a multiple of 16).
+template <class T>
+__device__ __forceinline__ T load16(const T* p) {
+  static_assert(sizeof(T) % 16 == 0);
+  T r;
+  const uint4* s = reinterpret_cast<const uint4*>(p);
+  uint4* d = reinterpret_cast<uint4*>(&r);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = __ldg(s + i);
+  return r;
+}
+template <class T>
+__device__ __forceinline__ void store16(T* p, const T& v) {
+  static_assert(sizeof(T) % 16 == 0);
+  const uint4* s = reinterpret_cast<const uint4*>(&v);
+  uint4* d = reinterpret_cast<uint4*>(p);
+#pragma unroll
+  for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = s[i];
+}
+
+// ---- digits -------------------------------------------------------------------------
+
+/// Bits [bit, bit + c) of the 256-bit canonical scalar |s| (c <= 31).
+__device__ __forceinline__ std::uint32_t window_bits_at(const std::uint32_t* s, unsigned bit,
+                                                        unsigned c) {
+  const unsigned word = bit / 32, sh = bit % 32;
+  if (word >= 8) return 0;
+  std::uint64_t v = s[word];
+  if (word + 1 < 8) v |= std::uint64_t(s[word + 1]) << 32;
+  return std::uint32_t(v >> sh) & ((1u << c) - 1);
+}
+
+/// What one batch of windows works on: windows [w_first, w_first + w_count)
+/// of c bits, B = 2^(c-1) buckets each; bucket key (w - w_first) * B + |d| - 1.
+struct batch_view {
+  const fr_d* scalars;  // Montgomery form, as the caller holds them
+  std::uint32_t n;
+  unsigned c, w_first, w_count;
+};
+
+/// Calls |emit(key, negative)| for every non-zero signed digit of term |i|
+/// in the batch's windows (|valid| false: no digits, but the warp-wide
+/// collectives inside |emit| still see this lane). Digits are in
+/// [-(2^(c-1) - 1), 2^(c-1)]: a window value above 2^(c-1) becomes
+/// value - 2^c and carries one into the next window.
+template <class Emit>
+__device__ __forceinline__ void for_each_digit(const batch_view& bv, std::uint32_t i, bool valid,
+                                               Emit&& emit) {
+  fr_d k = fr_d::zero();
+  if (valid) {
+    fr_d one_raw = fr_d::zero();
+    one_raw.l[0] = 1;
+    k = bv.scalars[i] * one_raw;  // canonical
+  }
+  const std::int32_t half = std::int32_t(1) << (bv.c - 1);
+  const std::uint32_t buckets = 1u << (bv.c - 1);
+  std::int32_t carry = 0;
+  for (unsigned w = 0; w < bv.w_first + bv.w_count; ++w) {
+    std::int32_t d = std::int32_t(window_bits_at(k.l, w * bv.c, bv.c)) + carry;
+    carry = 0;
+    if (d > half) {
+      d -= std::int32_t(1) << bv.c;
+      carry = 1;
+    }
+    if (w < bv.w_first) continue;
+    const std::uint32_t mag = std::uint32_t(d < 0 ? -d : d);
+    emit(d != 0, (w - bv.w_first) * buckets + mag - 1, d < 0);
+  }
+}
+
+/// Lanes of this warp below this one.
+__device__ __forceinline__ unsigned lanes_below() {
+  unsigned m;
+  asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
+  return m;
+}
+
+/// cnt[key] += 1 for every non-zero digit. Lanes of a warp that hit the same
+/// bucket (duplicated scalars, scalars equal to 1) are merged into one atomic.
+__global__ void __launch_bounds__(tune::digit_threads)
+    count_digits_kernel(batch_view bv, std::uint32_t* __restrict__ cnt) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  for_each_digit(bv, i, i < bv.n, [&](bool nz, std::uint32_t key, bool) {
+    const unsigned active = __ballot_sync(full_mask, nz);
+    if (!nz) return;
+    const unsigned peers = __match_any_sync(active, key);
+    if ((peers & lanes_below()) == 0) atomicAdd(cnt + key, __popc(peers));
+  });
+}
+
+/// Writes each non-zero digit's entry into its bucket's range of |entries|:
+/// off[key] + a slot taken by counting cnt[key] down (cnt holds the counts
+/// on entry and zeros on exit). Order inside a bucket is arbitrary; sums are
+/// exact group elements, so results do not depend on it.
+__global__ void __launch_bounds__(tune::digit_threads)
+    scatter_digits_kernel(batch_view bv, const std::uint32_t* __restrict__ off,
+                          std::uint32_t* __restrict__ cnt, std::uint32_t* __restrict__ entries) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned lane = threadIdx.x % 32;
+  for_each_digit(bv, i, i < bv.n, [&](bool nz, std::uint32_t key, bool neg) {
+    const unsigned active = __ballot_sync(full_mask, nz);
+    if (!nz) return;
+    const unsigned peers = __match_any_sync(active, key);
+    const unsigned leader = __ffs(peers) - 1;
+    const unsigned k = __popc(peers);
+    std::uint32_t top = 0;
+    if (lane == leader) top = atomicSub(cnt + key, k);
+    top = __shfl_sync(peers, top, leader);
+    const std::uint32_t slot = top - k + __popc(peers & lanes_below());
+    entries[off[key] + slot] = i | (neg ? sign_bit : 0u);
+  });
+}
+
+// ---- bucket sums: a segmented tree ---------------------------------------------------
+
+/// For every bucket b < nb with size = off[b+1] - off[b] at this level:
+/// nseg[b] = ceil(size / cap) threads sum it; npart[b] = nseg[b] when that is
+/// more than one (those sums go to the next level), else 0. Entry nb of both
+/// is 0, so exclusive scans over nb + 1 entries end with the totals.
+__global__ void segments_kernel(const std::uint32_t* __restrict__ off, std::uint32_t nb,
+                                std::uint32_t cap, std::uint32_t* __restrict__ nseg,
+                                std::uint32_t* __restrict__ npart) {
+  const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b > nb) return;
+  std::uint32_t ns = 0;
+  if (b < nb) ns = (off[b + 1] - off[b] + cap - 1) / cap;
+  nseg[b] = ns;
+  npart[b] = ns > 1 ? ns : 0;
+}
+
+/// The bucket whose segment range [seg_off[b], seg_off[b+1]) holds s: the
+/// last b with seg_off[b] <= s (empty buckets repeat an offset).
+__device__ __forceinline__ std::uint32_t find_bucket(const std::uint32_t* seg_off,
+                                                     std::uint32_t nb, std::uint32_t s) {
+  std::uint32_t lo = 0, hi = nb;  // seg_off[lo] <= s < seg_off[hi]
+  while (hi - lo > 1) {
+    const std::uint32_t mid = (lo + hi) / 2;
+    if (seg_off[mid] <= s) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/// Level-0 segments ordered by length, longest first: key cap - length and
+/// value s for every segment s < total; slots up to |bound| get a key that
+/// sorts after every real one (the sort runs over the host-known bound).
+/// With buckets of Poisson-distributed sizes (random scalars), a warp of
+/// segments in bucket order waits for its longest one (~73% efficiency at a
+/// mean of 32); in length order its lanes do nearly equal work.
+__global__ void segment_keys_kernel(const std::uint32_t* __restrict__ off,
+                                    const std::uint32_t* __restrict__ seg_off, std::uint32_t nb,
+                                    std::uint32_t cap, std::uint32_t bound,
+                                    std::uint32_t* __restrict__ keys,
+                                    std::uint32_t* __restrict__ vals) {
+  const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= bound) return;
+  std::uint32_t key = cap + 1;
+  if (s < seg_off[nb]) {
+    const std::uint32_t b = find_bucket(seg_off, nb, s);
+    const std::uint32_t j = s - seg_off[b];
+    key = cap - min(cap, off[b + 1] - off[b] - j * cap);
+  }
+  keys[s] = key;
+  vals[s] = s;
+}
+
+/// One level's bookkeeping (all arrays of nb + 1 entries).
+struct level_view {
+  const std::uint32_t* off;       // where bucket b's inputs start
+  const std::uint32_t* seg_off;   // its first segment
+  const std::uint32_t* part_off;  // where its partial sums go (multi-segment buckets)
+  std::uint32_t nb, cap;
+};
+
+/// Segment s of bucket b sums inputs [off[b] + j cap, min(off[b] + (j+1) cap,
+/// off[b+1])) with j = s - seg_off[b]; the sum is the bucket's when b has one
+/// segment (written to buckets[b]), else a partial for the next level.
+/// Level 0: the inputs are entries (term index | sign) of affine bases, summed
+/// by mixed additions; the loop that does nearly all of an MSM's work. Thread
+/// tid takes segment order[tid] (segment_keys_kernel, sorted).
+/// Launch bounds: G1 asks for tune::accumulate_min_blocks blocks per SM
+/// (a register cap: 155 registers unbounded gave 3 blocks of 128 threads);
+/// G2 needs every register it can get.
+template <class Fd>
+inline constexpr unsigned accumulate_min_blocks =
+    std::is_same_v<Fd, fp_d> ? tune::accumulate_min_blocks_g1 : 1;
+
+template <class Fd>
+__global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_blocks<Fd>)
+    accumulate_points_kernel(const affine_d<Fd>* __restrict__ bases,
+                             const std::uint32_t* __restrict__ entries,
+                             const std::uint32_t* __restrict__ order, std::uint32_t bound,
+                             level_view lv, xyzz_d<Fd>* __restrict__ buckets,
+                             xyzz_d<Fd>* __restrict__ parts) {
+  const std::uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid >= bound) return;
+  const std::uint32_t s = order[tid];  // segments longest first
+  if (s >= lv.seg_off[lv.nb]) return;
+  const std::uint32_t b = find_bucket(lv.seg_off, lv.nb, s);
+  const std::uint32_t j = s - lv.seg_off[b];
+  const std::uint32_t begin = lv.off[b] + j * lv.cap;
+  const std::uint32_t end = min(begin + lv.cap, lv.off[b + 1]);
+  xyzz_d<Fd> acc = infinity<Fd>();
+  for (std::uint32_t t = begin; t < end; ++t) {
+    const std::uint32_t v = entries[t];
+    affine_d<Fd> q = load16(bases + (v & ~sign_bit));
+    if (v & sign_bit) q.y = -q.y;
+    acc = acc.add_affine(q);  // inlined for G2 too
+  }
+  if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, acc);
+  else store16(parts + lv.part_off[b] + j, acc);
+}
+
+/// Levels >= 1: the same over the previous level's partial sums.
+template <class Fd>
+__global__ void __launch_bounds__(tune::accumulate_threads)
+    accumulate_sums_kernel(const xyzz_d<Fd>* __restrict__ in, level_view lv,
+                           xyzz_d<Fd>* __restrict__ buckets, xyzz_d<Fd>* __restrict__ parts) {
+  const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= lv.seg_off[lv.nb]) return;
+  const std::uint32_t b = find_bucket(lv.seg_off, lv.nb, s);
+  const std::uint32_t j = s - lv.seg_off[b];
+  const std::uint32_t begin = lv.off[b] + j * lv.cap;
+  const std::uint32_t end = min(begin + lv.cap, lv.off[b + 1]);
+  xyzz_d<Fd> acc = load16(in + begin);
+  for (std::uint32_t t = begin + 1; t < end; ++t) acc = add(acc, load16(in + t));
+  if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, acc);
+  else store16(parts + lv.part_off[b] + j, acc);
+}
+
+// ---- window sums ---------------------------------------------------------------------
+
+/// sum_d d * S_d over each window's buckets (S_d at position d - 1). Grid
+/// (blocks per window, windows) of RT threads; thread t of a window owns
+/// L = 2^lg_l consecutive buckets, d_lo = first + 1 .. first + L, and forms
+/// sum (d - d_lo + 1) S_d by running sums from the top (2L additions) plus
+/// first * sum S_d (double-and-add); a shared-memory tree sums each block.
+/// RT * sizeof(xyzz) bytes of shared memory.
+template <class Fd>
+__global__ void __launch_bounds__(tune::reduce_threads)
+    reduce_buckets_kernel(const xyzz_d<Fd>* __restrict__ buckets, unsigned lg_b, unsigned lg_l,
+                          xyzz_d<Fd>* __restrict__ block_sums) {
+  extern __shared__ uint4 smem_raw[];
+  xyzz_d<Fd>* sh = reinterpret_cast<xyzz_d<Fd>*>(smem_raw);
+  const unsigned w = blockIdx.y;
+  const std::uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
+  const std::uint32_t first = chunk << lg_l;
+  const xyzz_d<Fd>* bw = buckets + (std::size_t(w) << lg_b);
+  xyzz_d<Fd> running = infinity<Fd>(), acc = infinity<Fd>();
+  for (std::uint32_t p = first + (1u << lg_l); p-- > first;) {
+    running = add(running, load16(bw + p));
+    acc = add(acc, running);
+  }
+  acc = add(acc, mul_small(running, first));
+  sh[threadIdx.x] = acc;
+  __syncthreads();
+  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) sh[threadIdx.x] = add(sh[threadIdx.x], sh[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) block_sums[std::size_t(w) * gridDim.x + blockIdx.x] = sh[0];
+}
+
+}  // namespace cuzk::msm::detail
