@@ -150,42 +150,89 @@ __device__ __constant__ const words<2 * P::n_limbs> d_one = one32<P>;
 
 // ---- limb routines ------------------------------------------------------------
 
+/// x += p * m over the even words of p (products at word pairs (j, j+1), j
+/// even) and y += p * m over the odd ones (at (j-1, j) of y), the carry of
+/// the x chain into y's top word: one Montgomery step of mul_mont.
+template <int W>
+__device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y,
+                                          const std::uint32_t* p, std::uint32_t m) {
+  x[0] = mad_lo_cc(p[0], m, x[0]);
+  x[1] = madc_hi_cc(p[0], m, x[1]);
+#pragma unroll
+  for (int j = 2; j < W; j += 2) {
+    x[j] = madc_lo_cc(p[j], m, x[j]);
+    x[j + 1] = madc_hi_cc(p[j], m, x[j + 1]);
+  }
+  y[W - 1] = addc(y[W - 1], 0);
+  y[0] = mad_lo_cc(p[1], m, y[0]);
+  y[1] = madc_hi_cc(p[1], m, y[1]);
+#pragma unroll
+  for (int j = 3; j < W - 1; j += 2) {
+    y[j - 1] = madc_lo_cc(p[j], m, y[j - 1]);
+    y[j] = madc_hi_cc(p[j], m, y[j]);
+  }
+  y[W - 2] = madc_lo_cc(p[W - 1], m, y[W - 2]);
+  y[W - 1] = madc_hi(p[W - 1], m, y[W - 1]);
+}
+
 /// r = a * b / R mod p. r may alias a or b.
+/// CIOS with the running sum split in two word arrays, T = x + 2^32 y: the
+/// products of the even words of a (and of p) go to x as (lo, hi) pairs at
+/// words (j, j+1), those of the odd words to y at (j-1, j), so every carry
+/// chain pairs the lo and hi halves of one product (ptxas fuses such a pair
+/// into one wide multiply-add with carry in and out; chains of all-lo or
+/// all-hi halves cost an extra add per product). After each step x[0] = 0
+/// and T / 2^32 = y + x[1] + 2^32 (x[2] ..): y becomes the next x (x[1]
+/// added into its low word, the carry flowing into the next chain at the
+/// same weight) and x shifted down two words becomes the next y, the shift
+/// done by the multiply chain that refills it. The two arrays swap roles
+/// every step (register renaming once unrolled).
+/// Invariants: a, b < p < 2^(32W - 1); T < 2p after every step, so
+/// T + a b_i + m p < 2^(32(W+1)): y's top word never carries out.
 template <int W>
 __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a,
                                          const std::uint32_t* b, const std::uint32_t* p,
                                          std::uint32_t n0) {
-  std::uint32_t t[W + 1];
+  static_assert(W % 2 == 0 && W >= 4);
+  std::uint32_t u[W], v[W];
+  // step 0: x = a_even b_0, y = a_odd b_0 (independent products, no carries)
 #pragma unroll
-  for (int j = 0; j <= W; ++j) t[j] = 0;
-#pragma unroll
-  for (int i = 0; i < W; ++i) {
-    const std::uint32_t bi = b[i];
-    // t += lo(a * bi)
-    t[0] = mad_lo_cc(a[0], bi, t[0]);
-#pragma unroll
-    for (int j = 1; j < W; ++j) t[j] = madc_lo_cc(a[j], bi, t[j]);
-    t[W] = addc(t[W], 0);
-    // t += hi(a * bi) << 32
-    t[1] = mad_hi_cc(a[0], bi, t[1]);
-#pragma unroll
-    for (int j = 1; j < W - 1; ++j) t[j + 1] = madc_hi_cc(a[j], bi, t[j + 1]);
-    t[W] = madc_hi(a[W - 1], bi, t[W]);
-    // t += m * p, m = t[0] * n0, so that t[0] becomes 0
-    const std::uint32_t m = t[0] * n0;
-    t[0] = mad_lo_cc(m, p[0], t[0]);
-#pragma unroll
-    for (int j = 1; j < W; ++j) t[j] = madc_lo_cc(m, p[j], t[j]);
-    t[W] = addc(t[W], 0);
-    t[1] = mad_hi_cc(m, p[0], t[1]);
-#pragma unroll
-    for (int j = 1; j < W - 1; ++j) t[j + 1] = madc_hi_cc(m, p[j], t[j + 1]);
-    t[W] = madc_hi(m, p[W - 1], t[W]);
-    // t /= 2^32
-#pragma unroll
-    for (int j = 0; j < W; ++j) t[j] = t[j + 1];
-    t[W] = 0;
+  for (int j = 0; j < W; j += 2) {
+    u[j] = a[j] * b[0];
+    u[j + 1] = __umulhi(a[j], b[0]);
+    v[j] = a[j + 1] * b[0];
+    v[j + 1] = __umulhi(a[j + 1], b[0]);
   }
+  redc_step<W>(u, v, p, u[0] * n0);
+#pragma unroll
+  for (int i = 1; i < W; ++i) {
+    std::uint32_t* x = (i % 2) ? v : u;  // the previous y
+    std::uint32_t* y = (i % 2) ? u : v;  // the previous x, rebuilt shifted
+    const std::uint32_t bi = b[i];
+    x[0] = add_cc(x[0], y[1]);
+#pragma unroll
+    for (int k = 1; k < W - 1; k += 2) {
+      y[k - 1] = madc_lo_cc(a[k], bi, y[k + 1]);
+      y[k] = madc_hi_cc(a[k], bi, y[k + 2]);
+    }
+    y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
+    y[W - 1] = madc_hi(a[W - 1], bi, 0);
+    x[0] = mad_lo_cc(a[0], bi, x[0]);
+    x[1] = madc_hi_cc(a[0], bi, x[1]);
+#pragma unroll
+    for (int j = 2; j < W; j += 2) {
+      x[j] = madc_lo_cc(a[j], bi, x[j]);
+      x[j + 1] = madc_hi_cc(a[j], bi, x[j + 1]);
+    }
+    y[W - 1] = addc(y[W - 1], 0);
+    redc_step<W>(x, y, p, x[0] * n0);
+  }
+  // T / 2^32 = y + x[1 ..] (x[0] = 0); W even, so the last step's x is v
+  std::uint32_t t[W];
+  t[0] = add_cc(u[0], v[1]);
+#pragma unroll
+  for (int j = 1; j < W - 1; ++j) t[j] = addc_cc(u[j], v[j + 1]);
+  t[W - 1] = addc(u[W - 1], 0);
   // t < 2p < 2^(32W): subtract p once when t >= p
   std::uint32_t d[W];
   d[0] = sub_cc(t[0], p[0]);
