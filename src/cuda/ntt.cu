@@ -58,6 +58,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
@@ -82,13 +83,34 @@ using tune = gpu::tuning::ntt;
 // Pass geometry. lg_r: elements per thread (radix-8 register steps);
 // lg_tile: elements per tile (2^11 * 34 B = 68 KiB of shared memory with
 // the padding); k_max: levels per pass; lg_direct: largest direct root table.
+// lg_tile and k_max can be lowered for tuning runs through the environment
+// (CUZK_NTT_LG_TILE, CUZK_NTT_K_MAX; read once per process); the defaults are
+// the tested configuration.
 constexpr unsigned lg_r = 3;
-constexpr unsigned lg_tile = 11;
-constexpr unsigned k_max = 10;
+constexpr unsigned lg_tile_max = 11;
+constexpr unsigned k_max_max = 10;
 constexpr unsigned lg_direct = 18;
-constexpr unsigned max_groups = (k_max + lg_r - 1) / lg_r;
-constexpr unsigned max_threads = 1u << (lg_tile - lg_r);
-static_assert(k_max < lg_tile && max_threads <= 1024);
+constexpr unsigned max_groups = (k_max_max + lg_r - 1) / lg_r;
+constexpr unsigned max_threads = 1u << (lg_tile_max - lg_r);
+static_assert(k_max_max < lg_tile_max && max_threads <= 1024);
+
+unsigned env_or(const char* name, unsigned dflt, unsigned lo, unsigned hi) {
+  const char* e = std::getenv(name);
+  if (!e || !*e) return dflt;
+  const long v = std::strtol(e, nullptr, 10);
+  return v < long(lo) || v > long(hi) ? dflt : unsigned(v);
+}
+struct geometry {
+  unsigned lg_tile, k_max;
+};
+const geometry& geom() {
+  static const geometry g = [] {
+    geometry r{env_or("CUZK_NTT_LG_TILE", lg_tile_max, 8, lg_tile_max), 0};
+    r.k_max = env_or("CUZK_NTT_K_MAX", k_max_max, 4, std::min(k_max_max, r.lg_tile - 1));
+    return r;
+  }();
+  return g;
+}
 
 // ---- 16-byte loads and stores --------------------------------------------------
 __device__ __forceinline__ fr_d load(const fr_d* p) {
@@ -260,7 +282,11 @@ __global__ void __launch_bounds__(max_threads, 2)
     }
 
     // Butterflies on row bit b = b0 + i between elements m and m | 2^i:
-    // twiddle w_(2^(b+1))^j = w_(2^k)^(j 2^(k-1-b)), j = row mod 2^b.
+    // twiddle w_(2^(b+1))^j = w_(2^k)^(j 2^(k-1-b)), j = row mod 2^b. In the
+    // step on the lowest row bits (b0 = 0) j = m mod 2^i is known at compile
+    // time, and the j = 0 twiddles (1) are skipped: a 2^k-point DFT then
+    // costs ~(k/2 - 1) multiplications per element instead of k/2.
+    const bool low = gp.b0 == 0;
     auto twiddle = [&](unsigned m, unsigned b) {
       const std::uint32_t row = (f[m] >> pp.cfree) & rmask;
       const std::uint32_t j = row & ((1u << b) - 1);
@@ -275,7 +301,7 @@ __global__ void __launch_bounds__(max_threads, 2)
         for (unsigned m = 0; m < R; ++m) {
           if (m & (1u << i)) continue;
           const unsigned m1 = m | (1u << i);
-          const fr_d t = b == 0 ? x[m1] : x[m1] * twiddle(m, b);
+          const fr_d t = low && (m & ((1u << i) - 1)) == 0 ? x[m1] : x[m1] * twiddle(m, b);
           x[m1] = x[m] - t;
           x[m] = x[m] + t;
         }
@@ -291,7 +317,7 @@ __global__ void __launch_bounds__(max_threads, 2)
           const unsigned m1 = m | (1u << i);
           const fr_d u = x[m], v = x[m1];
           x[m] = u + v;
-          x[m1] = b == 0 ? u - v : (u - v) * twiddle(m, b);
+          x[m1] = low && (m & ((1u << i) - 1)) == 0 ? u - v : (u - v) * twiddle(m, b);
         }
       }
     }
@@ -461,6 +487,7 @@ struct device_root_table {
 /// Balanced split of |levels| into passes of at most k_max levels.
 std::vector<unsigned> plan_passes(unsigned levels) {
   std::vector<unsigned> ks;
+  const unsigned k_max = geom().k_max;
   const unsigned passes = (levels + k_max - 1) / k_max;
   unsigned left = levels;
   for (unsigned p = passes; p > 0; --p) {
@@ -580,7 +607,7 @@ pass_plan make_plan(const tables& t, unsigned lg_top, unsigned k, bool dit, bool
   pp.lg_n = lg_n;
   pp.lg_top = lg_top;
   pp.k = k;
-  pp.c = std::min(lg_tile - k, lg_n - k);
+  pp.c = std::min(geom().lg_tile - k, lg_n - k);
   pp.lg_s = lg_top - k;
   pp.cfree = std::min(pp.c, pp.lg_s);
   pp.bfree = pp.c - pp.cfree;
