@@ -370,6 +370,50 @@ __global__ void bit_reverse_kernel(fr_d* d_a, unsigned lg_n, fr_d s, pow_table p
   store(d_a + r, factor(r, x));
 }
 
+/// The same permutation through shared memory, for lg_n >= 2 lg_bt: index
+/// (h, m, l) (h, l of lg_bt bits) goes to (rev l, rev m, rev h), so block m
+/// swaps tile m (rows h, 2^lg_bt contiguous columns l) with tile rev(m),
+/// each transposed and reversed inside: every global access is a run of
+/// 2^lg_bt elements (512 bytes). Launch: 2^(lg_n - 2 lg_bt) blocks of
+/// 2^(2 lg_bt) threads.
+constexpr unsigned lg_bt = 4;
+constexpr unsigned bt = 1u << lg_bt;
+constexpr unsigned bt_row = 2 * bt + 1;  // uint4 per padded tile row
+template <post Post>
+__global__ void __launch_bounds__(bt * bt)
+    bit_reverse_tiled_kernel(fr_d* d_a, unsigned lg_n, fr_d s, pow_table pows) {
+  __shared__ uint4 buf[2][bt * bt_row];
+  const unsigned lg_mid = lg_n - 2 * lg_bt, row_shift = lg_mid + lg_bt;
+  const std::uint32_t m = blockIdx.x, mr = rev_bits(m, lg_mid);
+  if (m > mr) return;
+  const std::uint32_t h = threadIdx.x >> lg_bt, l = threadIdx.x & (bt - 1);
+  auto put = [&](uint4* b, std::uint32_t r, std::uint32_t c, const fr_d& v) {
+    b[r * bt_row + 2 * c] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
+    b[r * bt_row + 2 * c + 1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
+  };
+  auto get = [&](const uint4* b, std::uint32_t r, std::uint32_t c) {
+    const uint4 x = b[r * bt_row + 2 * c], y = b[r * bt_row + 2 * c + 1];
+    fr_d v;
+    v.l[0] = x.x, v.l[1] = x.y, v.l[2] = x.z, v.l[3] = x.w;
+    v.l[4] = y.x, v.l[5] = y.y, v.l[6] = y.z, v.l[7] = y.w;
+    return v;
+  };
+  put(buf[0], h, l, load(d_a + ((h << row_shift) | (m << lg_bt) | l)));
+  if (m != mr) put(buf[1], h, l, load(d_a + ((h << row_shift) | (mr << lg_bt) | l)));
+  __syncthreads();
+  // destination (h, l) of tile t holds the source tile's (rev l, rev h)
+  const std::uint32_t sh = rev_bits(l, lg_bt), sl = rev_bits(h, lg_bt);
+  auto finish = [&](std::uint32_t dst_m, const uint4* src) {
+    const std::uint32_t i = (h << row_shift) | (dst_m << lg_bt) | l;
+    fr_d v = get(src, sh, sl);
+    if constexpr (Post == post::constant) v = v * s;
+    if constexpr (Post == post::powers) v = v * (s * pows.at(i));
+    store(d_a + i, v);
+  };
+  finish(mr, buf[0]);
+  if (m != mr) finish(m, buf[1]);
+}
+
 /// The six-transform h (docs/H-SIX-TRANSFORMS.md): d_h[j] = D[rev j] * s -
 /// E[rev j] * t(j), D and E bit-reversed, t(j) = zeta^-j / (2n), s = 1/(2n).
 __global__ void h_combine_kernel(const fr_d* __restrict__ d_d, const fr_d* __restrict__ d_e,
@@ -709,9 +753,25 @@ void run_transform(const tables& t, const fr_d* src, fr_d* dst, bool dit, bool i
 void run_bit_reverse(unsigned lg_n, fr_d* d_a, post mode, const fr& scale, const pow_table& pows,
                      cudaStream_t s) {
   const std::size_t n = std::size_t(1) << lg_n;
+  const fr_d sd = to_device(scale);
+  if (lg_n >= 2 * lg_bt) {
+    const unsigned blocks = 1u << (lg_n - 2 * lg_bt);
+    switch (mode) {
+      case post::none:
+        bit_reverse_tiled_kernel<post::none><<<blocks, bt * bt, 0, s>>>(d_a, lg_n, sd, pows);
+        break;
+      case post::constant:
+        bit_reverse_tiled_kernel<post::constant><<<blocks, bt * bt, 0, s>>>(d_a, lg_n, sd, pows);
+        break;
+      case post::powers:
+        bit_reverse_tiled_kernel<post::powers><<<blocks, bt * bt, 0, s>>>(d_a, lg_n, sd, pows);
+        break;
+    }
+    CUZK_CUDA_CHECK_LAUNCH();
+    return;
+  }
   const unsigned threads = tune::pointwise_threads;
   const unsigned blocks = blocks_for(n, threads);
-  const fr_d sd = to_device(scale);
   switch (mode) {
     case post::none:
       bit_reverse_kernel<post::none><<<blocks, threads, 0, s>>>(d_a, lg_n, sd, pows);
