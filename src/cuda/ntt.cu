@@ -90,9 +90,8 @@ constexpr unsigned lg_r = 3;
 constexpr unsigned lg_tile_max = 11;
 constexpr unsigned k_max_max = 10;
 constexpr unsigned lg_direct = 18;
-constexpr unsigned max_groups = (k_max_max + lg_r - 1) / lg_r;
-constexpr unsigned max_threads = 1u << (lg_tile_max - lg_r);
-static_assert(k_max_max < lg_tile_max && max_threads <= 1024);
+constexpr unsigned max_groups = k_max_max;  // register steps of >= 1 level
+static_assert(k_max_max < lg_tile_max && (1u << (lg_tile_max - 1)) <= 1024);
 
 unsigned env_or(const char* name, unsigned dflt, unsigned lo, unsigned hi) {
   const char* e = std::getenv(name);
@@ -100,12 +99,15 @@ unsigned env_or(const char* name, unsigned dflt, unsigned lo, unsigned hi) {
   const long v = std::strtol(e, nullptr, 10);
   return v < long(lo) || v > long(hi) ? dflt : unsigned(v);
 }
+// CUZK_NTT_LG_R (1..3) lowers the elements per thread (fewer registers,
+// more warps, more exchanges).
 struct geometry {
-  unsigned lg_tile, k_max;
+  unsigned lg_tile, k_max, lg_r;
 };
 const geometry& geom() {
   static const geometry g = [] {
-    geometry r{env_or("CUZK_NTT_LG_TILE", lg_tile_max, 8, lg_tile_max), 0};
+    geometry r{env_or("CUZK_NTT_LG_TILE", lg_tile_max, 8, lg_tile_max), 0,
+               env_or("CUZK_NTT_LG_R", lg_r, 1, lg_r)};
     r.k_max = env_or("CUZK_NTT_K_MAX", k_max_max, 4, std::min(k_max_max, r.lg_tile - 1));
     return r;
   }();
@@ -228,7 +230,7 @@ __device__ __forceinline__ fr_d apply_pre(const pre_op& p, const fr_d& v, std::u
 /// Reads |src| in the first group and writes |dst| in the last (the same
 /// positions, so src == dst is fine); with Pre, |pre| is applied on load.
 template <unsigned LgR, bool Dit, bool Pre>
-__global__ void __launch_bounds__(max_threads, 2)
+__global__ void __launch_bounds__(1u << (lg_tile_max - LgR), LgR == 3 ? 2 : 1)
     pass_kernel(const fr_d* src, fr_d* dst, const pass_plan pp, const pre_op pre) {
   constexpr unsigned R = 1u << LgR;
   extern __shared__ uint4 smem[];
@@ -623,7 +625,7 @@ void check_ptr(const void* p, const char* what) {
                                 ": device pointer is null or not 16-byte aligned");
 }
 
-unsigned lg_r_for(unsigned lg_n) { return std::min(lg_r, lg_n); }
+unsigned lg_r_for(unsigned lg_n) { return std::min(geom().lg_r, lg_n); }
 
 /// Group sizes of a k-level pass in processing order: full register steps
 /// at both ends (the global load and store) where possible, the smaller
