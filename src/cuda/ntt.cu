@@ -108,6 +108,7 @@ const geometry& geom() {
   static const geometry g = [] {
     geometry r{env_or("CUZK_NTT_LG_TILE", lg_tile_max, 8, lg_tile_max), 0,
                env_or("CUZK_NTT_LG_R", lg_r, 1, lg_r)};
+    if (r.lg_r == 2) r.lg_tile = std::min(r.lg_tile, 10u);  // <= 256 threads (launch bounds)
     r.k_max = env_or("CUZK_NTT_K_MAX", k_max_max, 4, std::min(k_max_max, r.lg_tile - 1));
     return r;
   }();
@@ -229,8 +230,15 @@ __device__ __forceinline__ fr_d apply_pre(const pre_op& p, const fr_d& v, std::u
 /// slot bytes of dynamic shared memory when there are several groups.
 /// Reads |src| in the first group and writes |dst| in the last (the same
 /// positions, so src == dst is fine); with Pre, |pre| is applied on load.
+// Launch bounds: LgR = 3: 256 threads, 2 blocks per SM (<= 128 registers);
+// LgR = 2: 256 threads, 3 blocks (<= 85); LgR = 1: 1024 threads (<= 64).
+template <unsigned LgR>
+constexpr unsigned bound_threads = LgR == 1 ? 1024u : 256u;
+template <unsigned LgR>
+constexpr unsigned bound_blocks = LgR == 3 ? 2u : (LgR == 2 ? 3u : 1u);
+
 template <unsigned LgR, bool Dit, bool Pre>
-__global__ void __launch_bounds__(1u << (lg_tile_max - LgR), LgR == 3 ? 2 : 1)
+__global__ void __launch_bounds__(bound_threads<LgR>, bound_blocks<LgR>)
     pass_kernel(const fr_d* src, fr_d* dst, const pass_plan pp, const pre_op pre) {
   constexpr unsigned R = 1u << LgR;
   extern __shared__ uint4 smem[];
