@@ -23,11 +23,12 @@
 // w^-e = w^(2^L - e) from the same tables.
 //
 // One pass is one kernel: a tile of 2^k rows x 2^c columns (2^(k+c) <=
-// 2^lg_tile elements); each thread holds R = 2^lg_r = 8 elements in
-// registers and does up to lg_r levels on them (a radix-8 step) between
-// exchanges through shared memory (k = 9: three radix-8 steps, two
-// exchanges); the first step loads straight from global memory and the
-// last stores straight to it. The tile's columns are the lowest c bits of
+// 2^lg_tile elements); each thread holds R = 2^lg_r = 4 elements in
+// registers and does up to lg_r levels on them (a radix-4 step) between
+// exchanges through shared memory (k = 9: radix-4 steps of 2 1 2 2 2 levels,
+// four exchanges; radix-8 steps are available but their code, ~26 k
+// instructions per kernel, ran 1.45x slower); the first step loads straight
+// from global memory and the last stores straight to it. The tile's columns are the lowest c bits of
 // (block, col) read as one number, so a tile may span several blocks when
 // S < 2^c (the last pass); the lowest free column bits are the lowest bits
 // of the thread index, so neighbouring lanes touch neighbouring elements.
@@ -80,13 +81,19 @@ using ff::fr;
 using gpu::fr_d;
 using tune = gpu::tuning::ntt;
 
-// Pass geometry. lg_r: elements per thread (radix-8 register steps);
-// lg_tile: elements per tile (2^11 * 34 B = 68 KiB of shared memory with
-// the padding); k_max: levels per pass; lg_direct: largest direct root table.
-// lg_tile and k_max can be lowered for tuning runs through the environment
-// (CUZK_NTT_LG_TILE, CUZK_NTT_K_MAX; read once per process); the defaults are
-// the tested configuration.
-constexpr unsigned lg_r = 3;
+// Pass geometry. lg_r: elements per thread (2^lg_r-point register steps);
+// lg_tile: elements per tile (2^10 * 34 B = 34 KiB of shared memory with the
+// padding); k_max: levels per pass; lg_direct: largest direct root table.
+// Measured on the H200 at 2^27 (bench/RESULTS.md, 2026-12-01, dif_nr median
+// of 3): lg_r 3 / lg_tile 11 (radix-8 steps, 122 registers, 16 warps per SM,
+// ~26 k SASS instructions per pass kernel) 90.7 ms; lg_r 2 / lg_tile 10
+// (radix-4, 80 registers, 24 warps, ~10 k instructions) 62.8 ms; lg_r 1 /
+// lg_tile 11 81.2 ms, lg_r 1 / lg_tile 10 74.7 ms. Default: lg_r 2.
+// lg_tile, k_max and lg_r can be changed for tuning runs through the
+// environment (CUZK_NTT_LG_TILE, CUZK_NTT_K_MAX, CUZK_NTT_LG_R; read once per
+// process); the defaults are the tested configuration.
+constexpr unsigned lg_r = 2;
+constexpr unsigned lg_r_max = 3;
 constexpr unsigned lg_tile_max = 11;
 constexpr unsigned k_max_max = 10;
 constexpr unsigned lg_direct = 18;
@@ -107,7 +114,7 @@ struct geometry {
 const geometry& geom() {
   static const geometry g = [] {
     geometry r{env_or("CUZK_NTT_LG_TILE", lg_tile_max, 8, lg_tile_max), 0,
-               env_or("CUZK_NTT_LG_R", lg_r, 1, lg_r)};
+               env_or("CUZK_NTT_LG_R", lg_r, 1, lg_r_max)};
     if (r.lg_r == 2) r.lg_tile = std::min(r.lg_tile, 10u);  // <= 256 threads (launch bounds)
     r.k_max = env_or("CUZK_NTT_K_MAX", k_max_max, 4, std::min(k_max_max, r.lg_tile - 1));
     return r;

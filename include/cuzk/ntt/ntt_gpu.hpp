@@ -24,7 +24,7 @@
 // bytes as ff::fr (Montgomery form, fully reduced).
 //
 // Method (src/cuda/ntt.cu): passes of up to 10 levels (27 = 9 + 9 + 9),
-// one kernel each, elements in registers (8 per thread, radix-8 steps)
+// one kernel each, elements in registers (4 per thread, radix-4 steps)
 // exchanged through shared memory, each pass a 2^k-point transform plus one
 // boundary twiddle multiplication per element; DIF passes go natural ->
 // bit-reversed, DIT passes (the transposed algorithm) bit-reversed ->
