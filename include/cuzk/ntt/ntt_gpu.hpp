@@ -34,7 +34,8 @@
 // pass. Root tables (per order 2^L, direct up to 2^18 entries, split lo/hi
 // above) and the split power tables of g, 1/g, g/n, zeta/n, 1/(2n zeta) are
 // built once per (device, size) and cached for the life of the process.
-// Memory: gpu_twiddle_bytes (about 18 MiB at 2^27); the host flavours also
+// Memory: gpu_twiddle_bytes (about 13 MiB at 2^27; the former n/2 twiddle
+// table took 2 GiB there); the host flavours also
 // allocate n (compute_h: 3n) Fr of device scratch per call.
 //
 // Errors: std::invalid_argument for a size that does not match the domain;
