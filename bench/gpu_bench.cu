@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// GPU benchmark: NTT (ntt, intt, coset_ntt, coset_intt, compute_h) at
+// GPU benchmark: NTT (ntt, intt, coset_ntt, coset_intt, dif_nr, dit_rn,
+// compute_h (seven transforms), h_six (six, no c)) at
 // 2^24..2^27 on device-resident data; G1 MSM at 2^20..2^26 and G2 MSM at
 // 2^20, 2^22, 2^24 (bases resident; scalars resident, timed with CUDA events
 // around each call, and scalars from the host, wall clock of the call);
@@ -137,8 +138,16 @@ void bench_ntt(const options& o) {
            o.reps);
     report(o, "coset_intt", lg, time_it([&] { ntt::coset_intt_gpu(dom, pa, cfg); }, s, o.reps),
            o.reps);
+    report(o, "dif_nr", lg, time_it([&] { ntt::dif_nr_gpu(dom, pa, false, cfg); }, s, o.reps),
+           o.reps);  // natural -> bit-reversed, no reversal pass
+    report(o, "dit_rn", lg, time_it([&] { ntt::dit_rn_gpu(dom, pa, false, cfg); }, s, o.reps),
+           o.reps);  // bit-reversed -> natural
     report(o, "compute_h", lg,
            time_it([&] { ntt::compute_h_gpu(dom, pa, pb, pc, cfg); }, s, o.reps), o.reps);
+    // the prover's H: six transforms from a and b (values random, so this
+    // times the work, not a true quotient)
+    report(o, "h_six", lg,
+           time_it([&] { ntt::compute_h_from_ab_gpu(dom, pa, pb, pc, cfg); }, s, o.reps), o.reps);
     if (lg == 24) {  // the host flavour, transfers included (pageable memory)
       std::vector<fr> v = h;
       const auto t0 = std::chrono::steady_clock::now();

@@ -232,7 +232,8 @@ struct gpu_prover::impl {
     const std::size_t vectors = sizeof(fr) * (2 * nv + 3 * m);
     const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1),
                                          msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2));
-    return vectors + scratch + r1cs::gpu_shape_bytes(*shape) + ntt::gpu_twiddle_bytes(domain.lg_size()) +
+    return vectors + scratch + r1cs::gpu_shape_bytes(*shape, /*with_c=*/false) +
+           ntt::gpu_twiddle_bytes(domain.lg_size()) +
            (std::size_t(3) << 20);  // densities, CUB and runtime slack
   }
 
@@ -327,7 +328,8 @@ void gpu_prover::init() {
   }
 
   d.s = std::make_unique<gpu::stream>();
-  d.d_shape = std::make_unique<r1cs::gpu_shape>(sh, cfg.device);
+  // A and B only: H comes from a and b (c = a o b on the domain)
+  d.d_shape = std::make_unique<r1cs::gpu_shape>(sh, cfg.device, /*with_c=*/false);
   d.a_aux = device_density(sh.a_aux_density, *d.s);
   d.b_in = device_density(sh.b_input_density, *d.s);
   d.b_aux = device_density(sh.b_aux_density, *d.s);
@@ -357,7 +359,7 @@ void gpu_prover::init() {
   d.d_sel = gpu::device_buffer<fr>(d.nv);
   d.d_a = gpu::device_buffer<fr>(d.m);
   d.d_b = gpu::device_buffer<fr>(d.m);
-  d.d_c = gpu::device_buffer<fr>(d.m);
+  d.d_c = gpu::device_buffer<fr>(d.m);  // scratch of the six-transform H
   ntt::gpu_prepare(d.domain.lg_size(), {.device = cfg.device, .stream = st});
 }
 
@@ -388,17 +390,21 @@ pending_proof gpu_prover::prove_start(const witness& w) {
   upload_witness(d.cfg.device, w.inputs, w.aux, d.d_w.data(), s);
   sync_and_time(t.upload_ms);
 
-  // a, b, c = M·w, zero-padded to m
+  // a, b = A·w, B·w, zero-padded to m (c = C·w is not needed: below)
   const std::size_t rows = sh.num_constraints;
-  for (auto* b : {&d.d_a, &d.d_b, &d.d_c})
+  for (auto* b : {&d.d_a, &d.d_b})
     if (d.m > rows)
       CUZK_CUDA_CHECK(cudaMemsetAsync(b->data() + rows, 0, (d.m - rows) * sizeof(fr), s));
-  d.d_shape->evaluate_abc(d.d_w.data(), d.d_a.data(), d.d_b.data(), d.d_c.data(), s);
+  d.d_shape->evaluate_ab(d.d_w.data(), d.d_a.data(), d.d_b.data(), s);
   sync_and_time(t.spmv_ms);
 
+  // H in six transforms from a and b alone: for a satisfied system a_i b_i
+  // = c_i on the domain (the padded rows are 0 * 0 = 0), and then h equals
+  // the textbook seven-transform h exactly (docs/H-SIX-TRANSFORMS.md), so
+  // the proof is byte-identical to the CPU prover's. d_c is scratch.
   const ntt::gpu_config ncfg{.device = d.cfg.device, .stream = d.s->get()};
-  ntt::compute_h_gpu(d.domain, ntt::device_ptr{d.d_a.data()}, ntt::device_ptr{d.d_b.data()},
-                     ntt::device_ptr{d.d_c.data()}, ncfg);
+  ntt::compute_h_from_ab_gpu(d.domain, ntt::device_ptr{d.d_a.data()},
+                             ntt::device_ptr{d.d_b.data()}, ntt::device_ptr{d.d_c.data()}, ncfg);
   sync_and_time(t.ntt_ms);
 
   pending_proof out;

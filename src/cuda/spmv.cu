@@ -77,17 +77,19 @@ std::size_t csr_bytes(const csr_matrix& m) {
 
 struct gpu_shape::impl {
   int device = 0;
+  bool with_c = true;
   std::size_t rows = 0, vars = 0;
   device_csr m[3];
   gpu::device_buffer<ff::fr> coeffs;
 };
 
-std::size_t gpu_shape_bytes(const r1cs_shape& shape) {
-  return csr_bytes(shape.a) + csr_bytes(shape.b) + csr_bytes(shape.c) +
+std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c) {
+  return csr_bytes(shape.a) + csr_bytes(shape.b) + (with_c ? csr_bytes(shape.c) : 0) +
          shape.coeffs.size() * sizeof(ff::fr);
 }
 
-gpu_shape::gpu_shape(const r1cs_shape& shape, int device) : _impl(std::make_unique<impl>()) {
+gpu_shape::gpu_shape(const r1cs_shape& shape, int device, bool with_c)
+    : _impl(std::make_unique<impl>()) {
   for (const csr_matrix* m : {&shape.a, &shape.b, &shape.c})
     if (m->rows() != shape.num_constraints || m->cols.size() != m->coeff_ids.size() ||
         m->row_ptr.back() != m->cols.size())
@@ -102,7 +104,8 @@ gpu_shape::gpu_shape(const r1cs_shape& shape, int device) : _impl(std::make_uniq
   _impl->vars = shape.num_variables();
   _impl->m[0] = device_csr(shape.a, s);
   _impl->m[1] = device_csr(shape.b, s);
-  _impl->m[2] = device_csr(shape.c, s);
+  _impl->with_c = with_c;
+  if (with_c) _impl->m[2] = device_csr(shape.c, s);
   _impl->coeffs = gpu::device_buffer<ff::fr>(shape.coeffs.size());
   _impl->coeffs.upload(shape.coeffs.data(), shape.coeffs.size(), s);
   s.synchronize();
@@ -119,18 +122,34 @@ std::size_t gpu_shape::device_bytes() const {
   return _impl->m[0].bytes() + _impl->m[1].bytes() + _impl->m[2].bytes() + _impl->coeffs.bytes();
 }
 
+bool gpu_shape::has_c() const { return _impl->with_c; }
+
+void gpu_shape::evaluate_ab(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b,
+                            CUstream_st* stream) const {
+  evaluate(d_w, d_a, d_b, nullptr, stream);
+}
+
 void gpu_shape::evaluate_abc(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c,
                              CUstream_st* stream) const {
+  if (!d_c) throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: null device pointer");
+  if (!_impl->with_c)
+    throw std::logic_error("r1cs::gpu_shape::evaluate_abc: built without the C matrix");
+  evaluate(d_w, d_a, d_b, d_c, stream);
+}
+
+void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c,
+                         CUstream_st* stream) const {
   if (_impl->rows == 0) return;
-  if (!d_w || !d_a || !d_b || !d_c)
+  if (!d_w || !d_a || !d_b)
     throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: null device pointer");
   gpu::device_guard guard(_impl->device);
   abc_views v{};
   ff::fr* outs[3] = {d_a, d_b, d_c};
-  for (int k = 0; k < 3; ++k)
+  const unsigned mats = d_c ? 3 : 2;
+  for (unsigned k = 0; k < mats; ++k)
     v.m[k] = {_impl->m[k].row_ptr.data(), _impl->m[k].cols.data(), _impl->m[k].ids.data(),
               reinterpret_cast<fr_d*>(outs[k])};
-  const dim3 grid(unsigned((_impl->rows + spmv_threads - 1) / spmv_threads), 3);
+  const dim3 grid(unsigned((_impl->rows + spmv_threads - 1) / spmv_threads), mats);
   spmv_kernel<<<grid, spmv_threads, 0, reinterpret_cast<cudaStream_t>(stream)>>>(
       v, reinterpret_cast<const fr_d*>(d_w), reinterpret_cast<const fr_d*>(_impl->coeffs.data()),
       _impl->rows);

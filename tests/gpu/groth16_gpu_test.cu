@@ -124,6 +124,37 @@ TEST(GpuGroth16, QuotientMatchesCpuComputeH) {
   (void)rows;
 }
 
+TEST(GpuGroth16, SixTransformQuotientFromAbOnlyMatchesCpuComputeH) {
+  // The prover's path: a shape without C on the GPU, a = A·w, b = B·w, and
+  // h from a and b alone (docs/H-SIX-TRANSFORMS.md) equals the CPU h.
+  CUZK_REQUIRE_GPU();
+  const auto wit = make_witness(9);
+  const auto w = full_assignment(wit);
+  const std::vector<fr> want = groth16::compute_h(shape(), wit);
+  const ntt::evaluation_domain dom(shape().num_constraints);
+  const std::size_t m = dom.size();
+  const r1cs::gpu_shape gs(shape(), 0, /*with_c=*/false);
+  EXPECT_FALSE(gs.has_c());
+  EXPECT_EQ(gs.device_bytes(), r1cs::gpu_shape_bytes(shape(), false));
+  gpu::stream s;
+  gpu::device_buffer<fr> d_w(w.size()), d_a(m), d_b(m), d_t(m);
+  d_w.upload(w.data(), w.size(), s);
+  for (auto* b : {&d_a, &d_b})
+    CUZK_CUDA_CHECK(cudaMemsetAsync(b->data(), 0, m * sizeof(fr), s));
+  EXPECT_THROW(gs.evaluate_abc(d_w.data(), d_a.data(), d_b.data(), d_t.data(), s.get()),
+               std::logic_error);
+  gs.evaluate_ab(d_w.data(), d_a.data(), d_b.data(), s.get());
+  ntt::compute_h_from_ab_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
+                             ntt::device_ptr{d_t.data()}, {.device = 0, .stream = s.get()});
+  std::vector<fr> got(m);
+  d_a.download(got.data(), m, s);
+  s.synchronize();
+  ASSERT_EQ(want.size(), m - 1);
+  EXPECT_EQ(got[m - 1], fr::zero()) << "deg h <= m - 2";
+  got.resize(m - 1);
+  EXPECT_EQ(test::first_mismatch(got, want), m - 1);
+}
+
 TEST(GpuGroth16, ProofEqualsCpuProofAndVerifies) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(test::test_seed("GpuGroth16.ProofEqualsCpuProofAndVerifies"));

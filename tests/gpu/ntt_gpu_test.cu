@@ -1,18 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 // GPU NTT (cuzk/ntt/ntt_gpu.hpp) against the CPU NTT (cuzk/ntt/ntt.hpp), bit
-// for bit: ntt, intt, coset_ntt, coset_intt at every size 2^0..2^20 and 2^22
-// (host-span flavour), the building blocks dif_nr (both directions) and
-// bit_reverse (device flavour, on a non-default stream), the pointwise steps,
-// the whole h = (a*b - c)/Z computation (both flavours), round trips, and
-// argument errors.
+// for bit: ntt, intt, coset_ntt, coset_intt at every size 2^0..2^24
+// (host-span flavour), every ordering the GPU uses at every size 2^1..2^24
+// (DIF natural -> bit-reversed and DIT bit-reversed -> natural, forward and
+// inverse, device flavour on a non-default stream), bit_reverse, the
+// pointwise steps, the whole h = (a*b - c)/Z computation (both flavours),
+// the six-transform h (no c) against the seven-transform h and the CPU on
+// satisfied random systems, round trips, and argument errors.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <random>
 #include <stdexcept>
 #include <vector>
 
 #include <cuzk/ff/bls12_381.hpp>
+#include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/ntt/domain.hpp>
 #include <cuzk/ntt/ntt.hpp>
@@ -29,10 +33,16 @@ namespace ntt = cuzk::ntt;
 namespace gpu = cuzk::gpu;
 using cuzk::test::random_elements;
 
+/// Largest size the sweeps test: 2^24, or CUZK_NTT_TEST_LG_MAX (small
+/// sizes only under compute-sanitizer).
+unsigned lg_max_tested() {
+  if (const char* e = std::getenv("CUZK_NTT_TEST_LG_MAX"); e && *e) return unsigned(std::atoi(e));
+  return 24;
+}
+
 std::vector<unsigned> test_sizes() {
   std::vector<unsigned> lgs;
-  for (unsigned lg = 0; lg <= 20; ++lg) lgs.push_back(lg);
-  lgs.push_back(22);
+  for (unsigned lg = 0; lg <= lg_max_tested(); ++lg) lgs.push_back(lg);
   return lgs;
 }
 
@@ -113,6 +123,49 @@ TEST(GpuNtt, BuildingBlocksMatchCpu) {
   }
 }
 
+TEST(GpuNtt, OrderingsMatchCpuEverySize) {
+  // DIF (natural -> bit-reversed, dif_nr) and DIT (bit-reversed -> natural:
+  // ntt(bit_reverse(x)), n intt(bit_reverse(x))), both directions.
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.OrderingsMatchCpuEverySize"));
+  gpu::stream s;
+  const ntt::gpu_config cfg{0, s.get()};
+  for (unsigned lg = 1; lg <= lg_max_tested(); ++lg) {
+    const auto dom = evaluation_domain::from_lg(lg);
+    const std::size_t n = dom.size();
+    const std::vector<fr> input = random_elements<fr>(n, rng);
+    gpu::device_buffer<fr> d(n);
+    std::vector<fr> got(n);
+    for (const bool dit : {false, true})
+      for (const bool inverse : {false, true}) {
+        std::vector<fr> want = input;
+        if (!dit) {
+          ntt::dif_nr(dom, want, inverse ? ntt::direction::inverse : ntt::direction::forward);
+        } else {
+          ntt::bit_reverse(want);
+          if (inverse) {
+            ntt::intt(dom, want);
+            const fr nn = fr::from_uint(std::uint64_t(n));
+            for (auto& v : want) v = v * nn;
+          } else {
+            ntt::ntt(dom, want);
+          }
+        }
+        d.upload(input.data(), n, s);
+        if (dit)
+          ntt::dit_rn_gpu(dom, ntt::device_ptr{d.data()}, inverse, cfg);
+        else
+          ntt::dif_nr_gpu(dom, ntt::device_ptr{d.data()}, inverse, cfg);
+        d.download(got.data(), n, s);
+        s.synchronize();
+        EXPECT_SAME_VECTORS(got, want,
+                            dit ? (inverse ? "dit inverse" : "dit forward")
+                                : (inverse ? "dif inverse" : "dif forward"),
+                            lg);
+      }
+  }
+}
+
 TEST(GpuNtt, PointwiseStepsMatchCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.PointwiseStepsMatchCpu"));
@@ -184,6 +237,53 @@ TEST(GpuNtt, ComputeHSatisfiedSystemHasZeroTopCoefficient) {
     s.synchronize();
     EXPECT_TRUE(got[n - 1].is_zero()) << "2^" << lg;
     EXPECT_SAME_VECTORS(got, cpu_h(dom, a, b, c), "compute_h (device)", lg);
+  }
+}
+
+TEST(GpuNtt, SixTransformHEqualsSevenTransformH) {
+  // Satisfied random systems (a, b random, c = a o b): the six-transform h
+  // (no c) equals the seven-transform h (GPU, device flavour) and the CPU
+  // prover's h, all n coefficients (the top one zero).
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.SixTransformHEqualsSevenTransformH"));
+  gpu::stream s;
+  const ntt::gpu_config cfg{0, s.get()};
+  for (const unsigned lg : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 9u, 10u, 11u, 12u, 13u, 16u, 17u, 19u,
+                            20u, 21u, 22u}) {
+    if (lg > lg_max_tested()) continue;
+    const auto dom = evaluation_domain::from_lg(lg);
+    const std::size_t n = dom.size();
+    auto a = random_elements<fr>(n, rng), b = random_elements<fr>(n, rng);
+    if (n >= 4) {  // zero-padded rows, as the prover has them
+      for (std::size_t i = n - n / 4; i < n; ++i) a[i] = b[i] = fr::zero();
+    }
+    std::vector<fr> c(n);
+    for (std::size_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
+    gpu::device_buffer<fr> d_a(n), d_b(n), d_c(n);
+    std::vector<fr> seven(n), six(n);
+    d_a.upload(a.data(), n, s);
+    d_b.upload(b.data(), n, s);
+    d_c.upload(c.data(), n, s);
+    ntt::compute_h_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
+                       ntt::device_ptr{d_c.data()}, cfg);
+    d_a.download(seven.data(), n, s);
+    d_a.upload(a.data(), n, s);
+    d_b.upload(b.data(), n, s);
+    CUZK_CUDA_CHECK(cudaMemsetAsync(d_c.data(), 0xA5, n * sizeof(fr), s.get()));  // poison
+    ntt::compute_h_from_ab_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
+                               ntt::device_ptr{d_c.data()}, cfg);
+    d_a.download(six.data(), n, s);
+    s.synchronize();
+    EXPECT_SAME_VECTORS(six, seven, "six-transform h vs seven-transform h", lg);
+    EXPECT_TRUE(six[n - 1].is_zero()) << "2^" << lg;
+    if (lg <= 20) {
+      EXPECT_SAME_VECTORS(six, cpu_h(dom, a, b, c), "six-transform h vs CPU h", lg);
+    }
+    if (lg == 13) {  // host flavour
+      std::vector<fr> h = a;
+      ntt::compute_h_from_ab_gpu(dom, h, b);
+      EXPECT_SAME_VECTORS(h, seven, "six-transform h (host)", lg);
+    }
   }
 }
 

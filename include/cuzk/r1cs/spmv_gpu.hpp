@@ -30,8 +30,10 @@ namespace cuzk::r1cs {
 
 class gpu_shape {
  public:
-  /// Copies the matrices of |shape| to |device| (synchronous).
-  explicit gpu_shape(const r1cs_shape& shape, int device = 0);
+  /// Copies the matrices of |shape| to |device| (synchronous); without
+  /// |with_c| only A and B (the GPU prover's six-transform quotient needs no
+  /// c = C·w: docs/H-SIX-TRANSFORMS.md), and only evaluate_ab may be called.
+  explicit gpu_shape(const r1cs_shape& shape, int device = 0, bool with_c = true);
   ~gpu_shape();
   gpu_shape(gpu_shape&&) noexcept;
   gpu_shape& operator=(gpu_shape&&) noexcept;
@@ -51,16 +53,23 @@ class gpu_shape {
   void evaluate_abc(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c,
                     CUstream_st* stream) const;
 
+  /// d_a, d_b only (A·w, B·w), as evaluate_abc otherwise.
+  void evaluate_ab(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, CUstream_st* stream) const;
+  /// Whether C was uploaded.
+  bool has_c() const;
+
   /// Host convenience (synchronous): out spans at least num_constraints() long.
   void evaluate_abc(std::span<const ff::fr> w, std::span<ff::fr> a, std::span<ff::fr> b,
                     std::span<ff::fr> c) const;
 
  private:
+  void evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c,
+                CUstream_st* stream) const;
   struct impl;
   std::unique_ptr<impl> _impl;
 };
 
-/// Device bytes gpu_shape(shape) will hold (for VRAM planning).
-std::size_t gpu_shape_bytes(const r1cs_shape& shape);
+/// Device bytes gpu_shape(shape, device, with_c) will hold (for VRAM planning).
+std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c = true);
 
 }  // namespace cuzk::r1cs
