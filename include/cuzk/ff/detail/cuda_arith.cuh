@@ -290,37 +290,61 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
   }
   t[2 * W - 2] = madc_lo_cc(a[W - 1], a[W - 1], t[2 * W - 2]);
   t[2 * W - 1] = madc_hi(a[W - 1], a[W - 1], t[2 * W - 1]);
-  // reduce the low half: u = (t_lo + m p) / R in a (W+1)-word window
-  std::uint32_t u[W + 1];
+  // reduce the low half, (t_lo + M p) / R, in mul_mont's even/odd form:
+  // x = t_lo, y = 0 at first; after each step x[0] = 0 and the arrays swap
+  // roles, x[1] going into the next x's low word (its carry consumed at the
+  // same weight by the next step's y chain, which runs first for that) and
+  // the old x, shifted down two words, becoming the next y
+  std::uint32_t u[W], v[W];
 #pragma unroll
-  for (int j = 0; j < W; ++j) u[j] = t[j];
-  u[W] = 0;
+  for (int j = 0; j < W; ++j) u[j] = t[j], v[j] = 0;
+  redc_step<W>(u, v, p, u[0] * n0);
 #pragma unroll
-  for (int i = 0; i < W; ++i) {
-    const std::uint32_t m = u[0] * n0;
-    u[0] = mad_lo_cc(m, p[0], u[0]);
+  for (int i = 1; i < W; ++i) {
+    std::uint32_t* x = (i % 2) ? v : u;
+    std::uint32_t* y = (i % 2) ? u : v;
+    const std::uint32_t low = y[1];
 #pragma unroll
-    for (int j = 1; j < W; ++j) u[j] = madc_lo_cc(m, p[j], u[j]);
-    u[W] = addc(u[W], 0);
-    u[1] = mad_hi_cc(m, p[0], u[1]);
+    for (int k = 0; k < W - 2; ++k) y[k] = y[k + 2];
+    y[W - 2] = 0;
+    y[W - 1] = 0;
+    x[0] = add_cc(x[0], low);
+    const std::uint32_t m = x[0] * n0;
+    y[0] = madc_lo_cc(p[1], m, y[0]);
+    y[1] = madc_hi_cc(p[1], m, y[1]);
 #pragma unroll
-    for (int j = 1; j < W - 1; ++j) u[j + 1] = madc_hi_cc(m, p[j], u[j + 1]);
-    u[W] = madc_hi(m, p[W - 1], u[W]);
+    for (int j = 3; j < W - 1; j += 2) {
+      y[j - 1] = madc_lo_cc(p[j], m, y[j - 1]);
+      y[j] = madc_hi_cc(p[j], m, y[j]);
+    }
+    y[W - 2] = madc_lo_cc(p[W - 1], m, y[W - 2]);
+    y[W - 1] = madc_hi(p[W - 1], m, y[W - 1]);
+    x[0] = mad_lo_cc(p[0], m, x[0]);
+    x[1] = madc_hi_cc(p[0], m, x[1]);
 #pragma unroll
-    for (int j = 0; j < W; ++j) u[j] = u[j + 1];
-    u[W] = 0;
+    for (int j = 2; j < W; j += 2) {
+      x[j] = madc_lo_cc(p[j], m, x[j]);
+      x[j + 1] = madc_hi_cc(p[j], m, x[j + 1]);
+    }
+    y[W - 1] = addc(y[W - 1], 0);
   }
-  // + the high half, then subtract p once when the sum is >= p
-  u[0] = add_cc(u[0], t[W]);
+  // (W even: the last step's x is v) reduced low half = u + v[1 ..]; + the
+  // high half; then subtract p once when the sum is >= p
+  std::uint32_t q[W];
+  q[0] = add_cc(u[0], v[1]);
 #pragma unroll
-  for (int j = 1; j < W; ++j) u[j] = addc_cc(u[j], t[W + j]);
+  for (int j = 1; j < W - 1; ++j) q[j] = addc_cc(u[j], v[j + 1]);
+  q[W - 1] = addc(u[W - 1], 0);
+  q[0] = add_cc(q[0], t[W]);
+#pragma unroll
+  for (int j = 1; j < W; ++j) q[j] = addc_cc(q[j], t[W + j]);
   std::uint32_t d[W];
-  d[0] = sub_cc(u[0], p[0]);
+  d[0] = sub_cc(q[0], p[0]);
 #pragma unroll
-  for (int j = 1; j < W; ++j) d[j] = subc_cc(u[j], p[j]);
+  for (int j = 1; j < W; ++j) d[j] = subc_cc(q[j], p[j]);
   const std::uint32_t borrow = subc(0, 0);
 #pragma unroll
-  for (int j = 0; j < W; ++j) r[j] = borrow ? u[j] : d[j];
+  for (int j = 0; j < W; ++j) r[j] = borrow ? q[j] : d[j];
 }
 
 /// r = a + b mod p.
