@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The FallbackPoSt vanilla verifier's checks on a circuit's sector slots,
+// natively (storage-proofs-post fallback vanilla verify): per slot,
+// comm_r = Poseidon2(comm_c, comm_r_last), and every challenged leaf's
+// path hashes to comm_r_last. The leaf indices are checked against the
+// challenges where the request is parsed (post_kinds.cpp). Slots past the
+// filled ones repeat the last sector and are not checked twice.
+// Cost: one arity-2 Poseidon per sector and one Poseidon per path level
+// (2 KiB: 3 levels; 32 GiB: 10), ~20 us a path: a full 32 GiB WindowPoSt
+// partition (2349 sectors x 10 paths) in about half a second of one core.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cuzk/circuits/fallback_post.hpp>
+
+namespace cuzk::circuits {
+
+/// |where(slot, challenge)| names a place for the messages ("vanilla_proofs[1]
+/// (sector 42) inclusion proof 3"; challenge == SIZE_MAX: the sector itself).
+/// Returns the problems found, each naming its place; empty: consistent.
+std::vector<std::string> check_post_slots(const fallback_post_circuit& c,
+                                          const std::function<std::string(std::size_t, std::size_t)>& where);
+
+}  // namespace cuzk::circuits
