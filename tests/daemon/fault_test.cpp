@@ -347,7 +347,7 @@ TEST(fault_params, truncated_corrupt_or_replaced_file_fails_the_job_naming_it_th
   const std::vector<damage> cases = {
       {"truncated-cold", false, [&] { fs::resize_file(file, good.size() / 2); }, "test-chain-64.params"},
       {"truncated-warm", true, [&] { fs::resize_file(file, good.size() / 3); }, "test-chain-64.params"},
-      {"zero-length-warm", true, [&] { fs::resize_file(file, 0); }, "test-chain-64.params is empty", true},
+      {"zero-length-warm", true, [&] { fs::resize_file(file, 0); }, "test-chain-64.params for circuit 'test-chain' in srs.param_cache is empty", true},
       {"corrupt-point-warm", true,
        [&] {
          std::vector<char> b = good;
