@@ -19,6 +19,8 @@
 // conversion per partition (copies of the paths), milliseconds.
 #include <string>
 
+#include <tbb/parallel_for.h>
+
 #include <cuzk/circuits/empty_sector_update_compound.hpp>
 #include <cuzk/circuits/empty_sector_update_generator.hpp>
 #include <cuzk/engine/proof_kind.hpp>
@@ -52,9 +54,13 @@ class snap_job final : public circuit_job {
   // openings against comm_r_old / comm_d_new / comm_r_new, the encoding
   // new = old + data * rho, the apex leaves and partition path.
   void check_vanilla() const override {
+    // partitions are independent: checked in parallel, reported in order
+    std::vector<std::vector<std::string>> per_part(_proofs.size());
+    tbb::parallel_for(std::size_t(0), _proofs.size(),
+                      [&](std::size_t k) { per_part[k] = circuits::check_snap_partition(_params, _pub, k, _proofs[k]); });
     std::vector<std::string> problems;
-    for (std::size_t k = 0; k < _proofs.size(); ++k)
-      for (std::string& p : circuits::check_snap_partition(_params, _pub, k, _proofs[k])) problems.push_back(std::move(p));
+    for (auto& v : per_part)
+      for (std::string& p : v) problems.push_back(std::move(p));
     if (problems.empty()) return;
     std::string msg = "vanilla proof check failed: " + problems[0];
     if (problems.size() > 1) msg += " (and " + std::to_string(problems.size() - 1) + " more)";
