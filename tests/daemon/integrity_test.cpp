@@ -9,7 +9,8 @@
 //    2^32-1 / 1e7 / 3000 and the other out-of-range counts refused in under
 //    10 ms with the RSS unchanged; AwaitProof timeout_ms at and above 2^63
 //    waits (bounded by the client deadline) instead of TIMEOUT at once;
-//  * vanilla proofs checked natively at submit: every corruption kind of
+//  * vanilla proofs checked natively at submit (the PoSt checker also on
+//    curio's real 32 GiB WindowPoSt sector): every corruption kind of
 //    the PoRep generator's checker, a wrong comm_r, a wrong replica_id, a
 //    tampered PoSt path (WindowPoSt and WinningPoSt) and a tampered SnapDeals
 //    path or encoding refused with INVALID_ARGUMENT naming the place, and the
@@ -531,6 +532,33 @@ TEST(integrity_vanilla, tampered_post_paths_and_commitments_are_refused_at_submi
   const auto s = d.e->status();
   EXPECT_EQ(s.partitions_synthesized, 0u);
   EXPECT_TRUE(s.jobs.empty());
+}
+
+// The PoSt checker on REAL data: curio's 32 GiB WindowPoSt vanilla proof
+// (sector 1, zero randomness, V1_2 challenges) passes it; one changed sibling
+// does not (vanilla-check-bench times it alone and as a full partition).
+TEST(integrity_vanilla, real_32gib_window_post_sector_passes_the_check_and_a_tampered_one_does_not) {
+  std::ifstream in(test::shared_dir() + "/filecoin-fixtures/curio/post.vproof", std::ios::binary);
+  const std::vector<std::uint8_t> real((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_EQ(real.size(), 24960u);
+  const auto kind = eng::make_window_post_kind();
+  eng::proof_request req;
+  req.kind = eng::proof_kind::window_post_partition;
+  req.registered_proof = 13;  // StackedDrgWindow32GiBV1_1
+  req.randomness.assign(32, 0);
+  req.vanilla_proofs = {real};
+  EXPECT_NO_THROW(kind->parse(req)->check_vanilla());
+  io::fallback_post_sector_proof v = io::read_fallback_post_sector_proof(real, "post.vproof");
+  v.sectors[0].inclusion_proofs[7].base[5].hashes[3] += ff::fr::one();
+  req.vanilla_proofs = {io::write_fallback_post_sector_proof(v)};
+  try {
+    kind->parse(req)->check_vanilla();
+    ADD_FAILURE() << "a tampered real sector passed the check";
+  } catch (const eng::invalid_request& e) {
+    EXPECT_NE(std::string(e.what()).find("partition 0: vanilla_proofs[0] (sector 1) inclusion proof 7 (leaf "),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 pb::SubmitProofRequest snap_submit(const std::string& id, const circuits::synthetic_snap& s) {
