@@ -7,9 +7,10 @@
 // challenges where the request is parsed (post_kinds.cpp). Slots past the
 // filled ones repeat the last sector and are not checked twice.
 // Cost: one arity-2 Poseidon per sector and one Poseidon per path level
-// (2 KiB: 2 levels; 32 GiB: 10 arity-8 levels); measured (vanilla-check-bench,
-// docs/RELIABILITY.md) ~17 ms of one core per 32 GiB sector, so slots are
-// checked in parallel (TBB): a full 2349-sector partition is ~40 core-seconds.
+// (2 KiB: 2 levels; 32 GiB: 10 levels); measured (vanilla-check-bench,
+// docs/RELIABILITY.md) 4.7 ms of one core per 32 GiB sector on a quiet core
+// (26 ms on a loaded one), so slots are checked in parallel (TBB): a full
+// 2349-sector partition took 8.9 s on 2 cores.
 #include <functional>
 #include <string>
 #include <vector>
