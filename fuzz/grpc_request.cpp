@@ -4,9 +4,10 @@
 // SubmitProofRequest that SubmitProof takes, so both RPCs' parsing is
 // covered); a message protobuf cannot parse is dropped, as gRPC does. The
 // rest is the daemon's own code: request_check (wire -> engine request:
-// kind, priority, request_id rules) and then the parse() of the proof kind
-// handler the request names (PoRep C1 JSON, WinningPoSt, WindowPoSt),
-// which is all of the validation a request gets before it is queued.
+// kind, priority, request_id rules, the kind's count/index/size limits) and
+// then the parse() and check_vanilla() of the proof kind handler the
+// request names (PoRep C1 JSON, WinningPoSt, WindowPoSt, SnapDeals), which
+// is all of the validation a request gets before it is queued.
 // Property: only engine::invalid_request (INVALID_ARGUMENT) escapes them;
 // an accepted request names a circuit the kind registers and has at least
 // one partition.
@@ -53,6 +54,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     bool known = false;
     for (const auto& c : it->second->circuits()) known = known || c.id == job->circuit_id();
     cuzk::fuzz::fuzz_check(known, "accepted request names a circuit its kind does not register");
+    job->check_vanilla();  // the submit-time vanilla check: refuses with invalid_request only
   } catch (const eng::invalid_request&) {
   }
   return 0;

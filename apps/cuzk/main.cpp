@@ -17,6 +17,7 @@
 #include <string>
 
 #include <CLI/CLI.hpp>
+#include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <tbb/global_control.h>
@@ -30,9 +31,23 @@
 #include "backend_select.hpp"
 #include "grpc_service.hpp"
 #include "http_status.hpp"
+#include "json_log.hpp"
 #include "listen_security.hpp"
 
 namespace {
+
+// %* in the json pattern: the message escaped for a JSON string (json_log.hpp).
+class json_message_flag final : public spdlog::custom_flag_formatter {
+ public:
+  void format(const spdlog::details::log_msg& m, const std::tm&, spdlog::memory_buf_t& dest) override {
+    std::string esc;
+    cuzk::service::append_json_escaped(std::string_view(m.payload.data(), m.payload.size()), esc);
+    dest.append(esc.data(), esc.data() + esc.size());
+  }
+  std::unique_ptr<spdlog::custom_flag_formatter> clone() const override {
+    return std::make_unique<json_message_flag>();
+  }
+};
 
 spdlog::level::level_enum level_of(const std::string& s) {
   if (const char* env = std::getenv("CUZK_LOG"); env && *env) return spdlog::level::from_str(env);
@@ -97,7 +112,11 @@ int main(int argc, char** argv) {
   if (!listen.empty()) cfg.listen = listen;
   if (!log_level.empty()) cfg.log_level = log_level;
   spdlog::set_level(level_of(cfg.log_level));
-  if (cfg.log_format == "json") spdlog::set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e","level":"%l","msg":"%v"})");
+  if (cfg.log_format == "json") {
+    auto f = std::make_unique<spdlog::pattern_formatter>();
+    f->add_flag<json_message_flag>('*').set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e","level":"%l","msg":"%*"})");
+    spdlog::set_formatter(std::move(f));
+  }
   for (const auto& w : cfg.warnings) spdlog::warn("{}", w);
   for (const auto& w : cuzk::service::security_warnings(cfg)) spdlog::warn("{}", w);
   cuzk::service::grpc_server_options server_opts;

@@ -42,6 +42,18 @@ chacha_stream synth_chacha(std::string_view key_tag, const bytes32& a, const byt
 
 }  // namespace
 
+bytes32 porep_prover_id(std::uint64_t miner_id) {
+  bytes32 b{};
+  std::size_t i = 0;
+  do {  // at most 10 bytes for a u64
+    std::uint8_t byte = miner_id & 0x7f;
+    miner_id >>= 7;
+    if (miner_id) byte |= 0x80;
+    b[i++] = byte;
+  } while (miner_id);
+  return b;
+}
+
 bytes32 porep_replica_id(const bytes32& prover_id, std::uint64_t sector_id, const bytes32& ticket,
                          const bytes32& comm_d, const porep_id_bytes& porep_id) {
   std::array<std::uint8_t, 8> sid;

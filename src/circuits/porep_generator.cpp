@@ -145,18 +145,6 @@ class sparse_tree {
   std::vector<std::map<std::uint64_t, fr>> _levels;
 };
 
-io::bytes32 leb128_prover_id(std::uint64_t actor) {
-  io::bytes32 b{};
-  std::size_t i = 0;
-  do {
-    std::uint8_t byte = actor & 0x7f;
-    actor >>= 7;
-    if (actor) byte |= 0x80;
-    b[i++] = byte;
-  } while (actor);
-  return b;
-}
-
 }  // namespace
 
 synthetic_porep generate_synthetic_porep(const io::seal_proof_info& info, std::uint64_t seed) {
@@ -172,7 +160,7 @@ synthetic_porep generate_synthetic_porep(const io::seal_proof_info& info, std::u
   random_source rnd(seed);
 
   synthetic_porep out;
-  out.prover_id = leb128_prover_id(1000 + rnd.u64() % 1'000'000);
+  out.prover_id = porep_prover_id(1000 + rnd.u64() % 1'000'000);
   out.sector_id = rnd.u64() % (std::uint64_t(1) << 32);
   io::c1_output& c1 = out.c1;
   c1.proof = &info;

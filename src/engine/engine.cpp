@@ -21,9 +21,12 @@
 #include <thread>
 #include <tuple>
 
+#include <cuzk/engine/client_text.hpp>
 #include <cuzk/engine/event_log.hpp>
 #include <cuzk/groth16/verifier.hpp>
 #include <cuzk/io/proof_io.hpp>
+
+#include "request_identity.hpp"
 
 namespace cuzk::engine {
 
@@ -140,6 +143,7 @@ std::string_view status_label(await_status s) {
 
 struct job {
   std::string id;
+  request_identity ident;  // what a repeated request_id must match
   proof_kind kind = proof_kind::unspecified;
   priority prio = priority::normal;
   std::uint64_t seq = 0;
@@ -203,7 +207,7 @@ struct engine::impl {
   std::vector<std::unique_ptr<std::mutex>> device_locks;
   std::vector<std::thread> threads;
   reservation resident;  // the backend's resident host buffers
-  std::uint64_t completed = 0, failed = 0, cancelled = 0;
+  std::uint64_t completed = 0, failed = 0, cancelled = 0, synthesized = 0;
   std::array<std::uint64_t, proof_kind_count> completed_by{}, failed_by{};
   std::deque<std::pair<proof_kind, double>> recent;  // last 1000 durations
 
@@ -275,7 +279,8 @@ struct engine::impl {
     space_cv.notify_all();
   }
 
-  void fail(const std::shared_ptr<job>& j, std::size_t part, const std::string& err) {
+  void fail(const std::shared_ptr<job>& j, std::size_t part, const std::string& raw_err) {
+    const std::string err = without_host_paths(raw_err, cfg.param_cache);
     std::vector<std::unique_ptr<work_item>> dropped;
     bool first = false;
     {
@@ -371,6 +376,7 @@ struct engine::impl {
         std::lock_guard lk(mu);
         j->stage[part] = pstage::synthesizing;
         j->stage_since[part] = t0;
+        ++synthesized;
       }
       tl("SYNTH_START", j->id, "partition=" + std::to_string(part));
       item->w = j->cj->synthesize(part, shape, j->token);
@@ -619,17 +625,27 @@ engine::submitted engine::submit(proof_request req) {
                               " proving is not available in this build (no handler registered for this proof kind)");
   if (unsigned(req.prio) > unsigned(priority::critical))
     throw invalid_request("unknown priority " + std::to_string(unsigned(req.prio)));
+  const request_identity ident = identity_of(req);
+  // A live (queued, running or completed) job under this id answers only
+  // the same request; anything else is refused, never given its proof.
+  const auto same_request = [&](const std::shared_ptr<job>& o) -> bool {
+    if (o->done && o->status != await_status::completed) return false;  // failed/cancelled: may be resubmitted
+    if (o->ident == ident) return true;
+    throw already_exists_error("request_id " + quoted_id(req.request_id) + " is in use by " +
+                               identity_difference(o->ident, ident) +
+                               "; a repeated request_id must carry the same request (use a new id)");
+  };
   {
     std::lock_guard lk(p.mu);
     if (!p.accepting) throw unsupported_request("the engine is shutting down and accepts no new proofs");
     p.purge_expired_locked();
     if (!req.request_id.empty()) {
       auto it = p.jobs.find(req.request_id);
-      if (it != p.jobs.end() && (!it->second->done || it->second->status == await_status::completed))
-        return {it->first, 0, true};
+      if (it != p.jobs.end() && same_request(it->second)) return {it->first, 0, true};
     }
   }
   auto j = std::make_shared<job>();
+  j->ident = ident;
   j->cj = kit->second->parse(req);  // throws invalid_request
   j->kind = req.kind;
   j->prio = req.prio == priority::unspecified ? kit->second->default_priority() : req.prio;
@@ -645,12 +661,13 @@ engine::submitted engine::submit(proof_request req) {
   j->stage_since.assign(j->parts, clock::now());
   j->submitted = clock::now();
   if (!p.srs.known(j->circuit_id)) throw invalid_request("no parameters registered for circuit " + j->circuit_id);
+  p.srs.check_available(j->circuit_id);  // missing_parameters_error: refused now, not at its first partition
+  if (p.cfg.check_vanilla_proofs) j->cj->check_vanilla();  // invalid_request before any proving
   std::lock_guard lk(p.mu);
   if (!p.accepting) throw unsupported_request("the engine is shutting down and accepts no new proofs");
   if (!req.request_id.empty()) {
     auto it = p.jobs.find(req.request_id);  // a racing duplicate
-    if (it != p.jobs.end() && (!it->second->done || it->second->status == await_status::completed))
-      return {it->first, 0, true};
+    if (it != p.jobs.end() && same_request(it->second)) return {it->first, 0, true};
   }
   j->id = req.request_id.empty() ? random_job_id() : req.request_id;
   j->seq = p.next_seq++;
@@ -669,7 +686,7 @@ job_result engine::await(const std::string& job_id, std::optional<std::chrono::m
   impl& p = *_p;
   std::unique_lock lk(p.mu);
   auto it = p.jobs.find(job_id);
-  if (it == p.jobs.end()) throw not_found_error("unknown job id '" + job_id + "' (never submitted or expired)");
+  if (it == p.jobs.end()) throw not_found_error("unknown job id " + quoted_id(job_id) + " (never submitted or expired)");
   const std::shared_ptr<job> j = it->second;
   const auto pred = [&] { return j->done; };
   if (timeout) {
@@ -693,7 +710,7 @@ bool engine::cancel(const std::string& job_id) {
   {
     std::lock_guard lk(p.mu);
     auto it = p.jobs.find(job_id);
-    if (it == p.jobs.end()) throw not_found_error("unknown job id '" + job_id + "'");
+    if (it == p.jobs.end()) throw not_found_error("unknown job id " + quoted_id(job_id));
     job& j = *it->second;
     if (j.done) return false;
     was_running = j.running;
@@ -753,6 +770,7 @@ engine_status engine::status() const {
   s.completed = p.completed;
   s.failed = p.failed;
   s.cancelled = p.cancelled;
+  s.partitions_synthesized = p.synthesized;
   s.completed_by_kind = p.completed_by;
   s.failed_by_kind = p.failed_by;
   for (const auto& [k, d] : p.recent) {

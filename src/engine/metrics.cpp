@@ -37,6 +37,8 @@ std::string prometheus_text(const engine_status& s) {
   line(o, "cuzk_proofs_failed_total", "", double(s.failed));
   head(o, "cuzk_proofs_cancelled_total", "counter", "Proofs cancelled since start.");
   line(o, "cuzk_proofs_cancelled_total", "", double(s.cancelled));
+  head(o, "cuzk_partitions_synthesized_total", "counter", "Partitions whose witness synthesis started since start.");
+  line(o, "cuzk_partitions_synthesized_total", "", double(s.partitions_synthesized));
   head(o, "cuzk_uptime_seconds", "gauge", "Seconds since the engine started.");
   line(o, "cuzk_uptime_seconds", "", s.uptime_secs);
   std::uint64_t pending = 0, running = 0;

@@ -14,10 +14,14 @@
 // graph, as a verifier does, so the engine's verification of each partition
 // proof is independent of the vanilla proofs.
 // Cost at parse: the JSON (~0.25 s for a 32 GiB C1) and one circuit
-// conversion per partition (copies of the paths, milliseconds).
+// conversion per partition (copies of the paths, milliseconds); the
+// vanilla check at submit (check_vanilla, docs/RELIABILITY.md for the
+// measured cost).
 #include <string>
 
+#include <cuzk/circuits/porep_challenges.hpp>
 #include <cuzk/circuits/porep_compound.hpp>
+#include <cuzk/circuits/porep_generator.hpp>
 #include <cuzk/circuits/stacked_porep.hpp>
 #include <cuzk/engine/proof_kind.hpp>
 #include <cuzk/io/format_error.hpp>
@@ -30,7 +34,8 @@ constexpr std::uint64_t porep_sizes[] = {2ull << 10, 8ull << 20, 512ull << 20, 3
 
 class porep_job final : public circuit_job {
  public:
-  porep_job(std::string id, io::c1_output c1) : _id(std::move(id)), _c1(std::move(c1)) {}
+  porep_job(std::string id, io::c1_output c1, std::uint64_t miner_id, std::uint64_t sector_number)
+      : _id(std::move(id)), _c1(std::move(c1)), _miner_id(miner_id), _sector_number(sector_number) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return _c1.partitions.size(); }
   groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token) const override {
@@ -43,10 +48,30 @@ class porep_job final : public circuit_job {
     return w;
   }
   std::vector<ff::fr> public_inputs(std::size_t p) const override { return circuits::porep_public_inputs(_c1, p); }
+  // The vanilla verifier's checks (circuits::check_porep_c1: challenges,
+  // every Merkle path, column hash, label, encoding, comm_r) and, when the
+  // request names the miner (miner_id != 0), that replica_id commits to
+  // that miner, sector_number, the ticket and comm_d.
+  void check_vanilla() const override {
+    std::vector<std::string> problems;
+    if (_miner_id != 0) {
+      const io::bytes32 want = circuits::porep_replica_id(circuits::porep_prover_id(_miner_id), _sector_number,
+                                                          _c1.ticket, _c1.comm_d, _c1.proof->porep_id());
+      if (want != _c1.replica_id)
+        problems.push_back("c1: replica_id is not the one of miner " + std::to_string(_miner_id) + " sector " +
+                           std::to_string(_sector_number) + " with this ticket and comm_d");
+    }
+    for (std::string& p : circuits::check_porep_c1(_c1)) problems.push_back(std::move(p));
+    if (problems.empty()) return;
+    std::string msg = "vanilla proof check failed: " + problems[0];
+    if (problems.size() > 1) msg += " (and " + std::to_string(problems.size() - 1) + " more)";
+    throw invalid_request(msg);
+  }
 
  private:
   std::string _id;
   io::c1_output _c1;
+  std::uint64_t _miner_id = 0, _sector_number = 0;
 };
 
 class porep_kind final : public proof_kind_handler {
@@ -83,7 +108,8 @@ class porep_kind final : public proof_kind_handler {
     } catch (const std::invalid_argument& e) {
       throw invalid_request(e.what());
     }
-    return std::make_unique<porep_job>("porep-" + sector_size_tag(info.sector_size), std::move(c1));
+    return std::make_unique<porep_job>("porep-" + sector_size_tag(info.sector_size), std::move(c1), req.miner_id,
+                                       req.sector_number);
   }
 };
 

@@ -10,9 +10,11 @@
 // challenge; synthesis is the circuit's native hashing.
 #include <array>
 #include <cstdio>
+#include <span>
 #include <string>
 
 #include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/post_check.hpp>
 #include <cuzk/engine/proof_kind.hpp>
 #include <cuzk/gadgets/native_sha256.hpp>
 #include <cuzk/io/hex.hpp>
@@ -64,8 +66,11 @@ std::array<std::uint8_t, 32> parse_randomness(const proof_request& req) {
 }
 
 std::vector<io::fallback_post_sector_proof> parse_vanillas(const proof_request& req) {
-  std::vector<std::vector<std::uint8_t>> raw = req.vanilla_proofs;
-  if (raw.empty() && !req.vanilla_proof.empty()) raw.push_back(req.vanilla_proof);
+  // no copy of the payload: the single-proof form is viewed in place
+  const std::span<const std::vector<std::uint8_t>> raw =
+      req.vanilla_proofs.empty() && !req.vanilla_proof.empty()
+          ? std::span<const std::vector<std::uint8_t>>(&req.vanilla_proof, 1)
+          : std::span<const std::vector<std::uint8_t>>(req.vanilla_proofs);
   if (raw.empty()) throw invalid_request("vanilla_proofs is empty: a PoSt request needs one vanilla proof per sector");
   std::vector<io::fallback_post_sector_proof> out;
   for (std::size_t i = 0; i < raw.size(); ++i) {
@@ -81,10 +86,24 @@ std::vector<io::fallback_post_sector_proof> parse_vanillas(const proof_request& 
 
 std::string size_suffix(std::uint64_t s) { return sector_size_tag(s); }
 
+// Where slot |slot|, challenge |j| came from in the request, for messages.
+struct slot_origin {
+  bool winning = false;                  // 66 slots of one challenge, all from vanilla_proofs[0]
+  std::uint32_t partition = 0;
+  std::vector<std::uint64_t> sector_ids;  // per vanilla proof
+  std::string operator()(std::size_t slot, std::size_t j) const {
+    const std::size_t v = winning ? 0 : slot;
+    std::string s = "partition " + std::to_string(partition) + ": vanilla_proofs[" + std::to_string(v) + "] (sector " +
+                    std::to_string(v < sector_ids.size() ? sector_ids[v] : 0) + ")";
+    if (j != SIZE_MAX) s += " inclusion proof " + std::to_string(winning ? slot : j);
+    return s;
+  }
+};
+
 class post_job final : public circuit_job {
  public:
-  post_job(std::string id, circuits::fallback_post_circuit c, std::vector<ff::fr> inputs)
-      : _id(std::move(id)), _circuit(std::move(c)), _inputs(std::move(inputs)) {}
+  post_job(std::string id, circuits::fallback_post_circuit c, std::vector<ff::fr> inputs, slot_origin origin)
+      : _id(std::move(id)), _circuit(std::move(c)), _inputs(std::move(inputs)), _origin(std::move(origin)) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return 1; }
   groth16::witness synthesize(std::size_t, const r1cs::r1cs_shape& shape, const cancel_token& token) const override {
@@ -107,11 +126,24 @@ class post_job final : public circuit_job {
     return {{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
   }
   std::vector<ff::fr> public_inputs(std::size_t) const override { return _inputs; }
+  void check_vanilla() const override {
+    std::vector<std::string> problems;
+    try {
+      problems = circuits::check_post_slots(_circuit, _origin);
+    } catch (const std::invalid_argument& e) {
+      problems.push_back(e.what());
+    }
+    if (problems.empty()) return;
+    std::string msg = "vanilla proof check failed: " + problems[0];
+    if (problems.size() > 1) msg += " (and " + std::to_string(problems.size() - 1) + " more)";
+    throw invalid_request(msg);
+  }
 
  private:
   std::string _id;
   circuits::fallback_post_circuit _circuit;
   std::vector<ff::fr> _inputs;
+  slot_origin _origin;
 };
 
 void check_challenges(const circuits::fallback_post_params& params, const std::array<std::uint8_t, 32>& rand,
@@ -168,7 +200,8 @@ class winning_kind final : public proof_kind_handler {
                             " WinningPoSt circuit: " + e.what());
     }
     auto inputs = circuits::winning_post_public_inputs(params, rand, {v.sector_id, v.comm_r});
-    return std::make_unique<post_job>("winning-" + size_suffix(su.sector_size), std::move(c), std::move(inputs));
+    return std::make_unique<post_job>("winning-" + size_suffix(su.sector_size), std::move(c), std::move(inputs),
+                                      slot_origin{true, 0, {v.sector_id}});
   }
 };
 
@@ -194,7 +227,8 @@ class window_kind final : public proof_kind_handler {
       throw invalid_request(std::to_string(vanillas.size()) + " vanilla proofs for a WindowPoSt partition of " +
                             std::to_string(params.sector_count) + " sectors");
     const std::size_t first = std::size_t(req.partition_index) * params.sector_count;
-    std::vector<circuits::post_public_sector> pub(first);  // earlier partitions: placeholders
+    std::vector<circuits::post_public_sector> pub;  // this partition's sectors only
+    pub.reserve(vanillas.size());
     for (std::size_t i = 0; i < vanillas.size(); ++i) {
       const auto& v = vanillas[i];
       const std::string where = "vanilla_proofs[" + std::to_string(i) + "]";
@@ -210,8 +244,11 @@ class window_kind final : public proof_kind_handler {
       throw invalid_request(std::string("vanilla proofs do not fit the ") + size_suffix(su.sector_size) +
                             " WindowPoSt circuit: " + e.what());
     }
-    auto inputs = circuits::fallback_post_public_inputs(params, rand, pub, req.partition_index);
-    return std::make_unique<post_job>("wpost-" + size_suffix(su.sector_size), std::move(c), std::move(inputs));
+    auto inputs = circuits::fallback_post_partition_public_inputs(params, rand, pub, req.partition_index);
+    slot_origin origin{false, req.partition_index, {}};
+    for (const auto& v : vanillas) origin.sector_ids.push_back(v.sector_id);
+    return std::make_unique<post_job>("wpost-" + size_suffix(su.sector_size), std::move(c), std::move(inputs),
+                                      std::move(origin));
   }
 };
 

@@ -8,9 +8,9 @@
 // fails at submit with INVALID_ARGUMENT naming the partition and field:
 // commitment sizes and canonical encodings, the partition count, the bincode
 // (io::read_snap_partition_proof) and that every partition's openings fit
-// the circuit. The vanilla proofs are not verified natively here (the
-// reference does not either); a wrong one yields a proof that fails the
-// engine's per-partition verification.
+// the circuit. The vanilla proofs are verified natively at submit
+// (check_vanilla, unless pipeline.check_vanilla_proofs is off; the reference
+// does not), so a wrong one is refused before any partition is proved.
 // Circuit ids "snap-<size>" ("snap-32g", as the reference), parameter files
 // by the published names (circuits/empty_sector_update_compound.hpp).
 // Synthesis is the circuit's witness; public inputs come from the
@@ -19,7 +19,10 @@
 // conversion per partition (copies of the paths), milliseconds.
 #include <string>
 
+#include <tbb/parallel_for.h>
+
 #include <cuzk/circuits/empty_sector_update_compound.hpp>
+#include <cuzk/circuits/empty_sector_update_generator.hpp>
 #include <cuzk/engine/proof_kind.hpp>
 #include <cuzk/io/format_error.hpp>
 #include <cuzk/io/snap_vanilla.hpp>
@@ -32,8 +35,8 @@ constexpr std::uint64_t snap_sizes[] = {2ull << 10, 8ull << 20, 512ull << 20, 32
 class snap_job final : public circuit_job {
  public:
   snap_job(std::string id, circuits::snap_params params, circuits::snap_public pub,
-           std::vector<circuits::snap_circuit> circuits)
-      : _id(std::move(id)), _params(params), _pub(pub), _circuits(std::move(circuits)) {}
+           std::vector<circuits::snap_circuit> circuits, std::vector<io::snap_partition_proof> proofs)
+      : _id(std::move(id)), _params(params), _pub(pub), _circuits(std::move(circuits)), _proofs(std::move(proofs)) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return _circuits.size(); }
   groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token) const override {
@@ -47,12 +50,29 @@ class snap_job final : public circuit_job {
   std::vector<ff::fr> public_inputs(std::size_t p) const override {
     return circuits::snap_public_inputs(_params, _pub, p);
   }
+  // EmptySectorUpdate::verify natively (circuits::check_snap_partition):
+  // openings against comm_r_old / comm_d_new / comm_r_new, the encoding
+  // new = old + data * rho, the apex leaves and partition path.
+  void check_vanilla() const override {
+    // partitions are independent: checked in parallel, reported in order
+    std::vector<std::vector<std::string>> per_part(_proofs.size());
+    tbb::parallel_for(std::size_t(0), _proofs.size(),
+                      [&](std::size_t k) { per_part[k] = circuits::check_snap_partition(_params, _pub, k, _proofs[k]); });
+    std::vector<std::string> problems;
+    for (auto& v : per_part)
+      for (std::string& p : v) problems.push_back(std::move(p));
+    if (problems.empty()) return;
+    std::string msg = "vanilla proof check failed: " + problems[0];
+    if (problems.size() > 1) msg += " (and " + std::to_string(problems.size() - 1) + " more)";
+    throw invalid_request(msg);
+  }
 
  private:
   std::string _id;
   circuits::snap_params _params;
   circuits::snap_public _pub;
   std::vector<circuits::snap_circuit> _circuits;
+  std::vector<io::snap_partition_proof> _proofs;  // for check_vanilla
 };
 
 ff::fr commitment(const std::vector<std::uint8_t>& b, const char* name) {
@@ -95,19 +115,23 @@ class snap_kind final : public proof_kind_handler {
                             " partition proofs, a " + sector_size_tag(size) + " update has " +
                             std::to_string(params.partition_count));
     std::vector<circuits::snap_circuit> parts;
+    std::vector<io::snap_partition_proof> proofs;
     parts.reserve(params.partition_count);
+    proofs.reserve(params.partition_count);
     for (std::size_t k = 0; k < req.vanilla_proofs.size(); ++k) {
       const std::string label = "vanilla_proofs[" + std::to_string(k) + "]";
       try {
-        const io::snap_partition_proof proof = io::read_snap_partition_proof(req.vanilla_proofs[k], label);
+        io::snap_partition_proof proof = io::read_snap_partition_proof(req.vanilla_proofs[k], label);
         parts.push_back(circuits::snap_circuit_from_partition(params, pub, k, proof));
+        proofs.push_back(std::move(proof));
       } catch (const io::format_error& e) {
         throw invalid_request(e.what());
       } catch (const std::invalid_argument& e) {
         throw invalid_request(label + ": " + e.what());
       }
     }
-    return std::make_unique<snap_job>("snap-" + sector_size_tag(size), params, pub, std::move(parts));
+    return std::make_unique<snap_job>("snap-" + sector_size_tag(size), params, pub, std::move(parts),
+                                      std::move(proofs));
   }
 };
 

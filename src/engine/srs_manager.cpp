@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <stdexcept>
 
 namespace cuzk::engine {
@@ -98,6 +100,31 @@ bool srs_manager::known(const std::string& id) const {
   return _entries.count(id) != 0;
 }
 
+void srs_manager::check_available(const std::string& id) const {
+  std::filesystem::path path;
+  {
+    std::lock_guard lk(_mu);
+    auto it = _entries.find(id);
+    if (it == _entries.end()) throw not_found_error("unknown circuit id '" + id + "'");
+    const entry& e = *it->second;
+    if (e.tier == srs_tier::hot || e.installed || e.loading) return;  // in memory, or on its way there
+    path = e.path;
+  }
+  const std::string name = path.filename().string();
+  // open, not stat: a file the daemon may not read is as missing as no file
+  std::ifstream f(path, std::ios::binary);
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw missing_parameters_error("parameter file " + name + " for circuit '" + id +
+                                   "' is not in srs.param_cache (fetch the parameters or set srs.param_cache)");
+  if (!f || std::filesystem::is_directory(path, ec))
+    throw missing_parameters_error("parameter file " + name + " for circuit '" + id +
+                                   "' in srs.param_cache cannot be read by the daemon");
+  char probe = 0;
+  if (!f.read(&probe, 1))
+    throw missing_parameters_error("parameter file " + name + " for circuit '" + id + "' in srs.param_cache is empty");
+}
+
 srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const cancel_token* token,
                                         std::uint64_t* load_ms) {
   if (load_ms) *load_ms = 0;
@@ -129,7 +156,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     if (mapped && !(now == e.mapped_id)) mapped.reset();  // the file changed since it was mapped: map it again
     if (!mapped) {
       if (!std::filesystem::exists(e.path))
-        throw std::runtime_error("parameter file for circuit '" + id + "' not found: " + e.path.string() +
+        throw std::runtime_error("parameter file for circuit '" + id + "' not found: " + e.path.filename().string() +
                                  " (set srs.param_cache or fetch the parameters)");
       mapped = std::make_unique<io::mapped_parameter_file>(e.path);
       if (mapped->size() != std::uint64_t(now.size)) now = identity_of(e.path);
@@ -142,7 +169,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
     lc->shape = e.info.make_shape();
     if (lc->shape.num_inputs != lc->params.vk.ic.size() || lc->params.l.size() != lc->shape.num_aux)
-      throw std::runtime_error("parameter file " + e.path.string() + " does not match circuit '" + id + "' (" +
+      throw std::runtime_error("parameter file " + e.path.filename().string() + " does not match circuit '" + id + "' (" +
                                std::to_string(lc->params.vk.ic.size()) + " inputs and " +
                                std::to_string(lc->params.l.size()) + " aux in the file, the circuit has " +
                                std::to_string(lc->shape.num_inputs) + " and " + std::to_string(lc->shape.num_aux) + ")");

@@ -44,7 +44,8 @@ const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
        {{"enabled", key_status::used}, {"synthesis_lookahead", key_status::unused},
         {"synthesis_concurrency", key_status::unused}, {"max_parallel_synthesis", key_status::used},
         {"slot_size", key_status::unused}, {"max_gpu_queue_depth", key_status::used},
-        {"finalizer_threads", key_status::used}, {"verify_proofs", key_status::used}, {"result_ttl", key_status::used}}},
+        {"finalizer_threads", key_status::used}, {"verify_proofs", key_status::used}, {"check_vanilla_proofs", key_status::used},
+        {"result_ttl", key_status::used}}},
       {"logging", {{"level", key_status::used}, {"format", key_status::used}}},
   };
   return k;
@@ -257,6 +258,7 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
     else if (m == "none") c.engine.verify = engine::verify_mode::none;
     else r.bad("pipeline", "verify_proofs", "'" + *v + "' is not one of \"all\", \"porep\", \"none\"");
   }
+  if (auto v = r.boolean("pipeline", "check_vanilla_proofs")) c.engine.check_vanilla_proofs = *v;
   if (auto v = r.duration("pipeline", "result_ttl")) c.engine.result_ttl = *v;
 
   if (auto v = r.str("logging", "level")) {

@@ -11,8 +11,11 @@
 
 #include <grpcpp/grpcpp.h>
 
+#include <cuzk/engine/client_text.hpp>
+
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "request_check.hpp"
+#include "request_limits.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -43,24 +46,32 @@ void fill(const engine::job_result& r, pb::AwaitProofResponse* out) {
   }
 }
 
+// Messages name files by their published name: |param_cache| is cut out.
 template <class F>
-Status guarded(F&& f) {
+Status guarded_in(const std::filesystem::path& param_cache, F&& f) {
+  const auto st = [&](StatusCode c, const char* what) {
+    return Status(c, engine::without_host_paths(what, param_cache));
+  };
   try {
     return f();
   } catch (const engine::invalid_request& e) {
-    return {StatusCode::INVALID_ARGUMENT, e.what()};
+    return st(StatusCode::INVALID_ARGUMENT, e.what());
   } catch (const engine::unsupported_request& e) {
-    return {std::string(e.what()).find("shutting down") != std::string::npos ? StatusCode::UNAVAILABLE
-                                                                               : StatusCode::UNIMPLEMENTED,
-            e.what()};
+    return st(std::string(e.what()).find("shutting down") != std::string::npos ? StatusCode::UNAVAILABLE
+                                                                                 : StatusCode::UNIMPLEMENTED,
+              e.what());
   } catch (const engine::not_found_error& e) {
-    return {StatusCode::NOT_FOUND, e.what()};
+    return st(StatusCode::NOT_FOUND, e.what());
+  } catch (const engine::already_exists_error& e) {
+    return st(StatusCode::ALREADY_EXISTS, e.what());
+  } catch (const engine::missing_parameters_error& e) {
+    return st(StatusCode::FAILED_PRECONDITION, e.what());
   } catch (const std::invalid_argument& e) {
-    return {StatusCode::INVALID_ARGUMENT, e.what()};
+    return st(StatusCode::INVALID_ARGUMENT, e.what());
   } catch (const std::logic_error& e) {
-    return {StatusCode::FAILED_PRECONDITION, e.what()};
+    return st(StatusCode::FAILED_PRECONDITION, e.what());
   } catch (const std::exception& e) {
-    return {StatusCode::INTERNAL, e.what()};
+    return st(StatusCode::INTERNAL, e.what());
   }
 }
 
@@ -76,6 +87,12 @@ bool same_secret(std::string_view a, std::string_view b) {
 class service final : public pb::ProvingEngine::Service {
  public:
   service(engine::engine& e, std::uint64_t max_msg, std::string token) : _e(e), _max(max_msg), _token(std::move(token)) {}
+
+  // Every RPC's exceptions -> status codes, file paths cut to their names.
+  template <class F>
+  Status guarded(F&& f) {
+    return guarded_in(_e.config().param_cache, std::forward<F>(f));
+  }
 
   Status check_auth(const ServerContext* ctx) const {
     if (_token.empty()) return Status::OK;
@@ -108,12 +125,13 @@ class service final : public pb::ProvingEngine::Service {
   }
 
   // Waits in slices so a client that goes away frees its server thread.
+  // A timeout too large for the clock waits like 0 (await_deadline).
   Status wait(ServerContext* ctx, const std::string& id, std::uint64_t timeout_ms, pb::AwaitProofResponse* out) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    const auto deadline = await_deadline(std::chrono::steady_clock::now(), timeout_ms);
     for (;;) {
       auto slice = std::chrono::milliseconds(200);
-      if (timeout_ms != 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      if (deadline) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
         if (left.count() <= 0) slice = std::chrono::milliseconds(0);
         else if (left < slice) slice = left;
       }
@@ -122,8 +140,8 @@ class service final : public pb::ProvingEngine::Service {
         fill(r, out);
         return Status::OK;
       }
-      if (timeout_ms != 0 && std::chrono::steady_clock::now() >= deadline) {
-        r.error_message = "job " + id + " not finished after timeout_ms = " + std::to_string(timeout_ms);
+      if (deadline && std::chrono::steady_clock::now() >= *deadline) {
+        r.error_message = "job " + engine::quoted_id(id) + " not finished after timeout_ms = " + std::to_string(timeout_ms);
         fill(r, out);
         return Status::OK;
       }
@@ -133,7 +151,10 @@ class service final : public pb::ProvingEngine::Service {
 
   Status AwaitProof(ServerContext* ctx, const pb::AwaitProofRequest* req, pb::AwaitProofResponse* resp) override {
     if (Status a = check_auth(ctx); !a.ok()) return a;
-    return guarded([&] { return wait(ctx, req->job_id(), req->timeout_ms(), resp); });
+    return guarded([&] {
+      check_request_id(req->job_id(), "job_id");
+      return wait(ctx, req->job_id(), req->timeout_ms(), resp);
+    });
   }
 
   Status Prove(ServerContext* ctx, const pb::ProveRequest* req, pb::ProveResponse* resp) override {
@@ -149,6 +170,7 @@ class service final : public pb::ProvingEngine::Service {
   Status CancelProof(ServerContext* ctx, const pb::CancelProofRequest* req, pb::CancelProofResponse* resp) override {
     if (Status a = check_auth(ctx); !a.ok()) return a;
     return guarded([&] {
+      check_request_id(req->job_id(), "job_id");
       resp->set_was_running(_e.cancel(req->job_id()));
       return Status::OK;
     });
@@ -272,6 +294,13 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
   }
   const std::uint64_t transport_max = std::min<std::uint64_t>(2 * opt.max_message_size + (1 << 20), (1ull << 31) - 1);
   b.SetMaxReceiveMessageSize(int(transport_max));
+  // gRPC 1.51 inflates a compressed message in full before any size check
+  // (a 261 KB gzip request grew to 256 MiB): compressed requests are
+  // refused when their headers arrive, before a byte is inflated (the
+  // client gets UNIMPLEMENTED naming the algorithm). Curio does not
+  // compress; an uncompressed request is bounded by transport_max.
+  b.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_DEFLATE, false);
+  b.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
   b.SetMaxSendMessageSize(int(transport_max));
   b.RegisterService(_p->svc.get());
   if (unix_socket) {

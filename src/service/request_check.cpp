@@ -2,6 +2,7 @@
 // Wire request -> engine request, with the checks that need no engine
 // (see request_check.hpp). Cost: one copy of the payload bytes.
 #include "request_check.hpp"
+#include "request_limits.hpp"
 
 #include <algorithm>
 #include <string>
@@ -13,14 +14,14 @@ std::vector<std::uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.
 
 }  // namespace
 
-void check_request_id(std::string_view id) {
+void check_request_id(std::string_view id, const char* field) {
   if (id.size() > max_request_id_bytes)
-    throw engine::invalid_request("request_id is " + std::to_string(id.size()) + " bytes, more than the " +
+    throw engine::invalid_request(std::string(field) + " is " + std::to_string(id.size()) + " bytes, more than the " +
                                   std::to_string(max_request_id_bytes) + " allowed");
   for (std::size_t i = 0; i < id.size(); ++i) {
     const auto c = static_cast<unsigned char>(id[i]);
     if (c < 0x20 || c == 0x7f || c == ',')
-      throw engine::invalid_request("request_id has a forbidden character (byte " + std::to_string(unsigned(c)) +
+      throw engine::invalid_request(std::string(field) + " has a forbidden character (byte " + std::to_string(unsigned(c)) +
                                     " at offset " + std::to_string(i) + "; control characters and ',' are not allowed)");
   }
 }
@@ -31,6 +32,7 @@ engine::proof_request to_engine_request(const cuzk::v1::SubmitProofRequest& r) {
   if (r.priority() < 0 || r.priority() > int(engine::priority::critical))
     throw engine::invalid_request("unknown priority " + std::to_string(r.priority()));
   check_request_id(r.request_id());
+  check_request_limits(r);  // before a byte of the payload is copied
   engine::proof_request q;
   q.request_id = r.request_id();
   q.kind = engine::proof_kind(std::uint8_t(r.proof_kind()));

@@ -18,11 +18,14 @@ namespace cuzk::service {
 
 inline constexpr std::size_t max_request_id_bytes = 256;
 
-/// Throws engine::invalid_request when |id| breaks the request_id rules.
-void check_request_id(std::string_view id);
+/// Throws engine::invalid_request when |id| breaks the request_id rules;
+/// |field| names it in the message ("request_id", "job_id"). The message
+/// never echoes the id (a 100 KB one gets a one-line answer).
+void check_request_id(std::string_view id, const char* field = "request_id");
 
 /// The engine's view of |r|; throws engine::invalid_request on an unknown
-/// proof_kind or priority or a bad request_id.
+/// proof_kind or priority, a bad request_id, or a count, index or size
+/// beyond the kind's limits (request_limits.hpp).
 engine::proof_request to_engine_request(const cuzk::v1::SubmitProofRequest& r);
 
 }  // namespace cuzk::service

@@ -74,6 +74,7 @@ max_parallel_synthesis = 7
 max_gpu_queue_depth = 4
 finalizer_threads = 3
 verify_proofs = "porep"
+check_vanilla_proofs = false
 result_ttl = "2m"
 [logging]
 level = "DEBUG"
@@ -86,6 +87,7 @@ format = "json"
   EXPECT_EQ(c.shutdown_timeout, 90s);
   EXPECT_EQ(c.engine.param_cache, "/p");
   EXPECT_TRUE(c.engine.check_points);
+  EXPECT_FALSE(c.engine.check_vanilla_proofs);
   EXPECT_EQ(c.engine.total_budget, 100ull << 30);
   EXPECT_EQ(c.engine.safety_margin, 1ull << 30);
   EXPECT_EQ(c.engine.eviction_min_idle, 30s);

@@ -116,14 +116,21 @@ TEST(engine_budget, partition_larger_than_budget_fails_clearly) {
   EXPECT_NE(r.error_message.find("needs"), std::string::npos) << r.error_message;
 }
 
-TEST(engine_jobs, missing_parameter_file_fails_the_job_naming_it) {
+// Refused at submit (issue 24), not queued to fail at its first partition.
+TEST(engine_jobs, missing_parameter_file_is_refused_at_submit_naming_it) {
   engine_fixture f(test::small_config(""));
   std::filesystem::remove(f.dir / "test-chain-64.params");
-  const auto r = f.e->await(f.e->submit(test::chain_request("no-params", 2, 0)).job_id, 30s);
-  ASSERT_EQ(r.status, eng::await_status::failed);
-  EXPECT_NE(r.error_message.find("test-chain-64.params"), std::string::npos) << r.error_message;
-  EXPECT_NE(r.error_message.find("not found"), std::string::npos) << r.error_message;
-  EXPECT_EQ(f.e->status().failed, 1u);
+  try {
+    f.e->submit(test::chain_request("no-params", 2, 0));
+    ADD_FAILURE() << "a job without its parameter file was queued";
+  } catch (const eng::missing_parameters_error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("parameter file test-chain-64.params for circuit 'test-chain' is not in srs.param_cache"),
+              std::string::npos) << m;
+    EXPECT_EQ(m.find(f.dir.string()), std::string::npos) << m;
+  }
+  EXPECT_TRUE(f.e->status().jobs.empty());
+  EXPECT_EQ(f.e->status().failed, 0u);
 }
 
 TEST(engine_jobs, cancel_queued_and_running_jobs_frees_memory) {
@@ -163,8 +170,9 @@ TEST(engine_jobs, duplicate_request_id_returns_the_same_job_and_await_times_out)
   EXPECT_GE(std::chrono::steady_clock::now() - t0, 50ms);
   EXPECT_EQ(f.e->await(a.job_id, 30s).status, eng::await_status::completed);
   EXPECT_EQ(f.e->status().completed, 1u);  // one job, not two
-  // a failed or cancelled id may be reused; a completed one is returned as is
-  EXPECT_TRUE(f.e->submit(test::chain_request("same-id", 1, 0)).duplicate);
+  // a completed id returns its job to the same request; another request under it is refused
+  EXPECT_TRUE(f.e->submit(test::chain_request("same-id", 1, 300)).duplicate);
+  EXPECT_THROW(f.e->submit(test::chain_request("same-id", 1, 0)), eng::already_exists_error);
   const auto c = f.e->submit(test::chain_request("", 1, 0));
   EXPECT_FALSE(c.job_id.empty());
   EXPECT_THROW(f.e->await("unknown", 10ms), eng::not_found_error);

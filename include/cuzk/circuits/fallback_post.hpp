@@ -186,21 +186,24 @@ struct post_public_sector {
   fr comm_r;
 };
 
-/// FallbackPoStCompound::generate_public_inputs for partition |partition_index|
-/// of |sectors| (all challenged sectors, in order): per slot comm_r then the
-/// challenged leaf indices; missing slots repeat the last sector's inputs.
-inline std::vector<fr> fallback_post_public_inputs(const fallback_post_params& params,
-                                                   const std::array<std::uint8_t, 32>& randomness,
-                                                   std::span<const post_public_sector> sectors,
-                                                   std::size_t partition_index) {
+/// The public inputs of partition |partition_index| from that partition's
+/// sectors alone (|partition_sectors|, at most sector_count, at least one):
+/// per slot comm_r then the challenged leaf indices (their challenge index
+/// counts from the partition's first sector, partition_index *
+/// sector_count); missing slots repeat the last sector's inputs. Nothing is
+/// allocated for earlier partitions, so a large index costs nothing.
+inline std::vector<fr> fallback_post_partition_public_inputs(const fallback_post_params& params,
+                                                             const std::array<std::uint8_t, 32>& randomness,
+                                                             std::span<const post_public_sector> partition_sectors,
+                                                             std::size_t partition_index) {
   if (params.sector_count == 0) throw std::invalid_argument("post: sector_count is 0");
+  if (partition_sectors.empty() || partition_sectors.size() > params.sector_count)
+    throw std::invalid_argument("post: invalid number of sectors/partition index");
   const std::size_t first = partition_index * params.sector_count;
-  if (first >= sectors.size()) throw std::invalid_argument("post: invalid number of sectors/partition index");
-  const std::size_t count = std::min(params.sector_count, sectors.size() - first);
   std::vector<fr> inputs;
   inputs.reserve(params.sector_count * (1 + params.challenge_count));
-  for (std::size_t i = 0; i < count; ++i) {
-    const post_public_sector& s = sectors[first + i];
+  for (std::size_t i = 0; i < partition_sectors.size(); ++i) {
+    const post_public_sector& s = partition_sectors[i];
     inputs.push_back(s.comm_r);
     for (std::size_t n = 0; n < params.challenge_count; ++n) {
       const std::uint64_t idx = challenge_index(params.api_version, first + i, params.challenge_count, n);
@@ -213,6 +216,20 @@ inline std::vector<fr> fallback_post_public_inputs(const fallback_post_params& p
     for (std::size_t k = 0; k < per_sector; ++k) inputs.push_back(inputs[from + k]);
   }
   return inputs;
+}
+
+/// FallbackPoStCompound::generate_public_inputs for partition |partition_index|
+/// of |sectors| (all challenged sectors, in order): per slot comm_r then the
+/// challenged leaf indices; missing slots repeat the last sector's inputs.
+inline std::vector<fr> fallback_post_public_inputs(const fallback_post_params& params,
+                                                   const std::array<std::uint8_t, 32>& randomness,
+                                                   std::span<const post_public_sector> sectors,
+                                                   std::size_t partition_index) {
+  if (params.sector_count == 0) throw std::invalid_argument("post: sector_count is 0");
+  const std::size_t first = partition_index * params.sector_count;
+  if (first >= sectors.size()) throw std::invalid_argument("post: invalid number of sectors/partition index");
+  const std::size_t count = std::min(params.sector_count, sectors.size() - first);
+  return fallback_post_partition_public_inputs(params, randomness, sectors.subspan(first, count), partition_index);
 }
 
 /// WinningPoSt public inputs: the one sector repeated in every slot (verify_winning_post).

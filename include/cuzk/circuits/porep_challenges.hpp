@@ -39,6 +39,10 @@ namespace cuzk::circuits {
 
 using io::bytes32;
 
+/// The prover_id of miner actor |miner_id| as filecoin-ffi builds it: the
+/// ID address payload (unsigned LEB128 of the actor id) zero-padded to 32 bytes.
+bytes32 porep_prover_id(std::uint64_t miner_id);
+
 /// generate_replica_id (the porep_id is the record's / registered proof's).
 bytes32 porep_replica_id(const bytes32& prover_id, std::uint64_t sector_id, const bytes32& ticket,
                          const bytes32& comm_d, const porep_id_bytes& porep_id);

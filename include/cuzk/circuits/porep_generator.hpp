@@ -39,8 +39,10 @@
 //
 // Costs: the generator does ~15 column hashes and (layers x 20) SHA-256
 // blocks per challenge plus the parents (~10 us each); 32 GiB (180
-// challenges) takes well under a second of hashing. The checker is about
-// the same.
+// challenges) takes well under a second of hashing. The checker hashes
+// every label again (layers x 20 SHA-256 blocks per challenge), so it checks
+// partitions in parallel: measured (vanilla-check-bench) 1.2 s on 2 cores at
+// 32 GiB (4 s on one loaded core), 12 ms at 512 MiB, 3 ms at 2 KiB.
 
 #include <cstdint>
 #include <string>

@@ -56,6 +56,11 @@ struct engine_config {
   std::size_t gpu_queue_capacity = 0;      ///< 0: device workers + 1
   std::size_t finalizer_threads = 2;
   verify_mode verify = verify_mode::all;
+  /// Check every request's vanilla proofs natively at submit (Merkle paths,
+  /// labels, commitments; circuit_job::check_vanilla), so a bad one is
+  /// refused with INVALID_ARGUMENT before any partition is synthesized
+  /// (pipeline.check_vanilla_proofs).
+  bool check_vanilla_proofs = true;
   std::chrono::milliseconds result_ttl{std::chrono::minutes(10)};
   /// TEST ONLY, never for production: "<stage>:<ms>" with stage synthesis,
   /// gpu or finalize sleeps <ms> inside that stage of every partition (a
@@ -107,6 +112,7 @@ struct engine_status {
   std::uint64_t pinned_bytes = 0;
   std::size_t synthesis_max = 0, synthesis_active = 0, gpu_queue_depth = 0, synth_queue_depth = 0;
   std::uint64_t completed = 0, failed = 0, cancelled = 0;
+  std::uint64_t partitions_synthesized = 0;  ///< partitions whose synthesis started
   std::array<std::uint64_t, proof_kind_count> completed_by_kind{}, failed_by_kind{};
   std::array<std::uint64_t, proof_kind_count> duration_count{};
   std::array<double, proof_kind_count> duration_sum_secs{};

@@ -50,6 +50,12 @@ class circuit_job {
                                       const cancel_token& token) const = 0;
   /// The public inputs of partition |p| without ONE, as a verifier derives them.
   virtual std::vector<ff::fr> public_inputs(std::size_t p) const = 0;
+  /// The vanilla verifier's checks, natively (paths against the request's
+  /// commitments, labels, encodings), run by the engine at submit unless
+  /// engine_config::check_vanilla_proofs is off. Throws invalid_request
+  /// naming the partition, challenge and what did not match. Kinds whose
+  /// request carries no vanilla proof (test circuits) keep the default.
+  virtual void check_vanilla() const {}
 };
 
 class proof_kind_handler {

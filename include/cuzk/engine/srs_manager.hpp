@@ -82,6 +82,11 @@ class srs_manager {
 
   void register_circuit(const circuit_info& info);
   bool known(const std::string& id) const;
+  /// Throws missing_parameters_error, naming the file by its published name
+  /// (never the host path), when |id|'s parameters are neither in memory nor
+  /// in a readable file in param_cache; called at submit so a job is not
+  /// queued only to fail at its first partition.
+  void check_available(const std::string& id) const;
 
   /// The hot entry of |id| with one more reference; loads it when needed
   /// (blocking on the budget at priority |p|). |load_ms| gets the time this

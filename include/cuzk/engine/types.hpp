@@ -4,9 +4,10 @@
 // the cuzk.v1 proto enums), the request the service hands to the engine, a
 // job's result and timings, and the exceptions the service maps to gRPC
 // codes (invalid_request -> INVALID_ARGUMENT, unsupported_request ->
-// UNIMPLEMENTED, not_found_error -> NOT_FOUND, budget_error -> the job
-// fails with its message). No gRPC types here: the engine library does not
-// depend on gRPC.
+// UNIMPLEMENTED, not_found_error -> NOT_FOUND, already_exists_error ->
+// ALREADY_EXISTS, missing_parameters_error -> FAILED_PRECONDITION,
+// budget_error -> the job fails with its message). No gRPC types here: the
+// engine library does not depend on gRPC.
 #include <cstdint>
 #include <stdexcept>
 #include <string>
@@ -109,6 +110,21 @@ class not_found_error : public std::runtime_error {
 
 /// A reservation that can never fit in the memory budget.
 class budget_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A request_id that names a live job of another request (another proof
+/// kind or another payload): ALREADY_EXISTS. Idempotency means "the same
+/// request again", never "the same id".
+class already_exists_error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// A known circuit whose parameter file is missing or unreadable at submit:
+/// FAILED_PRECONDITION, naming the file by its published name.
+class missing_parameters_error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
