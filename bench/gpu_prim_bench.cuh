@@ -144,41 +144,19 @@ inline void run(int reps, bool json) {
   gpu::device_buffer<gpu::fp_d> fp_out{std::size_t(n_threads)};
   gpu::device_buffer<gpu::fr_d> fr_out{std::size_t(n_threads)};
   const double field_ops = n_threads * field_iters * kChains;
-  print_rate("fp_mul",
-             time_rate([&] {
-               field_kernel<gpu::fp_d, field_op::mul>
-                   <<<blocks, threads, 0, s>>>(fp_in.data(), fp_out.data(), field_iters);
-               CUZK_CUDA_CHECK_LAUNCH();
-             }, field_ops, reps, s),
-             27.0, json);
-  print_rate("fp_sqr",
-             time_rate([&] {
-               field_kernel<gpu::fp_d, field_op::sqr>
-                   <<<blocks, threads, 0, s>>>(fp_in.data(), fp_out.data(), field_iters);
-               CUZK_CUDA_CHECK_LAUNCH();
-             }, field_ops, reps, s),
-             33.5, json);
-  print_rate("fp_mul_self",
-             time_rate([&] {
-               field_kernel<gpu::fp_d, field_op::mul_self>
-                   <<<blocks, threads, 0, s>>>(fp_in.data(), fp_out.data(), field_iters);
-               CUZK_CUDA_CHECK_LAUNCH();
-             }, field_ops, reps, s),
-             0, json);
-  print_rate("fr_mul",
-             time_rate([&] {
-               field_kernel<gpu::fr_d, field_op::mul>
-                   <<<blocks, threads, 0, s>>>(fr_in.data(), fr_out.data(), field_iters);
-               CUZK_CUDA_CHECK_LAUNCH();
-             }, field_ops, reps, s),
-             59.1, json);
-  print_rate("fr_sqr",
-             time_rate([&] {
-               field_kernel<gpu::fr_d, field_op::sqr>
-                   <<<blocks, threads, 0, s>>>(fr_in.data(), fr_out.data(), field_iters);
-               CUZK_CUDA_CHECK_LAUNCH();
-             }, field_ops, reps, s),
-             0, json);
+  auto field_case = [&](const char* name, auto kernel, auto& in, auto& out, double sppark) {
+    print_rate(name,
+               time_rate([&] {
+                 kernel<<<blocks, threads, 0, s>>>(in.data(), out.data(), field_iters);
+                 CUZK_CUDA_CHECK_LAUNCH();
+               }, field_ops, reps, s),
+               sppark, json);
+  };
+  field_case("fp_mul", field_kernel<gpu::fp_d, field_op::mul>, fp_in, fp_out, 27.0);
+  field_case("fp_sqr", field_kernel<gpu::fp_d, field_op::sqr>, fp_in, fp_out, 33.5);
+  field_case("fp_mul_self", field_kernel<gpu::fp_d, field_op::mul_self>, fp_in, fp_out, 0);
+  field_case("fr_mul", field_kernel<gpu::fr_d, field_op::mul>, fr_in, fr_out, 59.1);
+  field_case("fr_sqr", field_kernel<gpu::fr_d, field_op::sqr>, fr_in, fr_out, 0);
 
   const auto g1_pts = random_points<ff::fp>(rng);
   const auto g2_pts = random_points<ff::fp2>(rng);
@@ -190,20 +168,17 @@ inline void run(int reps, bool json) {
                                   cudaMemcpyHostToDevice, s));
   gpu::device_buffer<ec::xyzz<gpu::fp_d>> g1_out{std::size_t(n_threads)};
   gpu::device_buffer<ec::xyzz<gpu::fp2_d>> g2_out{std::size_t(n_threads)};
-  print_rate("g1_madd",
-             time_rate([&] {
-               madd_kernel<gpu::fp_d><<<blocks, threads, 0, s>>>(g1_table.data(), g1_out.data(),
-                                                                 g1_iters);
-               CUZK_CUDA_CHECK_LAUNCH();
-             }, n_threads * g1_iters, reps, s),
-             2.63, json);
-  print_rate("g2_madd",
-             time_rate([&] {
-               madd_kernel<gpu::fp2_d><<<blocks, threads, 0, s>>>(g2_table.data(), g2_out.data(),
-                                                                  g2_iters);
-               CUZK_CUDA_CHECK_LAUNCH();
-             }, n_threads * g2_iters, reps, s),
-             0, json);
+  auto madd_case = [&](const char* name, auto kernel, auto& table, auto& out, int iters,
+                       double sppark) {
+    print_rate(name,
+               time_rate([&] {
+                 kernel<<<blocks, threads, 0, s>>>(table.data(), out.data(), iters);
+                 CUZK_CUDA_CHECK_LAUNCH();
+               }, n_threads * iters, reps, s),
+               sppark, json);
+  };
+  madd_case("g1_madd", madd_kernel<gpu::fp_d>, g1_table, g1_out, g1_iters, 2.63);
+  madd_case("g2_madd", madd_kernel<gpu::fp2_d>, g2_table, g2_out, g2_iters, 0);
   // spot check: the last G1 accumulator equals the host's sum of the same points
   {
     std::vector<ec::xyzz<ff::fp>> got(1);

@@ -150,29 +150,58 @@ __device__ __constant__ const words<2 * P::n_limbs> d_one = one32<P>;
 
 // ---- limb routines ------------------------------------------------------------
 
-/// x += p * m over the even words of p (products at word pairs (j, j+1), j
-/// even) and y += p * m over the odd ones (at (j-1, j) of y), the carry of
-/// the x chain into y's top word: one Montgomery step of mul_mont.
+/// x += a * b over the even words of a (products at word pairs (j, j+1) of
+/// x, j even), the chain's carry out into y's top word (T = x + 2^32 y).
+template <int W>
+__device__ __forceinline__ void mac_even(std::uint32_t* x, std::uint32_t* y,
+                                         const std::uint32_t* a, std::uint32_t b) {
+  x[0] = mad_lo_cc(a[0], b, x[0]);
+  x[1] = madc_hi_cc(a[0], b, x[1]);
+#pragma unroll
+  for (int j = 2; j < W; j += 2) {
+    x[j] = madc_lo_cc(a[j], b, x[j]);
+    x[j + 1] = madc_hi_cc(a[j], b, x[j + 1]);
+  }
+  y[W - 1] = addc(y[W - 1], 0);
+}
+
+/// y += a * b over the odd words of a (at word pairs (j-1, j) of y); no
+/// carry out (the callers' bounds). CarryIn: the first product also takes
+/// the carry flag a preceding add left at y's lowest weight.
+template <int W, bool CarryIn>
+__device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::uint32_t* a,
+                                        std::uint32_t b) {
+  if constexpr (CarryIn) y[0] = madc_lo_cc(a[1], b, y[0]);
+  else y[0] = mad_lo_cc(a[1], b, y[0]);
+  y[1] = madc_hi_cc(a[1], b, y[1]);
+#pragma unroll
+  for (int j = 3; j < W - 1; j += 2) {
+    y[j - 1] = madc_lo_cc(a[j], b, y[j - 1]);
+    y[j] = madc_hi_cc(a[j], b, y[j]);
+  }
+  y[W - 2] = madc_lo_cc(a[W - 1], b, y[W - 2]);
+  y[W - 1] = madc_hi(a[W - 1], b, y[W - 1]);
+}
+
+/// One Montgomery step on T = x + 2^32 y: T += m p, so that x[0] becomes 0.
 template <int W>
 __device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y,
                                           const std::uint32_t* p, std::uint32_t m) {
-  x[0] = mad_lo_cc(p[0], m, x[0]);
-  x[1] = madc_hi_cc(p[0], m, x[1]);
+  mac_even<W>(x, y, p, m);
+  mac_odd<W, false>(y, p, m);
+}
+
+/// r = t - p when t >= p, else t (t < 2p < 2^(32W)).
+template <int W>
+__device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_t* t,
+                                            const std::uint32_t* p) {
+  std::uint32_t d[W];
+  d[0] = sub_cc(t[0], p[0]);
 #pragma unroll
-  for (int j = 2; j < W; j += 2) {
-    x[j] = madc_lo_cc(p[j], m, x[j]);
-    x[j + 1] = madc_hi_cc(p[j], m, x[j + 1]);
-  }
-  y[W - 1] = addc(y[W - 1], 0);
-  y[0] = mad_lo_cc(p[1], m, y[0]);
-  y[1] = madc_hi_cc(p[1], m, y[1]);
+  for (int j = 1; j < W; ++j) d[j] = subc_cc(t[j], p[j]);
+  const std::uint32_t borrow = subc(0, 0);  // 0 or 0xffffffff
 #pragma unroll
-  for (int j = 3; j < W - 1; j += 2) {
-    y[j - 1] = madc_lo_cc(p[j], m, y[j - 1]);
-    y[j] = madc_hi_cc(p[j], m, y[j]);
-  }
-  y[W - 2] = madc_lo_cc(p[W - 1], m, y[W - 2]);
-  y[W - 1] = madc_hi(p[W - 1], m, y[W - 1]);
+  for (int j = 0; j < W; ++j) r[j] = borrow ? t[j] : d[j];
 }
 
 /// r = a * b / R mod p. r may alias a or b.
@@ -217,14 +246,7 @@ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* 
     }
     y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
     y[W - 1] = madc_hi(a[W - 1], bi, 0);
-    x[0] = mad_lo_cc(a[0], bi, x[0]);
-    x[1] = madc_hi_cc(a[0], bi, x[1]);
-#pragma unroll
-    for (int j = 2; j < W; j += 2) {
-      x[j] = madc_lo_cc(a[j], bi, x[j]);
-      x[j + 1] = madc_hi_cc(a[j], bi, x[j + 1]);
-    }
-    y[W - 1] = addc(y[W - 1], 0);
+    mac_even<W>(x, y, a, bi);
     redc_step<W>(x, y, p, x[0] * n0);
   }
   // T / 2^32 = y + x[1 ..] (x[0] = 0); W even, so the last step's x is v
@@ -233,14 +255,7 @@ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* 
 #pragma unroll
   for (int j = 1; j < W - 1; ++j) t[j] = addc_cc(u[j], v[j + 1]);
   t[W - 1] = addc(u[W - 1], 0);
-  // t < 2p < 2^(32W): subtract p once when t >= p
-  std::uint32_t d[W];
-  d[0] = sub_cc(t[0], p[0]);
-#pragma unroll
-  for (int j = 1; j < W; ++j) d[j] = subc_cc(t[j], p[j]);
-  const std::uint32_t borrow = subc(0, 0);  // 0 or 0xffffffff
-#pragma unroll
-  for (int j = 0; j < W; ++j) r[j] = borrow ? t[j] : d[j];
+  reduce_once<W>(r, t, p);  // t < 2p
 }
 
 /// r = a^2 / R mod p: the product a^2 first, then a separate reduction.
@@ -310,23 +325,8 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
     y[W - 1] = 0;
     x[0] = add_cc(x[0], low);
     const std::uint32_t m = x[0] * n0;
-    y[0] = madc_lo_cc(p[1], m, y[0]);
-    y[1] = madc_hi_cc(p[1], m, y[1]);
-#pragma unroll
-    for (int j = 3; j < W - 1; j += 2) {
-      y[j - 1] = madc_lo_cc(p[j], m, y[j - 1]);
-      y[j] = madc_hi_cc(p[j], m, y[j]);
-    }
-    y[W - 2] = madc_lo_cc(p[W - 1], m, y[W - 2]);
-    y[W - 1] = madc_hi(p[W - 1], m, y[W - 1]);
-    x[0] = mad_lo_cc(p[0], m, x[0]);
-    x[1] = madc_hi_cc(p[0], m, x[1]);
-#pragma unroll
-    for (int j = 2; j < W; j += 2) {
-      x[j] = madc_lo_cc(p[j], m, x[j]);
-      x[j + 1] = madc_hi_cc(p[j], m, x[j + 1]);
-    }
-    y[W - 1] = addc(y[W - 1], 0);
+    mac_odd<W, true>(y, p, m);  // takes the carry of x[0] + low
+    mac_even<W>(x, y, p, m);
   }
   // (W even: the last step's x is v) reduced low half = u + v[1 ..]; + the
   // high half; then subtract p once when the sum is >= p
@@ -338,13 +338,7 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
   q[0] = add_cc(q[0], t[W]);
 #pragma unroll
   for (int j = 1; j < W; ++j) q[j] = addc_cc(q[j], t[W + j]);
-  std::uint32_t d[W];
-  d[0] = sub_cc(q[0], p[0]);
-#pragma unroll
-  for (int j = 1; j < W; ++j) d[j] = subc_cc(q[j], p[j]);
-  const std::uint32_t borrow = subc(0, 0);
-#pragma unroll
-  for (int j = 0; j < W; ++j) r[j] = borrow ? q[j] : d[j];
+  reduce_once<W>(r, q, p);
 }
 
 /// r = a + b mod p.
