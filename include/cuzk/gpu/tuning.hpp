@@ -52,8 +52,9 @@ struct msm {
   /// cap: 65536 / (accumulate_threads * this)).
   static constexpr unsigned accumulate_min_blocks_g1 = 4;
   /// Entries one thread adds into a bucket's sum at level 0 (mixed
-  /// additions): above the mean bucket size of the default windows (~16-32
-  /// at c = lg n - 4), so a random-scalar bucket is one thread's, while a
+  /// additions): above the mean bucket size of the default windows (n / 2^(c-1):
+  /// 32 at c = lg n - 4, 128 at 2^26 with c = 20, 64 at 2^27 with c = 22), so
+  /// a random-scalar bucket is one thread's, while a
   /// bucket holding most of the terms (the ones of a 0/1 witness,
   /// duplicated scalars) is spread over many threads.
   static constexpr unsigned bucket_segment = 256;
