@@ -79,7 +79,9 @@ struct foreign_listener {
     a.sun_family = AF_UNIX;
     std::memcpy(a.sun_path, p.c_str(), p.native().size());
     EXPECT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0) << std::strerror(errno);
-    if (listening) EXPECT_EQ(::listen(fd, 4), 0);
+    if (listening) {
+      EXPECT_EQ(::listen(fd, 4), 0);
+    }
   }
   ~foreign_listener() { ::close(fd); }
 };
