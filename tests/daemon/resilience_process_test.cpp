@@ -159,7 +159,10 @@ TEST(daemon_resilience, second_daemon_on_the_same_unix_socket_or_tcp_port_is_ref
   auto stub = cuzk::test::connect_when_ready(sock, 15s);
   ASSERT_TRUE(stub) << cuzk::test::slurp(d.p / "first.log");
   const pid_t second = cuzk::test::spawn_daemon(d.p / "unix.toml", d.p / "second.log", "info");
+  const auto t_second = steady_now();
   EXPECT_EQ(cuzk::test::wait_daemon_exit(second, 15s), 1) << cuzk::test::slurp(d.p / "second.log");
+  std::printf("second daemon on the socket exited after %lld ms\n",
+              (long long)std::chrono::duration_cast<std::chrono::milliseconds>(steady_now() - t_second).count());
   EXPECT_NE(cuzk::test::slurp(d.p / "second.log").find("another cuzk daemon is running on unix socket"),
             std::string::npos)
       << cuzk::test::slurp(d.p / "second.log");
@@ -178,14 +181,20 @@ TEST(daemon_resilience, second_daemon_on_the_same_unix_socket_or_tcp_port_is_ref
   ASSERT_FALSE(port.empty()) << cuzk::test::slurp(d.p / "tcp1.log");
   write_config(d.p / "tcp2.toml", "127.0.0.1:" + port, d.p);
   const pid_t tcp2 = cuzk::test::spawn_daemon(d.p / "tcp2.toml", d.p / "tcp2.log", "info");
+  const auto t_tcp2 = steady_now();
   EXPECT_EQ(cuzk::test::wait_daemon_exit(tcp2, 15s), 1) << cuzk::test::slurp(d.p / "tcp2.log");
+  std::printf("second daemon on the taken port exited after %lld ms\n",
+              (long long)std::chrono::duration_cast<std::chrono::milliseconds>(steady_now() - t_tcp2).count());
   EXPECT_NE(cuzk::test::slurp(d.p / "tcp2.log").find("another process is listening on that port"), std::string::npos)
       << cuzk::test::slurp(d.p / "tcp2.log");
   auto tcp_stub = pb::ProvingEngine::NewStub(grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials()));
   EXPECT_TRUE(status_ok(*tcp_stub));
   for (pid_t p : {first, tcp1}) {
+    const auto t0 = steady_now();
     kill(p, SIGTERM);
     EXPECT_EQ(cuzk::test::wait_daemon_exit(p, 10s), 0);
+    std::printf("SIGTERM: exit after %lld ms\n",
+                (long long)std::chrono::duration_cast<std::chrono::milliseconds>(steady_now() - t0).count());
   }
 }
 
