@@ -51,7 +51,8 @@ class grpc_server {
   /// Listens on |address| ("host:port", port 0 = any free port,
   /// "unix:///path", "unix:path", "unix-abstract:name"); throws
   /// std::runtime_error (std::invalid_argument for a malformed address)
-  /// saying why when it cannot.
+  /// saying why when it cannot. |e| must outlive the server (its waiter
+  /// pool is subscribed to the engine's job completions).
   grpc_server(engine::engine& e, const std::string& address, const grpc_server_options& opt);
   grpc_server(engine::engine& e, const std::string& address, std::uint64_t max_message_size)
       : grpc_server(e, address, with_max_message_size(max_message_size)) {}
