@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -256,6 +257,39 @@ TEST(daemon_resilience, sigterm_inside_a_long_stage_exits_within_the_bound_and_t
   EXPECT_EQ(result.status(), pb::AwaitProofResponse::CANCELLED) << result.error_message();
   EXPECT_NE(result.error_message().find("shutting down"), std::string::npos) << result.error_message();
   fs::remove_all(params);
+}
+
+// The soft open-file limit goes up to the hard one at start (a burst of
+// connections must not exhaust descriptors: gRPC 1.51 stops accepting after
+// one EMFILE), and the log says so.
+TEST(daemon_resilience, the_open_file_limit_is_raised_to_the_hard_limit_at_start) {
+  temp_dir d;
+  const fs::path sock = d.p / "cuzk.sock";
+  write_config(d.p / "cuzk.toml", "unix://" + sock.string(), d.p);
+  rlimit hard{};
+  ASSERT_EQ(getrlimit(RLIMIT_NOFILE, &hard), 0);
+  if (hard.rlim_max < 1024) GTEST_SKIP() << "hard limit " << hard.rlim_max << " is too low to tell";
+  const pid_t pid = fork();
+  if (pid == 0) {
+    rlimit low{256, hard.rlim_max};
+    setrlimit(RLIMIT_NOFILE, &low);
+    const int fd = ::open((d.p / "log").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    dup2(fd, 1);
+    dup2(fd, 2);
+    execl(CUZK_DAEMON_BINARY, "cuzk", "--config", (d.p / "cuzk.toml").c_str(), nullptr);
+    _exit(127);
+  }
+  ASSERT_TRUE(cuzk::test::connect_when_ready(sock, 15s)) << cuzk::test::slurp(d.p / "log");
+  const std::string limits = cuzk::test::slurp("/proc/" + std::to_string(pid) + "/limits");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(limits, m, std::regex(R"(Max open files\s+(\d+))"))) << limits;
+  EXPECT_EQ(std::stoull(m[1]), std::uint64_t(hard.rlim_max)) << limits;
+  const std::string log = cuzk::test::slurp(d.p / "log");
+  EXPECT_NE(log.find(hard.rlim_max >= 4096 ? "open file limit raised from 256 to" : "open file limit is"),
+            std::string::npos)
+      << log;
+  kill(pid, SIGTERM);
+  EXPECT_EQ(cuzk::test::wait_daemon_exit(pid, 10s), 0);
 }
 
 }  // namespace
