@@ -3,13 +3,18 @@
 // /data/zk/cuzk.toml; a missing file means the defaults), applies --listen
 // and --log-level over it, starts the engine (the CUDA backend when built
 // with it and a device is visible, else the CPU backend), the gRPC server
-// and the optional HTTP status listener, and runs until SIGTERM or SIGINT. Shutdown: stop accepting, let calls and
-// jobs in flight finish for up to daemon.shutdown_timeout, cancel the rest,
-// exit 0. Logs (spdlog) and TIMELINE lines go to stderr (CUZK_TIMELINE=off:
+// and the optional HTTP status listener, and runs until SIGTERM or SIGINT
+// (SIGHUP: logged, ignored; SIGUSR1: a status line; SIGPIPE ignored:
+// process_signals.hpp). Shutdown: stop accepting, let calls and jobs in
+// flight finish for up to daemon.shutdown_timeout, cancel the rest, exit 0.
+// Every exit logs its cause: 0 after a stop signal, 1 for a start-up or
+// runtime error, 2 for a bad config or command line. Logs (spdlog) and TIMELINE lines go to stderr (CUZK_TIMELINE=off:
 // no TIMELINE lines; CUZK_TEST_DELAY_STAGE: a test-only slowdown, see
 // engine_config::test_delay_stage); they carry job ids, kinds and sizes,
 // never request payloads. State is in memory only: after a crash or
 // SIGKILL, jobs in flight are gone and clients resubmit (docs/RELIABILITY.md).
+#include <sys/resource.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +38,7 @@
 #include "http_status.hpp"
 #include "json_log.hpp"
 #include "listen_security.hpp"
+#include "process_signals.hpp"
 
 namespace {
 
@@ -83,6 +89,27 @@ std::unique_ptr<cuzk::engine::prover_backend> make_backend(const cuzk::service::
   return b;
 }
 
+// Descriptors: the soft RLIMIT_NOFILE up to the hard one (the unit sets
+// LimitNOFILE=1048576), so a burst of client connections cannot exhaust
+// them: gRPC 1.51 stops accepting for good after one EMFILE from accept4
+// (docs/RELIABILITY.md, "Process resilience"). Every poller in the daemon
+// uses poll/epoll, so descriptors above 1024 are fine.
+void raise_fd_limit() {
+  rlimit l{};
+  if (getrlimit(RLIMIT_NOFILE, &l) != 0) return;
+  const rlim_t before = l.rlim_cur;
+  if (l.rlim_cur < l.rlim_max) {
+    l.rlim_cur = l.rlim_max;
+    if (setrlimit(RLIMIT_NOFILE, &l) != 0) l.rlim_cur = before;
+  }
+  if (l.rlim_cur < 4096)
+    spdlog::warn("open file limit is {} (hard limit {}): a few thousand client connections exhaust it; raise "
+                 "LimitNOFILE / ulimit -n",
+                 (unsigned long long)l.rlim_cur, (unsigned long long)l.rlim_max);
+  else if (l.rlim_cur != before)
+    spdlog::info("open file limit raised from {} to {}", (unsigned long long)before, (unsigned long long)l.rlim_cur);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,12 +120,9 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace|debug|info|warn|error (overrides logging.level)");
   CLI11_PARSE(app, argc, argv);
 
-  // SIGTERM/SIGINT are taken by a sigwait below; block them in every thread.
-  sigset_t sigs;
-  sigemptyset(&sigs);
-  sigaddset(&sigs, SIGTERM);
-  sigaddset(&sigs, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &sigs, nullptr);
+  // before any thread starts: SIGPIPE ignored, control signals blocked in
+  // every thread and taken by wait_for_stop below (process_signals.hpp)
+  cuzk::daemon::install_process_signals();
 
   auto log = spdlog::stderr_color_mt("cuzk");
   spdlog::set_default_logger(log);
@@ -106,7 +130,7 @@ int main(int argc, char** argv) {
   try {
     cfg = cuzk::service::load_config(config_path);
   } catch (const std::exception& e) {
-    spdlog::critical("{}", e.what());
+    spdlog::critical("cuzk exits with status 2 (bad config): {}", e.what());
     return 2;
   }
   if (!listen.empty()) cfg.listen = listen;
@@ -117,13 +141,14 @@ int main(int argc, char** argv) {
     f->add_flag<json_message_flag>('*').set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%e","level":"%l","msg":"%*"})");
     spdlog::set_formatter(std::move(f));
   }
+  raise_fd_limit();
   for (const auto& w : cfg.warnings) spdlog::warn("{}", w);
   for (const auto& w : cuzk::service::security_warnings(cfg)) spdlog::warn("{}", w);
   cuzk::service::grpc_server_options server_opts;
   try {
     server_opts = cuzk::service::server_options(cfg);
   } catch (const std::exception& e) {
-    spdlog::critical("{}", e.what());
+    spdlog::critical("cuzk exits with status 2 (bad config): {}", e.what());
     return 2;
   }
 
@@ -158,22 +183,34 @@ int main(int argc, char** argv) {
                  server_opts.tls_cert_pem.empty() ? "" : ", TLS", server_opts.auth_token.empty() ? "" : ", token required");
     std::unique_ptr<cuzk::service::http_status_server> http;
     if (!cfg.status_listen.empty()) {
-      http = std::make_unique<cuzk::service::http_status_server>(eng, cfg.status_listen);
-      spdlog::info("HTTP status on {} (port {}): GET /status, GET /metrics", cfg.status_listen, http->port());
+      cuzk::service::http_status_options hopt;
+      hopt.auth_token = server_opts.auth_token;
+      http = std::make_unique<cuzk::service::http_status_server>(eng, cfg.status_listen, hopt);
+      spdlog::info("HTTP status on {} (port {}): GET /status, GET /metrics{}", cfg.status_listen, http->port(),
+                   hopt.auth_token.empty() ? "" : ", token required");
     }
 
-    int sig = 0;
-    sigwait(&sigs, &sig);
-    spdlog::info("received {}, shutting down (drain up to {} ms)", sig == SIGTERM ? "SIGTERM" : "SIGINT",
+    const int sig = cuzk::daemon::wait_for_stop([&eng](int other) {
+      if (other == SIGUSR1) {
+        const auto st = eng.status();
+        spdlog::info("received SIGUSR1: status: {} job(s) in flight, {} completed, {} failed, {} cancelled; budget "
+                     "{} of {} bytes used",
+                     st.jobs.size(), st.completed, st.failed, st.cancelled, st.budget_used, st.budget_total);
+      } else {
+        spdlog::info("received {}: ignored (cuzk has no config reload; restart it to apply a changed config)",
+                     cuzk::daemon::signal_name(other));
+      }
+    });
+    spdlog::info("received {}, shutting down (drain up to {} ms)", cuzk::daemon::signal_name(sig),
                  cfg.shutdown_timeout.count());
     // stop new work first, then give jobs and calls the same bound
     std::thread drain([&] { eng.shutdown(cfg.shutdown_timeout); });
     server.shutdown(std::uint64_t(cfg.shutdown_timeout.count()) + 1000);
     drain.join();
     if (http) http->stop();
-    spdlog::info("cuzk stopped");
+    spdlog::info("cuzk stopped ({}), exit 0", cuzk::daemon::signal_name(sig));
   } catch (const std::exception& e) {
-    spdlog::critical("{}", e.what());
+    spdlog::critical("cuzk exits with status 1: {}", e.what());
     return 1;
   }
   return 0;

@@ -2,10 +2,14 @@
 // The CPU prover backend: groth16::prove under the device lock, nothing left
 // for finalize; its step times (spmv, ntt_h, msm_a, msm_b1, msm_b2, msm_l,
 // msm_h) go with the pending proof. Cost: the whole CPU proof (SpMV, NTTs,
-// MSMs) in prove_start.
+// MSMs) in prove_start. The job's cancel token reaches the MSMs and the
+// steps between NTTs (groth16::prove's |stop|), so a cancelled partition
+// gives the device lock back within milliseconds of an MSM block.
 #include <thread>
 
 #include <cuzk/engine/prover_backend.hpp>
+#include <cuzk/engine/types.hpp>
+#include <cuzk/msm/msm.hpp>
 
 namespace cuzk::engine {
 namespace {
@@ -35,12 +39,22 @@ class cpu_backend final : public prover_backend {
     *after_start = witness + temp;
     return witness + temp + 4096;  // + the proof and bookkeeping until finalize
   }
-  std::unique_ptr<pending_proof> prove_start(std::size_t, const groth16::parameters& params,
+  std::unique_ptr<pending_proof> prove_start(std::size_t d, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s) override {
+    return prove_start(d, params, shape, std::move(w), r, s, cancel_token());
+  }
+  std::unique_ptr<pending_proof> prove_start(std::size_t, const groth16::parameters& params,
+                                             const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                             const ff::fr& s, const cancel_token& token) override {
     const groth16::witness local = std::move(w);
     groth16::prove_timings t;
-    auto out = std::make_unique<cpu_pending>(groth16::prove(params, shape, local, r, s, &t));
+    std::unique_ptr<cpu_pending> out;
+    try {
+      out = std::make_unique<cpu_pending>(groth16::prove(params, shape, local, r, s, &t, token.flag()));
+    } catch (const msm::stopped&) {
+      throw cancelled_error("job cancelled while proving on the cpu backend");
+    }
     out->stage_ms = {{"spmv", t.spmv_ms},   {"ntt_h", t.ntt_h_ms}, {"msm_a", t.msm_a_ms}, {"msm_b1", t.msm_b1_ms},
                      {"msm_b2", t.msm_b2_ms}, {"msm_l", t.msm_l_ms}, {"msm_h", t.msm_h_ms}};
     return out;

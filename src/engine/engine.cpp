@@ -26,6 +26,9 @@
 #include <cuzk/groth16/verifier.hpp>
 #include <cuzk/io/proof_io.hpp>
 
+#include "device_gate.hpp"
+#include "idle_trim.hpp"
+#include "job_retention.hpp"
 #include "request_identity.hpp"
 
 namespace cuzk::engine {
@@ -49,8 +52,14 @@ double ms_f(clock::time_point a, clock::time_point b) {
 struct test_delay {
   enum class where : std::uint8_t { none, synthesis, gpu, finalize } at = where::none;
   std::chrono::milliseconds ms{0};
-  void apply(where w) const {
-    if (w == at && ms.count() > 0) std::this_thread::sleep_for(ms);
+  // sleeps in slices and stops at the job's cancellation, like a real stage
+  void apply(where w, const cancel_token& token) const {
+    if (w != at || ms.count() <= 0) return;
+    const auto until = clock::now() + ms;
+    while (clock::now() < until) {
+      token.check();
+      std::this_thread::sleep_for(std::min<clock::duration>(std::chrono::milliseconds(10), until - clock::now()));
+    }
   }
 };
 
@@ -147,7 +156,9 @@ struct job {
   proof_kind kind = proof_kind::unspecified;
   priority prio = priority::normal;
   std::uint64_t seq = 0;
-  std::unique_ptr<circuit_job> cj;
+  // the parsed request; dropped when the job finishes (job_retention.hpp),
+  // so stages take a copy under the engine lock (input_of)
+  std::shared_ptr<circuit_job> cj;
   std::string circuit_id;
   std::size_t parts = 0;
   bool verify = false;
@@ -204,12 +215,23 @@ struct engine::impl {
   std::size_t gpu_capacity = 0, synth_workers = 0;
   std::vector<engine_status::worker> worker_state;
   std::vector<clock::time_point> worker_since;
-  std::vector<std::unique_ptr<std::mutex>> device_locks;
+  std::vector<std::unique_ptr<device_gate>> device_locks;
   std::vector<std::thread> threads;
   reservation resident;  // the backend's resident host buffers
   std::uint64_t completed = 0, failed = 0, cancelled = 0, synthesized = 0;
   std::array<std::uint64_t, proof_kind_count> completed_by{}, failed_by{};
   std::deque<std::pair<proof_kind, double>> recent;  // last 1000 durations
+  std::map<std::uint64_t, std::function<void(const std::string&)>> done_subs;  // subscribe_done
+  std::uint64_t next_sub = 1;
+  // last member: its thread stops first, before anything it looks at goes
+  idle_trimmer trimmer{[this] {
+                         std::lock_guard lk(mu);
+                         return std::none_of(jobs.begin(), jobs.end(), [](const auto& kv) { return !kv.second->done; });
+                       },
+                       [this](std::uint64_t before, std::uint64_t after) {
+                         emit(0, "idle: returned freed memory to the OS (RSS " + format_bytes(before) + " -> " +
+                                     format_bytes(after) + ")");
+                       }};
 
   static std::uint64_t budget_total(const engine_config& c) {
     if (c.total_budget != 0) return c.total_budget;
@@ -253,6 +275,8 @@ struct engine::impl {
     j.finished = clock::now();
     j.t.total_ms = ms_between(j.submitted, j.finished);
     if (st != await_status::completed) j.token.cancel();
+    j.cj.reset();  // a finished job keeps only its result (stages hold their own copy)
+    if (std::none_of(jobs.begin(), jobs.end(), [](const auto& kv) { return !kv.second->done; })) trimmer.poke();
     for (auto it = synth_q.begin(); it != synth_q.end();) it = it->second.get() == &j ? synth_q.erase(it) : std::next(it);
     for (auto* q : {&gpu_q, &fin_q})
       for (auto it = q->begin(); it != q->end();) {
@@ -277,6 +301,7 @@ struct engine::impl {
     }
     done_cv.notify_all();
     space_cv.notify_all();
+    for (const auto& [id, f] : done_subs) f(j.id);
   }
 
   void fail(const std::shared_ptr<job>& j, std::size_t part, const std::string& raw_err) {
@@ -308,10 +333,12 @@ struct engine::impl {
     return r;
   }
 
-  void purge_expired_locked() {
-    const auto now = clock::now();
-    for (auto it = jobs.begin(); it != jobs.end();)
-      it = (it->second->done && now - it->second->finished > cfg.result_ttl) ? jobs.erase(it) : std::next(it);
+  void purge_expired_locked() { retire_finished_jobs(jobs, cfg.result_ttl, cfg.max_finished_jobs, clock::now()); }
+
+  /// The job's parsed request, or null once it finished (then the stage stops).
+  std::shared_ptr<circuit_job> input_of(const job& j) const {
+    std::lock_guard lk(mu);
+    return j.cj;
   }
 
   // ---- threads -----------------------------------------------------------------
@@ -379,8 +406,10 @@ struct engine::impl {
         ++synthesized;
       }
       tl("SYNTH_START", j->id, "partition=" + std::to_string(part));
-      item->w = j->cj->synthesize(part, shape, j->token);
-      delay.apply(test_delay::where::synthesis);
+      const std::shared_ptr<circuit_job> input = input_of(*j);
+      if (!input) throw cancelled_error("job finished");
+      item->w = input->synthesize(part, shape, j->token);
+      delay.apply(test_delay::where::synthesis, j->token);
       const auto t1 = clock::now();
       stage(*item, "synthesis", t1);
       const std::uint64_t sms = ms_between(t0, t1);
@@ -459,12 +488,15 @@ struct engine::impl {
       // gpu_ms: the time holding the device (the other worker's turn is lock_wait_ms)
       std::uint64_t wait_ms = 0, gms = 0;
       {
-        std::lock_guard dl(*device_locks[device]);
+        // cancellable, priority-ordered wait for the device (device_gate.hpp)
+        const device_gate::hold dl = device_locks[device]->acquire({-int(j.prio), j.seq, item.part}, j.token);
+        if (!dl) throw cancelled_error("job cancelled while waiting for the device");
         const auto t1 = clock::now();
         wait_ms = ms_between(t0, t1);
         stage(item, "lock_wait", t1);
-        item.pending = backend->prove_start(device, item.lease->params, item.lease->shape, std::move(item.w), r, s);
-        delay.apply(test_delay::where::gpu);
+        item.pending =
+            backend->prove_start(device, item.lease->params, item.lease->shape, std::move(item.w), r, s, j.token);
+        delay.apply(test_delay::where::gpu, j.token);
         const auto t2 = clock::now();
         gms = ms_between(t1, t2);
         stage(item, "gpu", t2);
@@ -518,9 +550,13 @@ struct engine::impl {
       auto backend_stages = std::move(item->pending->stage_ms);
       const groth16::proof pr = backend->finalize(std::move(item->pending));
       bool ok = true;
-      if (j->verify) ok = groth16::verify(item->lease->pvk, pr, j->cj->public_inputs(part));
+      if (j->verify) {
+        const std::shared_ptr<circuit_job> input = input_of(*j);
+        if (!input) throw cancelled_error("job finished");
+        ok = groth16::verify(item->lease->pvk, pr, input->public_inputs(part));
+      }
       const auto bytes = io::write_proof(pr);
-      delay.apply(test_delay::where::finalize);
+      delay.apply(test_delay::where::finalize, j->token);
       const auto t1 = clock::now();
       stage(*item, "finalize", t1);
       for (auto& [name, ms] : backend_stages) item->times.stages.emplace_back("backend." + name, ms);
@@ -599,7 +635,7 @@ void engine::start() {
   const std::size_t nworkers = per_dev * std::max<std::size_t>(1, p.devices.size());
   p.gpu_capacity = p.cfg.gpu_queue_capacity ? p.cfg.gpu_queue_capacity : nworkers + 1;
   for (std::size_t d = 0; d < std::max<std::size_t>(1, p.devices.size()); ++d)
-    p.device_locks.push_back(std::make_unique<std::mutex>());
+    p.device_locks.push_back(std::make_unique<device_gate>());
   for (std::size_t i = 0; i < p.synth_workers; ++i) p.threads.emplace_back([&p] { p.synth_loop(false); });
   p.threads.emplace_back([&p] { p.synth_loop(true); });  // reserved for HIGH / CRITICAL
   for (std::size_t w = 0; w < nworkers; ++w) {
@@ -720,6 +756,18 @@ bool engine::cancel(const std::string& job_id) {
   p.emit(1, "job " + job_id + (was_running ? " cancelled while running" : " cancelled while queued"));
   p.tl("JOB_DONE", job_id, "status=CANCELLED");
   return was_running;
+}
+
+std::uint64_t engine::subscribe_done(std::function<void(const std::string&)> f) {
+  std::lock_guard lk(_p->mu);
+  const std::uint64_t id = _p->next_sub++;
+  _p->done_subs.emplace(id, std::move(f));
+  return id;
+}
+
+void engine::unsubscribe_done(std::uint64_t subscription) {
+  std::lock_guard lk(_p->mu);
+  _p->done_subs.erase(subscription);
 }
 
 engine_status engine::status() const {

@@ -50,9 +50,16 @@ class fallback_backend final : public prover_backend {
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s) override {
+    return prove_start(device, params, shape, std::move(w), r, s, cancel_token());
+  }
+  // the job's token goes to whichever backend proves the partition
+  std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                             const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                             const ff::fr& s, const cancel_token& token) override {
     const std::size_t want = w.inputs.size() + w.aux.size();
     try {
-      return std::make_unique<tagged_pending>(_primary->prove_start(device, params, shape, std::move(w), r, s), false);
+      return std::make_unique<tagged_pending>(_primary->prove_start(device, params, shape, std::move(w), r, s, token),
+                                              false);
     } catch (const cancelled_error&) {
       throw;
     } catch (const std::exception& e) {
@@ -61,7 +68,8 @@ class fallback_backend final : public prover_backend {
                            "); proving this partition on the " + _fallback->name() + " backend");
     }
     const std::size_t fb_device = device % std::max<std::size_t>(1, _fallback->devices().size());
-    return std::make_unique<tagged_pending>(_fallback->prove_start(fb_device, params, shape, std::move(w), r, s), true);
+    return std::make_unique<tagged_pending>(
+        _fallback->prove_start(fb_device, params, shape, std::move(w), r, s, token), true);
   }
   groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
     auto& t = static_cast<tagged_pending&>(*p);

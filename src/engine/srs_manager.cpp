@@ -2,6 +2,8 @@
 // srs_manager (see include/cuzk/engine/srs_manager.hpp).
 #include <cuzk/engine/srs_manager.hpp>
 
+#include <cuzk/engine/mapping_guard.hpp>
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -147,6 +149,11 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
   lk.unlock();
   const auto t0 = clock::now();
   try {
+    const auto torn = [&] {
+      return std::runtime_error("parameter file " + e.path.string() + " of circuit '" + id +
+                                "' shrank while it was being read (truncated or rewritten under the daemon); "
+                                "restore the file and retry");
+    };
     std::unique_ptr<io::mapped_parameter_file> mapped;
     {
       std::lock_guard lk2(_mu);
@@ -158,14 +165,39 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
       if (!std::filesystem::exists(e.path))
         throw std::runtime_error("parameter file for circuit '" + id + "' not found: " + e.path.filename().string() +
                                  " (set srs.param_cache or fetch the parameters)");
-      mapped = std::make_unique<io::mapped_parameter_file>(e.path);
+      {
+        // the constructor maps the file and walks its layout: guarded too
+        const thread_mapping_guard guard;
+        try {
+          mapped = std::make_unique<io::mapped_parameter_file>(e.path);
+        } catch (const std::exception&) {
+          if (guard.faulted()) throw torn();
+          throw;
+        }
+        if (guard.faulted()) {
+          mapped.reset();
+          throw torn();
+        }
+      }
       if (mapped->size() != std::uint64_t(now.size)) now = identity_of(e.path);
     }
     reservation res = _budget.acquire(decoded_parameters_bytes(mapped->layout()), p, token,
                                       "the parameters of circuit '" + id + "'");
     auto lc = std::make_shared<loaded_circuit>();
     lc->id = id;
-    lc->params = io::decode_parameters(mapped->layout(), io::read_options{.check_points = _opt.check_points});
+    {
+      // a file truncated while it is decoded raises SIGBUS on the lost pages:
+      // the guard absorbs it and the load fails naming the file (the mapping
+      // is dropped with the exception)
+      const mapping_guard guard(mapped->bytes().data(), mapped->bytes().size());
+      try {
+        lc->params = io::decode_parameters(mapped->layout(), io::read_options{.check_points = _opt.check_points});
+      } catch (const std::exception&) {
+        if (guard.faulted()) throw torn();
+        throw;
+      }
+      if (guard.faulted()) throw torn();
+    }
     lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
     lc->shape = e.info.make_shape();
     if (lc->shape.num_inputs != lc->params.vk.ic.size() || lc->params.l.size() != lc->shape.num_aux)

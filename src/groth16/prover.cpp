@@ -54,7 +54,13 @@ double ms_since(std::chrono::steady_clock::time_point& t) {
   return ms;
 }
 
-std::vector<fr> compute_h_timed(const r1cs::r1cs_shape& shape, const witness& w, prove_timings* t) {
+// |stop| between steps: the bound is one NTT (or the SpMV) of the domain.
+void check_stop(const std::atomic<bool>* stop) {
+  if (stop && stop->load(std::memory_order_relaxed)) throw msm::stopped("groth16::prove stopped (cancelled)");
+}
+
+std::vector<fr> compute_h_timed(const r1cs::r1cs_shape& shape, const witness& w, prove_timings* t,
+                                const std::atomic<bool>* stop) {
   auto t0 = std::chrono::steady_clock::now();
   const ntt::evaluation_domain domain(shape.num_constraints);
   const std::size_t m = domain.size();
@@ -62,11 +68,15 @@ std::vector<fr> compute_h_timed(const r1cs::r1cs_shape& shape, const witness& w,
   r1cs::evaluate_abc(shape, w.inputs, w.aux, a, b, c);
   if (t) t->spmv_ms = ms_since(t0);
   for (auto* v : {&a, &b, &c}) {
+    check_stop(stop);
     ntt::intt(domain, *v);
+    check_stop(stop);
     ntt::coset_ntt(domain, *v);
   }
+  check_stop(stop);
   ntt::mul_sub(a, b, c);  // a = a*b - c
   ntt::divide_by_z_on_coset(domain, a);
+  check_stop(stop);
   ntt::coset_intt(domain, a);
   a.resize(m - 1);  // deg h <= m - 2: the top coefficient is zero
   if (t) t->ntt_h_ms = ms_since(t0);
@@ -75,15 +85,20 @@ std::vector<fr> compute_h_timed(const r1cs::r1cs_shape& shape, const witness& w,
 
 }  // namespace
 
-std::vector<fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w) { return compute_h_timed(shape, w, nullptr); }
+std::vector<fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w) {
+  return compute_h_timed(shape, w, nullptr, nullptr);
+}
 
 proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w, const fr& r,
-            const fr& s, prove_timings* t) {
+            const fr& s, prove_timings* t, const std::atomic<bool>* stop) {
   const auto start = std::chrono::steady_clock::now();
   const std::size_t m = ntt::evaluation_domain(shape.num_constraints).size();
   check_sizes(p, shape, w, m);
-  const std::vector<fr> h = compute_h_timed(shape, w, t);
+  check_stop(stop);
+  const std::vector<fr> h = compute_h_timed(shape, w, t, stop);
   auto t0 = std::chrono::steady_clock::now();
+  msm::config mc;
+  mc.stop = stop;
 
   using ec::g1_jacobian;
   using ec::g2_jacobian;
@@ -94,27 +109,27 @@ proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w
 
   // A = alpha + sum a_i A_i + r delta
   g1_jacobian a = g1_jacobian::from_affine(p.vk.alpha_g1);
-  a += msm::msm<ff::fp>(a_q.first(ni), w.inputs);
-  a += msm::msm_dense<ff::fp>(a_q.subspan(ni), w.aux, view_of(shape.a_aux_density));
+  a += msm::msm<ff::fp>(a_q.first(ni), w.inputs, mc);
+  a += msm::msm_dense<ff::fp>(a_q.subspan(ni), w.aux, view_of(shape.a_aux_density), mc);
   a += ec::mul(p.vk.delta_g1, r);
   if (t) t->msm_a_ms = ms_since(t0);
 
   // B = beta + sum b_i B_i + s delta, in G1 and G2
   g1_jacobian b1 = g1_jacobian::from_affine(p.vk.beta_g1);
-  b1 += msm::msm_dense<ff::fp>(b1_q.first(nbi), w.inputs, view_of(shape.b_input_density));
-  b1 += msm::msm_dense<ff::fp>(b1_q.subspan(nbi), w.aux, view_of(shape.b_aux_density));
+  b1 += msm::msm_dense<ff::fp>(b1_q.first(nbi), w.inputs, view_of(shape.b_input_density), mc);
+  b1 += msm::msm_dense<ff::fp>(b1_q.subspan(nbi), w.aux, view_of(shape.b_aux_density), mc);
   b1 += ec::mul(p.vk.delta_g1, s);
   if (t) t->msm_b1_ms = ms_since(t0);
   g2_jacobian b2 = g2_jacobian::from_affine(p.vk.beta_g2);
-  b2 += msm::msm_dense<ff::fp2>(b2_q.first(nbi), w.inputs, view_of(shape.b_input_density));
-  b2 += msm::msm_dense<ff::fp2>(b2_q.subspan(nbi), w.aux, view_of(shape.b_aux_density));
+  b2 += msm::msm_dense<ff::fp2>(b2_q.first(nbi), w.inputs, view_of(shape.b_input_density), mc);
+  b2 += msm::msm_dense<ff::fp2>(b2_q.subspan(nbi), w.aux, view_of(shape.b_aux_density), mc);
   b2 += ec::mul(p.vk.delta_g2, s);
   if (t) t->msm_b2_ms = ms_since(t0);
 
   // C = sum aux_j L_j + sum h_k H_k + s A + r B1 - r s delta
-  g1_jacobian c = msm::msm<ff::fp>(p.l, w.aux);
+  g1_jacobian c = msm::msm<ff::fp>(p.l, w.aux, mc);
   if (t) t->msm_l_ms = ms_since(t0);
-  c += msm::msm<ff::fp>(p.h, h);
+  c += msm::msm<ff::fp>(p.h, h, mc);
   if (t) t->msm_h_ms = ms_since(t0);
   c += ec::mul(a, s);
   c += ec::mul(b1, r);

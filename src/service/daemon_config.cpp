@@ -27,7 +27,8 @@ const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
        {{"listen", key_status::used}, {"status_listen", key_status::used},
         {"max_message_size", key_status::used}, {"shutdown_timeout", key_status::used},
         {"unix_socket_mode", key_status::used}, {"tls_cert_file", key_status::used}, {"tls_key_file", key_status::used},
-        {"tls_client_ca_file", key_status::used}, {"auth_token_file", key_status::used}}},
+        {"tls_client_ca_file", key_status::used}, {"auth_token_file", key_status::used},
+        {"allow_abstract_socket", key_status::used}, {"max_waiting_calls", key_status::used}}},
       {"srs", {{"param_cache", key_status::used}, {"check_points", key_status::used}, {"preload", key_status::deprecated}}},
       {"memory",
        {{"total_budget", key_status::used}, {"safety_margin", key_status::used}, {"eviction_min_idle", key_status::used},
@@ -44,8 +45,9 @@ const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
        {{"enabled", key_status::used}, {"synthesis_lookahead", key_status::unused},
         {"synthesis_concurrency", key_status::unused}, {"max_parallel_synthesis", key_status::used},
         {"slot_size", key_status::unused}, {"max_gpu_queue_depth", key_status::used},
-        {"finalizer_threads", key_status::used}, {"verify_proofs", key_status::used}, {"check_vanilla_proofs", key_status::used},
-        {"result_ttl", key_status::used}}},
+        {"finalizer_threads", key_status::used}, {"verify_proofs", key_status::used},
+        {"check_vanilla_proofs", key_status::used}, {"result_ttl", key_status::used},
+        {"max_finished_jobs", key_status::used}}},
       {"logging", {{"level", key_status::used}, {"format", key_status::used}}},
   };
   return k;
@@ -203,6 +205,8 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
     if ((m & 0600) != 0600) r.bad("daemon", "unix_socket_mode", "'" + *v + "' must give the owner read and write");
     c.unix_socket_mode = m;
   }
+  if (auto v = r.boolean("daemon", "allow_abstract_socket")) c.allow_abstract_socket = *v;
+  if (auto v = r.integer("daemon", "max_waiting_calls", 1, 1000000)) c.max_waiting_calls = std::size_t(*v);
   if (auto v = r.str("daemon", "tls_cert_file")) c.tls_cert_file = *v;
   if (auto v = r.str("daemon", "tls_key_file")) c.tls_key_file = *v;
   if (auto v = r.str("daemon", "tls_client_ca_file")) c.tls_client_ca_file = *v;
@@ -260,6 +264,7 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
   }
   if (auto v = r.boolean("pipeline", "check_vanilla_proofs")) c.engine.check_vanilla_proofs = *v;
   if (auto v = r.duration("pipeline", "result_ttl")) c.engine.result_ttl = *v;
+  if (auto v = r.integer("pipeline", "max_finished_jobs", 1, 10000000)) c.engine.max_finished_jobs = std::size_t(*v);
 
   if (auto v = r.str("logging", "level")) {
     static const std::set<std::string> levels{"trace", "debug", "info", "warn", "error", "off"};

@@ -14,8 +14,12 @@
 #include <cuzk/engine/client_text.hpp>
 
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "listen_address.hpp"
+#include "listener_args.hpp"
 #include "request_check.hpp"
 #include "request_limits.hpp"
+#include "secret_compare.hpp"
+#include "waiter_pool.hpp"
 
 namespace cuzk::service {
 namespace {
@@ -75,18 +79,56 @@ Status guarded_in(const std::filesystem::path& param_cache, F&& f) {
   }
 }
 
-// Constant-time comparison of the presented and the configured token.
-bool same_secret(std::string_view a, std::string_view b) {
-  unsigned char diff = a.size() == b.size() ? 0 : 1;
-  const std::size_t n = std::max(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i)
-    diff |= static_cast<unsigned char>((i < a.size() ? a[i] : 0) ^ (i < b.size() ? b[i] : 0));
-  return diff == 0;
-}
-
-class service final : public pb::ProvingEngine::Service {
+// A waiting AwaitProof or Prove call (callback API: no thread while it
+// waits). Answered once: by the waiter pool (the job finished, or the
+// deadline passed) or by OnCancel (the client went away, or the server shuts
+// down past its deadline); waiter_pool::cancel decides which one wins.
+class waiting_call final : public grpc::ServerUnaryReactor {
  public:
-  service(engine::engine& e, std::uint64_t max_msg, std::string token) : _e(e), _max(max_msg), _token(std::move(token)) {}
+  waiting_call(waiter_pool& pool, pb::AwaitProofResponse* out, std::uint64_t timeout_ms)
+      : _pool(pool), _out(out), _timeout_ms(timeout_ms) {}
+  // nothing touches |this| after add() returns: the answer (and OnDone's
+  // delete) may already have happened on the pool thread
+  void start(const std::string& job_id) {
+    // saturates: a timeout the clock cannot represent waits like 0
+    const std::optional<waiter_pool::clock::time_point> deadline =
+        await_deadline(waiter_pool::clock::now(), _timeout_ms);
+    try {
+      _pool.add(job_id, deadline, [this](waiter_pool::outcome o) { answer(std::move(o)); }, &_ticket);
+    } catch (const waiters_exhausted& e) {
+      Finish({StatusCode::RESOURCE_EXHAUSTED, e.what()});
+    }
+  }
+  void OnCancel() override {
+    if (_pool.cancel(_ticket)) Finish({StatusCode::CANCELLED, "client went away"});
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  void answer(waiter_pool::outcome o) {
+    if (o.not_found) {
+      Finish({StatusCode::NOT_FOUND, o.error});
+      return;
+    }
+    if (o.result.status == engine::await_status::timeout)
+      o.result.error_message =
+          "job " + engine::quoted_id(o.result.job_id) + " not finished after timeout_ms = " + std::to_string(_timeout_ms);
+    fill(o.result, _out);
+    Finish(Status::OK);
+  }
+  waiter_pool& _pool;
+  pb::AwaitProofResponse* _out;
+  std::uint64_t _timeout_ms;
+  std::uint64_t _ticket = 0;
+};
+
+using service_base =
+    pb::ProvingEngine::WithCallbackMethod_AwaitProof<pb::ProvingEngine::WithCallbackMethod_Prove<pb::ProvingEngine::Service>>;
+
+class service final : public service_base {
+ public:
+  service(engine::engine& e, waiter_pool& waiters, std::uint64_t max_msg, std::string token)
+      : _e(e), _waiters(waiters), _max(max_msg), _token(std::move(token)) {}
 
   // Every RPC's exceptions -> status codes, file paths cut to their names.
   template <class F>
@@ -94,7 +136,7 @@ class service final : public pb::ProvingEngine::Service {
     return guarded_in(_e.config().param_cache, std::forward<F>(f));
   }
 
-  Status check_auth(const ServerContext* ctx) const {
+  Status check_auth(const grpc::ServerContextBase* ctx) const {
     if (_token.empty()) return Status::OK;
     const auto& md = ctx->client_metadata();
     const auto it = md.find("authorization");
@@ -124,47 +166,36 @@ class service final : public pb::ProvingEngine::Service {
     });
   }
 
-  // Waits in slices so a client that goes away frees its server thread.
-  // A timeout too large for the clock waits like 0 (await_deadline).
-  Status wait(ServerContext* ctx, const std::string& id, std::uint64_t timeout_ms, pb::AwaitProofResponse* out) {
-    const auto deadline = await_deadline(std::chrono::steady_clock::now(), timeout_ms);
-    for (;;) {
-      auto slice = std::chrono::milliseconds(200);
-      if (deadline) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) slice = std::chrono::milliseconds(0);
-        else if (left < slice) slice = left;
-      }
-      engine::job_result r = _e.await(id, slice);
-      if (r.status != engine::await_status::timeout) {
-        fill(r, out);
-        return Status::OK;
-      }
-      if (deadline && std::chrono::steady_clock::now() >= *deadline) {
-        r.error_message = "job " + engine::quoted_id(id) + " not finished after timeout_ms = " + std::to_string(timeout_ms);
-        fill(r, out);
-        return Status::OK;
-      }
-      if (ctx->IsCancelled()) return {StatusCode::CANCELLED, "client went away"};
-    }
+  // AwaitProof and Prove wait in the waiter pool (waiter_pool.hpp), not on
+  // a server thread.
+  grpc::ServerUnaryReactor* AwaitProof(grpc::CallbackServerContext* ctx, const pb::AwaitProofRequest* req,
+                                       pb::AwaitProofResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return finished(ctx, a);
+    if (Status v = guarded([&] {
+          check_request_id(req->job_id(), "job_id");
+          return Status::OK;
+        });
+        !v.ok())
+      return finished(ctx, v);
+    auto* call = new waiting_call(_waiters, resp, req->timeout_ms());
+    call->start(req->job_id());
+    return call;
   }
 
-  Status AwaitProof(ServerContext* ctx, const pb::AwaitProofRequest* req, pb::AwaitProofResponse* resp) override {
-    if (Status a = check_auth(ctx); !a.ok()) return a;
-    return guarded([&] {
-      check_request_id(req->job_id(), "job_id");
-      return wait(ctx, req->job_id(), req->timeout_ms(), resp);
+  grpc::ServerUnaryReactor* Prove(grpc::CallbackServerContext* ctx, const pb::ProveRequest* req,
+                                  pb::ProveResponse* resp) override {
+    if (Status a = check_auth(ctx); !a.ok()) return finished(ctx, a);
+    if (!req->has_submit()) return finished(ctx, {StatusCode::INVALID_ARGUMENT, "ProveRequest.submit is missing"});
+    if (Status s = check_size(*req); !s.ok()) return finished(ctx, s);
+    std::string job_id;
+    const Status submitted = guarded([&] {
+      job_id = _e.submit(to_engine_request(req->submit())).job_id;
+      return Status::OK;
     });
-  }
-
-  Status Prove(ServerContext* ctx, const pb::ProveRequest* req, pb::ProveResponse* resp) override {
-    if (Status a = check_auth(ctx); !a.ok()) return a;
-    if (!req->has_submit()) return {StatusCode::INVALID_ARGUMENT, "ProveRequest.submit is missing"};
-    if (Status s = check_size(*req); !s.ok()) return s;
-    return guarded([&] {
-      const auto r = _e.submit(to_engine_request(req->submit()));
-      return wait(ctx, r.job_id, 0, resp->mutable_result());
-    });
+    if (!submitted.ok()) return finished(ctx, submitted);
+    auto* call = new waiting_call(_waiters, resp->mutable_result(), 0);
+    call->start(job_id);
+    return call;
   }
 
   Status CancelProof(ServerContext* ctx, const pb::CancelProofRequest* req, pb::CancelProofResponse* resp) override {
@@ -248,7 +279,13 @@ class service final : public pb::ProvingEngine::Service {
   }
 
  private:
+  static grpc::ServerUnaryReactor* finished(grpc::CallbackServerContext* ctx, const Status& st) {
+    grpc::ServerUnaryReactor* r = ctx->DefaultReactor();
+    r->Finish(st);
+    return r;
+  }
   engine::engine& _e;
+  waiter_pool& _waiters;
   std::uint64_t _max;
   std::string _token;
 };
@@ -256,6 +293,8 @@ class service final : public pb::ProvingEngine::Service {
 }  // namespace
 
 struct grpc_server::impl {
+  std::unique_ptr<unix_socket_claim> claim;  // outlives the server: released last
+  std::unique_ptr<waiter_pool> waiters;      // outlives the server's calls
   std::unique_ptr<service> svc;
   std::unique_ptr<grpc::Server> server;
 };
@@ -268,7 +307,8 @@ std::mutex umask_mu;  // umask is per process: one socket bind at a time
 
 grpc_server::grpc_server(engine::engine& e, const std::string& address, const grpc_server_options& opt)
     : _p(std::make_unique<impl>()) {
-  _p->svc = std::make_unique<service>(e, opt.max_message_size, opt.auth_token);
+  _p->waiters = std::make_unique<waiter_pool>(e, opt.max_waiting_calls);
+  _p->svc = std::make_unique<service>(e, *_p->waiters, opt.max_message_size, opt.auth_token);
   if (opt.tls_cert_pem.empty() != opt.tls_key_pem.empty())
     throw std::runtime_error("TLS needs both a certificate and a key");
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
@@ -280,18 +320,19 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
     so.pem_key_cert_pairs.push_back({opt.tls_key_pem, opt.tls_cert_pem});
     creds = grpc::SslServerCredentials(so);
   }
+  const listen_address addr = parse_listen_address(address);
+  if (addr.k == listen_address::kind::unix_abstract && !opt.allow_abstract_socket)
+    throw std::runtime_error("listen address " + address +
+                             " is an abstract unix socket: it has no file permissions, so every process on this "
+                             "machine (in this network namespace) can connect; set daemon.allow_abstract_socket = "
+                             "true to use it anyway (with daemon.auth_token_file), or listen on unix:///path");
+  if (addr.k == listen_address::kind::unix_path) _p->claim = std::make_unique<unix_socket_claim>(addr.path);
   grpc::ServerBuilder b;
-  const bool unix_socket = address.rfind("unix://", 0) == 0;
-  std::filesystem::path sock;
-  if (unix_socket) {
-    sock = address.substr(7);
-    std::error_code ec;
-    if (sock.has_parent_path()) std::filesystem::create_directories(sock.parent_path(), ec);
-    std::filesystem::remove(sock, ec);  // a stale socket from an earlier run
-    b.AddListeningPort(address, creds);
-  } else {
-    b.AddListeningPort(address, creds, &_port);
-  }
+  if (addr.is_unix())
+    b.AddListeningPort(addr.grpc_uri, creds);
+  else
+    b.AddListeningPort(addr.grpc_uri, creds, &_port);
+  apply_listener_args(b);
   const std::uint64_t transport_max = std::min<std::uint64_t>(2 * opt.max_message_size + (1 << 20), (1ull << 31) - 1);
   b.SetMaxReceiveMessageSize(int(transport_max));
   // gRPC 1.51 inflates a compressed message in full before any size check
@@ -303,25 +344,33 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
   b.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
   b.SetMaxSendMessageSize(int(transport_max));
   b.RegisterService(_p->svc.get());
-  if (unix_socket) {
+  if (addr.k == listen_address::kind::unix_path) {
     // the socket is born with 0777 & ~umask: narrow the umask around the
     // bind so it never exists wider than |unix_socket_mode|, then chmod to it
     std::lock_guard lk(umask_mu);
     const mode_t old = ::umask(0777 & ~mode_t(opt.unix_socket_mode));
     _p->server = b.BuildAndStart();
     ::umask(old);
-    if (_p->server && ::chmod(sock.c_str(), mode_t(opt.unix_socket_mode)) != 0) {
+    if (_p->server && ::chmod(addr.path.c_str(), mode_t(opt.unix_socket_mode)) != 0) {
       _p->server->Shutdown();
       _p->server.reset();
-      throw std::runtime_error("cannot set the permissions of unix socket " + sock.string());
+      throw std::runtime_error("cannot set the permissions of unix socket " + addr.path.string());
     }
   } else {
     _p->server = b.BuildAndStart();
   }
-  if (!_p->server) throw std::runtime_error("cannot listen on " + address);
+  if (!_p->server) {
+    if (addr.k == listen_address::kind::tcp && tcp_address_answers(address))
+      throw std::runtime_error("cannot listen on " + address +
+                               ": another process is listening on that port; refusing to share it (one daemon per "
+                               "address)");
+    throw std::runtime_error("cannot listen on " + address + " (address in use or not available)");
+  }
 }
 
 grpc_server::~grpc_server() { shutdown(0); }
+
+std::size_t grpc_server::waiting_calls() const { return _p->waiters->size(); }
 
 void grpc_server::shutdown(std::uint64_t deadline_ms) {
   if (!_p->server) return;

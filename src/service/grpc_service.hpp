@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The gRPC front of the engine: cuzk.v1.ProvingEngine on the synchronous
-// gRPC server (one pooled thread per call in flight; AwaitProof and Prove
-// block in the engine and poll for client cancellation every 200 ms).
+// The gRPC front of the engine: cuzk.v1.ProvingEngine. The short calls run on
+// the synchronous server's thread pool; AwaitProof and Prove use the callback
+// API and wait in a waiter_pool (no thread per waiting call; woken by the
+// job's completion; at most max_waiting_calls at once, RESOURCE_EXHAUSTED
+// beyond), so GetStatus and the control calls answer whatever the number of
+// waiting clients.
 // Every engine exception becomes a status and never crosses the boundary:
 // invalid_request -> INVALID_ARGUMENT, unsupported_request -> UNIMPLEMENTED
 // (UNAVAILABLE while shutting down), not_found_error -> NOT_FOUND, an SRS
@@ -10,9 +13,13 @@
 // Message size: requests above daemon.max_message_size are refused with
 // INVALID_ARGUMENT naming both sizes (gRPC itself accepts up to twice the
 // limit so that our check, not the transport, answers).
-// Security (grpc_server_options): a unix socket is created with
-// |unix_socket_mode| (umask set around the bind, then chmod, so the socket
-// never exists with wider permissions); with TLS files the listener speaks
+// Security (grpc_server_options): a unix socket (unix:///path, unix:path)
+// is created with |unix_socket_mode| (umask set around the bind, then
+// chmod, so the socket never exists with wider permissions); one daemon per
+// address: the socket path is claimed first and a live socket, a taken TCP
+// port or a non-socket file at the path refuse the start
+// (listen_address.hpp; transport limits in listener_args.hpp); abstract
+// sockets only with |allow_abstract_socket|; with TLS files the listener speaks
 // TLS (and with a client CA requires client certificates); with an auth
 // token every call must carry "authorization: Bearer <token>" metadata or
 // gets UNAUTHENTICATED (compared in constant time). Nothing here logs or
@@ -35,18 +42,25 @@ struct grpc_server_options {
   std::string tls_cert_pem, tls_key_pem;  ///< both or neither; TLS when set
   std::string tls_client_ca_pem;          ///< set: client certificates required
   std::string auth_token;                 ///< set: "authorization: Bearer <token>" required
+  bool allow_abstract_socket = false;     ///< "unix-abstract:" refused unless set
+  std::size_t max_waiting_calls = 10000;  ///< AwaitProof/Prove waiting at once; beyond: RESOURCE_EXHAUSTED
 };
 
 class grpc_server {
  public:
-  /// Listens on |address| ("host:port", port 0 = any free port, or
-  /// "unix:///path"); throws std::runtime_error when it cannot.
+  /// Listens on |address| ("host:port", port 0 = any free port,
+  /// "unix:///path", "unix:path", "unix-abstract:name"); throws
+  /// std::runtime_error (std::invalid_argument for a malformed address)
+  /// saying why when it cannot. |e| must outlive the server (its waiter
+  /// pool is subscribed to the engine's job completions).
   grpc_server(engine::engine& e, const std::string& address, const grpc_server_options& opt);
   grpc_server(engine::engine& e, const std::string& address, std::uint64_t max_message_size)
       : grpc_server(e, address, with_max_message_size(max_message_size)) {}
   ~grpc_server();
   /// The TCP port bound (0 for a unix socket).
   int port() const { return _port; }
+  /// AwaitProof / Prove calls waiting for their job now.
+  std::size_t waiting_calls() const;
   /// Stops accepting and waits for calls in flight, up to |deadline_ms|.
   void shutdown(std::uint64_t deadline_ms);
   void wait();

@@ -2,10 +2,14 @@
 // HTTP /status and /metrics (see http_status.hpp).
 #include "http_status.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <thread>
 
 #include <httplib.h>
+#include <sys/socket.h>
+
+#include "secret_compare.hpp"
 
 namespace cuzk::service {
 
@@ -98,7 +102,8 @@ struct http_status_server::impl {
   std::thread thread;
 };
 
-http_status_server::http_status_server(engine::engine& e, const std::string& address) : _p(std::make_unique<impl>()) {
+http_status_server::http_status_server(engine::engine& e, const std::string& address, const http_status_options& opt)
+    : _p(std::make_unique<impl>()) {
   const auto colon = address.rfind(':');
   if (colon == std::string::npos) throw std::runtime_error("status_listen '" + address + "' is not host:port");
   std::string host = address.substr(0, colon);
@@ -109,12 +114,33 @@ http_status_server::http_status_server(engine::engine& e, const std::string& add
   } catch (...) {
     throw std::runtime_error("status_listen '" + address + "' has no valid port");
   }
-  _p->server.Get("/status", [&e](const httplib::Request&, httplib::Response& res) {
-    res.set_header("Access-Control-Allow-Origin", "*");
+  auto& srv = _p->server;
+  const std::size_t threads = std::max<std::size_t>(2, opt.threads);
+  srv.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  srv.set_read_timeout(opt.read_timeout);
+  srv.set_write_timeout(opt.write_timeout);
+  srv.set_keep_alive_timeout(std::max<time_t>(1, time_t(opt.keep_alive_timeout.count() / 1000)));
+  srv.set_keep_alive_max_count(opt.keep_alive_max);
+  // SO_REUSEADDR (restart while old connections linger) but not httplib's
+  // default SO_REUSEPORT, which would let a second daemon share the port
+  srv.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  });
+  const std::string token = opt.auth_token;
+  const auto allowed = [token](const httplib::Request& req, httplib::Response& res) {
+    if (token.empty() || same_secret(req.get_header_value("Authorization"), "Bearer " + token)) return true;
+    res.status = 401;
+    res.set_header("WWW-Authenticate", "Bearer");
+    res.set_content("missing or wrong authorization token (daemon.auth_token_file)\n", "text/plain");
+    return false;
+  };
+  srv.Get("/status", [&e, allowed](const httplib::Request& req, httplib::Response& res) {
+    if (!allowed(req, res)) return;
     res.set_content(status_json(e.status()).dump(2), "application/json");
   });
-  _p->server.Get("/metrics", [&e](const httplib::Request&, httplib::Response& res) {
-    res.set_header("Access-Control-Allow-Origin", "*");
+  srv.Get("/metrics", [&e, allowed](const httplib::Request& req, httplib::Response& res) {
+    if (!allowed(req, res)) return;
     res.set_content(e.metrics_text(), "text/plain; version=0.0.4");
   });
   if (port == 0) {

@@ -255,8 +255,16 @@ TEST_F(bench_batch, repeat_keeps_every_run_and_compare_flags_an_injected_synthes
   EXPECT_NE(stages_at, std::string::npos) << cmp.out;
   std::smatch m;
   ASSERT_TRUE(std::regex_search(cmp.out, m, std::regex(R"(\n  synthesis +[0-9.]+ +[0-9.]+ +\+([0-9.]+) )"))) << cmp.out;
-  EXPECT_GT(std::stod(m[1]), 35.0) << cmp.out;  // the injected 40 ms, seen in the breakdown
-  EXPECT_LT(std::stod(m[1]), 80.0) << cmp.out;
+  // The delta of two runs taken at different moments moves with the load of
+  // the machine (it once exceeded an upper bound of 80 ms on the loaded
+  // 2-core box), so the bound that matters is asserted on what the code
+  // controls: the injected 40 ms sleep lies inside every partition's timed
+  // synthesis span of the slow run. The breakdown shows most of it.
+  EXPECT_GT(std::stod(m[1]), 20.0) << cmp.out;
+  const nlohmann::json sj = nlohmann::json::parse(slurp(slow));
+  ASSERT_EQ(sj["proofs"].size(), 4u);
+  for (const auto& p : sj["proofs"])
+    for (const auto& part : p["partitions"]) EXPECT_GE(part["stages"]["synthesis"].get<double>(), 40.0) << part;
   const run_result bad = run(bench + " compare " + base + " " + slow + " --fail-on no_such_metric");
   EXPECT_EQ(bad.rc, 2) << bad.out;
   EXPECT_NE(bad.out.find("no metric 'no_such_metric'"), std::string::npos) << bad.out;

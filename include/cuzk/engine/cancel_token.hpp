@@ -2,8 +2,10 @@
 #pragma once
 // cancel_token: one per job, shared by every stage that works on it. Stages
 // call check() between steps (synthesis between sector slots, before the GPU
-// stage, before finalizing), so a cancelled job stops within one step and
-// frees its memory. Cost: one relaxed atomic load per check.
+// stage, before finalizing), the wait for a device polls it, and the CPU
+// prover polls flag() inside its MSMs and between its NTTs, so a cancelled
+// job stops within one step and frees its memory. Cost: one relaxed atomic
+// load per check.
 #include <atomic>
 #include <memory>
 
@@ -16,6 +18,10 @@ class cancel_token {
   cancel_token() : _flag(std::make_shared<std::atomic<bool>>(false)) {}
   void cancel() const noexcept { _flag->store(true, std::memory_order_relaxed); }
   bool cancelled() const noexcept { return _flag->load(std::memory_order_relaxed); }
+  /// The flag itself, for code below the engine that polls it without
+  /// knowing about jobs (msm::config::stop, groth16::prove's |stop|). It
+  /// lives as long as any copy of this token.
+  const std::atomic<bool>* flag() const noexcept { return _flag.get(); }
   /// Throws cancelled_error when cancelled.
   void check() const {
     if (cancelled()) throw cancelled_error("job cancelled");

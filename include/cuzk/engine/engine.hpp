@@ -3,7 +3,9 @@
 // The proving engine: job table + pipeline, no gRPC.
 //
 //   submit ─► job table (request_id = job id, idempotent; priorities; cancel
-//             token per job; results kept for result_ttl, then purged)
+//             token per job; a finished job keeps only its result, for
+//             result_ttl and at most max_finished_jobs of them; freed memory
+//             goes back to the OS when idle)
 //     │ parse + validate at submit (bad requests never queue)
 //     ▼ one work item per partition, ordered (priority desc, job age, partition)
 //   synthesis pool: SRS lease (loads the circuit hot) ─► memory reservation
@@ -62,6 +64,9 @@ struct engine_config {
   /// (pipeline.check_vanilla_proofs).
   bool check_vanilla_proofs = true;
   std::chrono::milliseconds result_ttl{std::chrono::minutes(10)};
+  /// Finished jobs kept for AwaitProof at most (the oldest are forgotten
+  /// first, even before result_ttl); each keeps only its result.
+  std::size_t max_finished_jobs = 10000;
   /// TEST ONLY, never for production: "<stage>:<ms>" with stage synthesis,
   /// gpu or finalize sleeps <ms> inside that stage of every partition (a
   /// known slowdown for regression tests, docs/REGRESSION.md). Empty: the
@@ -161,6 +166,15 @@ class engine {
   job_result await(const std::string& job_id, std::optional<std::chrono::milliseconds> timeout);
   /// Returns true when the job had started; throws not_found_error.
   bool cancel(const std::string& job_id);
+
+  /// Calls |f| with the job's id each time a job finishes (completed,
+  /// failed or cancelled), from the thread that finished it and with the
+  /// engine's lock held: |f| must be quick and must not call the engine
+  /// (the service's waiter_pool only queues the id). Returns the id to
+  /// pass to unsubscribe_done; after unsubscribe_done returns, |f| is never
+  /// called again.
+  std::uint64_t subscribe_done(std::function<void(const std::string& job_id)> f);
+  void unsubscribe_done(std::uint64_t subscription);
 
   engine_status status() const;
   std::string metrics_text() const { return prometheus_text(status()); }

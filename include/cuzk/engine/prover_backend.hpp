@@ -15,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include <cuzk/engine/cancel_token.hpp>
 #include <cuzk/groth16/keys.hpp>
 #include <cuzk/groth16/proof.hpp>
 #include <cuzk/groth16/prover.hpp>
@@ -55,6 +56,16 @@ class prover_backend {
   virtual std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                                      const r1cs::r1cs_shape& shape, groth16::witness&& w,
                                                      const ff::fr& r, const ff::fr& s) = 0;
+  /// prove_start for a job with cancel token |token|. A backend that can
+  /// stop inside its work overrides this one (the CPU backend: inside every
+  /// MSM and between NTTs; it then throws cancelled_error). The default
+  /// checks the token once and runs the call above.
+  virtual std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                                     const r1cs::r1cs_shape& shape, groth16::witness&& w,
+                                                     const ff::fr& r, const ff::fr& s, const cancel_token& token) {
+    token.check();
+    return prove_start(device, params, shape, std::move(w), r, s);
+  }
   /// The rest, off the device lock.
   virtual groth16::proof finalize(std::unique_ptr<pending_proof> p) = 0;
 };

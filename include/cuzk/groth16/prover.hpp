@@ -14,6 +14,7 @@
 //   4. A = α + ΣA + rδ, B = β + ΣB + sδ, C = ΣL + ΣH + sA + rB₁ − rsδ
 // Memory: three m-element Fr vectors (96·m bytes) besides the inputs.
 
+#include <atomic>
 #include <random>
 #include <span>
 #include <vector>
@@ -41,8 +42,12 @@ struct prove_timings {
 /// One proof with explicit randomizers (deterministic; r = s = 0 allowed for
 /// tests). Throws std::invalid_argument when the sizes of the parameters,
 /// shape and witness disagree. |timings|, when given, receives the step times.
+/// |stop|, when given, is polled between the steps and inside every MSM
+/// (msm::config::stop); once true, prove throws msm::stopped. The longest
+/// stretch without a poll is one NTT (or the SpMV) over the 2^k domain.
 proof prove(const parameters& params, const r1cs::r1cs_shape& shape, const witness& w,
-            const ff::fr& r, const ff::fr& s, prove_timings* timings = nullptr);
+            const ff::fr& r, const ff::fr& s, prove_timings* timings = nullptr,
+            const std::atomic<bool>* stop = nullptr);
 
 /// One proof per witness (partitions of one circuit), fresh r, s from |rng|.
 template <class Rng>

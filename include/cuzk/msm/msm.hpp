@@ -11,8 +11,10 @@
 // vector, the compressed base vector and the density bitmap, and pairs the
 // j-th set bit's scalar with the j-th base, as bellperson's multiexp does.
 
+#include <atomic>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <vector>
 
 #include <cuzk/ec/bls12_381.hpp>
@@ -26,6 +28,17 @@ struct config {
   /// instead of sending them through buckets (most Filecoin witness values
   /// are bits).
   bool split_trivial_scalars = true;
+  /// Set: the MSM reads it (relaxed) every 4096 terms of every pass and
+  /// throws msm::stopped once it is true, so a cancelled proof leaves an MSM
+  /// of 2^27 terms within a few milliseconds instead of running to its end.
+  /// Cost: one relaxed load per 4096 point additions (not measurable).
+  const std::atomic<bool>* stop = nullptr;
+};
+
+/// Thrown by an MSM (and groth16::prove) whose config::stop became true.
+class stopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 /// A bitmap over variables: bit i set when variable i has a base.
