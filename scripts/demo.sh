@@ -31,7 +31,13 @@ if ! ls "$DATA"/params/*.vk > /dev/null 2>&1; then
   "$B/cuzk-bench" gen-params --type porep --sector-size 2KiB --seed 1 --out "$DATA/params.tmp"
   rm -rf "$DATA/params" && mv "$DATA/params.tmp" "$DATA/params"
 fi
-[ -f "$DATA/c1.json" ] || "$B/cuzk-bench" gen-vanilla --type porep --sector-size 2KiB --seed 1 --out "$DATA/c1.json"
+# the daemon checks the C1's replica_id against the request's miner and
+# sector: gen-vanilla says which they are ("prove with: ..."), kept beside it
+if [ ! -f "$DATA/c1.json" ] || [ ! -f "$DATA/c1.sector" ]; then
+  "$B/cuzk-bench" gen-vanilla --type porep --sector-size 2KiB --seed 1 --out "$DATA/c1.json" |
+    tee "$WORK/gen.txt"
+  sed -n 's/^prove with: //p' "$WORK/gen.txt" > "$DATA/c1.sector"
+fi
 [ -f "$DATA/c1-other.json" ] ||
   "$B/cuzk-bench" gen-vanilla --type porep --sector-size 2KiB --seed 2 --out "$DATA/c1-other.json"
 
@@ -51,7 +57,9 @@ for _ in $(seq 200); do [ -S "$SOCK" ] && break; sleep 0.1; done
 [ -S "$SOCK" ] || { cat "$WORK/daemon.log"; echo "demo: the daemon did not start" >&2; exit 1; }
 
 echo "-- proving through gRPC"
-"$B/cuzk-bench" single -t porep --addr "unix://$SOCK" --c1 "$DATA/c1.json" --out "$WORK/porep.proof"
+# shellcheck disable=SC2046  # two options, word-split on purpose
+"$B/cuzk-bench" single -t porep --addr "unix://$SOCK" --c1 "$DATA/c1.json" $(cat "$DATA/c1.sector") \
+  --out "$WORK/porep.proof"
 echo "-- verifying (the proof's own C1, then another C1)"
 "$B/cuzk-bench" verify -t porep --c1 "$DATA/c1.json" --params "$DATA/params" --proof "$WORK/porep.proof"
 if "$B/cuzk-bench" verify -t porep --c1 "$DATA/c1-other.json" --params "$DATA/params" \

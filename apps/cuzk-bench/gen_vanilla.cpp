@@ -103,6 +103,9 @@ int run(const options& o) {
               std::string(info->name).c_str(), info->partitions, info->challenges_per_partition, text.size());
   std::printf("prover_id %s sector_id %llu\n", hex(g.prover_id).c_str(),
               static_cast<unsigned long long>(g.sector_id));
+  // the daemon checks replica_id against the request's miner and sector
+  std::printf("prove with: --miner-id %llu --sector-num %llu\n",
+              static_cast<unsigned long long>(g.miner_id), static_cast<unsigned long long>(g.sector_id));
   std::printf("replica_id %s\ncomm_d %s\ncomm_r %s\n", hex(g.c1.replica_id).c_str(), hex(g.c1.comm_d).c_str(),
               hex(g.c1.comm_r).c_str());
   char check_text[64] = "";

@@ -160,7 +160,8 @@ synthetic_porep generate_synthetic_porep(const io::seal_proof_info& info, std::u
   random_source rnd(seed);
 
   synthetic_porep out;
-  out.prover_id = porep_prover_id(1000 + rnd.u64() % 1'000'000);
+  out.miner_id = 1000 + rnd.u64() % 1'000'000;
+  out.prover_id = porep_prover_id(out.miner_id);
   out.sector_id = rnd.u64() % (std::uint64_t(1) << 32);
   io::c1_output& c1 = out.c1;
   c1.proof = &info;

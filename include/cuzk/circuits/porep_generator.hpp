@@ -55,6 +55,9 @@ namespace cuzk::circuits {
 /// A generated C1 and the sector identity its replica_id commits to.
 struct synthetic_porep {
   io::c1_output c1;
+  /// The miner (actor id) behind prover_id: a client proving this C1 through
+  /// the daemon names it and sector_id (the replica_id check at submit).
+  std::uint64_t miner_id = 0;
   io::bytes32 prover_id{};
   std::uint64_t sector_id = 0;
 };
