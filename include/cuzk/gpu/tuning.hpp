@@ -8,8 +8,8 @@
 // memory and 64 K registers per SM, 1024 threads per block), not yet tuned;
 // bench/gpu_bench.cu prints the timings to tune them against. Measured on
 // one H200 (sm_90, 132 SMs), medians of 10 after 2 warm-ups:
-//   NTT (lg_tile 10, 3 passes at 2^26): ntt 2^20 0.45 ms, 2^24 8.1 ms,
-//     2^26 35.1 ms; compute_h 2^24 62 ms, 2^26 269 ms.
+//   NTT: the register-resident passes of 2026-12-01 (src/cuda/ntt.cu has
+//     their sweep; bench/RESULTS.md the timings).
 //   MSM: the counting-sort pipeline of 2026-12-01 (src/cuda/msm.cu); its
 //     window and segment sweeps are in bench/RESULTS.md. (The radix-sort
 //     pipeline before it measured c = 16-18 within 1% at 2^24.)
@@ -21,19 +21,14 @@ namespace cuzk::gpu::tuning {
 
 constexpr bool is_pow2(unsigned v) { return v && !(v & (v - 1)); }
 
-/// NTT: one DIF pass transforms tiles of 2^lg_tile Fr elements in shared
-/// memory (2^10 * 32 B = 32 KiB), doing up to lg_tile radix-2 levels over
-/// 2^k rows x 2^(lg_tile - k) columns, one butterfly per thread per level.
+/// NTT: the pass kernels' tile and radix are chosen in src/cuda/ntt.cu (with
+/// their measured sweep); these are the element-wise kernels' and the size limit.
 struct ntt {
-  static constexpr unsigned lg_tile = 10;
-  static constexpr unsigned threads_per_tile = (1u << lg_tile) / 2;
   /// Threads per block of the element-wise kernels (scaling, bit reversal).
   static constexpr unsigned pointwise_threads = 256;
   /// Largest transform the GPU backend accepts (cuzk::ntt::lg_max_domain).
   static constexpr unsigned lg_max = 28;
 };
-static_assert(ntt::lg_tile >= 2 && ntt::lg_tile <= 11, "tile must fit 64 KiB of shared memory");
-static_assert(is_pow2(ntt::threads_per_tile) && ntt::threads_per_tile <= 1024);
 static_assert(is_pow2(ntt::pointwise_threads) && ntt::pointwise_threads <= 1024);
 
 /// MSM (G1 and G2 Pippenger, signed windows, XYZZ buckets; src/cuda/msm.cu).
