@@ -30,6 +30,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/gpu/tuning.hpp>
 #include <cuzk/groth16/device_queries.cuh>
 #include <cuzk/groth16/gpu_setup.hpp>
 #include <cuzk/msm/msm.hpp>
@@ -272,8 +273,10 @@ gpu_prover::gpu_prover(const gpu_parameters& params,
 }
 
 void gpu_prover::set_h_window_bits(unsigned c) {
-  if (c != 0 && (c < 2 || c > 20))
-    throw std::invalid_argument("groth16::gpu_prover: H window " + std::to_string(c) + " outside [2, 20]");
+  constexpr unsigned lo = gpu::tuning::msm::min_explicit_window, hi = gpu::tuning::msm::max_window;
+  if (c != 0 && (c < lo || c > hi))
+    throw std::invalid_argument("groth16::gpu_prover: H window " + std::to_string(c) + " outside [" +
+                                std::to_string(lo) + ", " + std::to_string(hi) + "]");
   _impl->h_window_bits = c;
 }
 
