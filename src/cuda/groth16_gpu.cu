@@ -238,20 +238,28 @@ struct gpu_prover::impl {
            (std::size_t(3) << 20);  // densities, CUB and runtime slack
   }
 
-  /// The window of an L, A or B MSM over |n| witness scalars at
-  /// |d_scalars|: counts the scalars other than 0 and 1 (one pass, one
-  /// wait) unless a width is configured.
-  unsigned sparse_window(const fr* d_scalars, std::size_t n) {
-    if (const unsigned c = sparse_window_bits.load()) return c;
-    return msm::gpu_sparse_window_bits(ctx_l->count_multi_digit_scalars(d_scalars, n));
-  }
-
   template <class F>
   ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
-                          const fr* d_scalars, std::size_t n, unsigned window_bits = 0) {
-    if (resident) return ctx->run_device(d_scalars, n, 0, window_bits);
+                          const fr* d_scalars, std::size_t n, unsigned window_bits,
+                          msm::gpu_scalar_mix mix) {
+    if (resident) return ctx->run_device(d_scalars, n, 0, window_bits, mix);
     return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars,
-                             cfg.stream_chunk_terms, window_bits);
+                             cfg.stream_chunk_terms, window_bits, mix);
+  }
+  /// The H MSM: random scalars.
+  ec::g1_jacobian run_h(const fr* d_scalars, std::size_t n) {
+    return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(),
+                   msm::gpu_scalar_mix::random);
+  }
+  /// L, A, B: witness scalars, mostly 0 and 1 (the MSM counts the others
+  /// and takes its window and batches from that count: the 32 GiB PoRep has
+  /// ~1.7 M others among 130 M terms).
+  template <class F>
+  ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx,
+                                  const std::vector<ec::affine<F>>& host, const fr* d_scalars,
+                                  std::size_t n) {
+    return run_msm(ctx, host, d_scalars, n, sparse_window_bits.load(),
+                   msm::gpu_scalar_mix::mostly_binary);
   }
   std::atomic<unsigned> h_window_bits{0}, sparse_window_bits{0};
 };
@@ -302,12 +310,10 @@ void gpu_prover::set_sparse_window_bits(unsigned c) {
 
 void gpu_prover::init() {
   impl& d = *_impl;
-  // H MSM window: measured on the H200 at 2^27 (32 GiB PoRep, bench/RESULTS.md
-  // 2026-11-30): c = 15..20 gave 2078, 1914, (17, the size default) 1885,
-  // 1838, 1740, 1713 ms; c = 20 (the widest the MSM takes) from 2^27 on.
-  // Smaller domains keep the MSM's default (swept flat at 16-18 at 2^24).
-  d.h_window_bits = d.cfg.h_window_bits ? d.cfg.h_window_bits
-                                        : (d.domain.lg_size() >= 27 ? 20u : 0u);
+  // H MSM window: the MSM's default unless configured (20 at the 32 GiB
+  // PoRep's 2^27 - 1 terms; swept there on the H200, bench/RESULTS.md
+  // 2026-12-02: 883 / 927 / 909 ms at c = 20 / 21 / 22)
+  d.h_window_bits = d.cfg.h_window_bits;
   check_window("H", d.cfg.h_window_bits);
   check_window("L/A/B", d.cfg.sparse_window_bits);
   d.sparse_window_bits = d.cfg.sparse_window_bits;
@@ -434,35 +440,29 @@ pending_proof gpu_prover::prove_start(const witness& w) {
   sync_and_time(t.ntt_ms);
 
   pending_proof out;
-  out.h_sum = d.run_msm(d.ctx_h.get(), p.h, d.d_a.data(), d.m - 1, d.h_window_bits.load());
+  out.h_sum = d.run_h(d.d_a.data(), d.m - 1);
   sync_and_time(t.msm_h_ms);
-  // L, A, B: witness scalars, mostly 0 and 1; the window follows the
-  // count of the others (the 32 GiB PoRep's ~1.7 M of 130 M: c = 16, not
-  // the dense default 20 with 16x the buckets)
-  out.l_sum = d.run_msm(d.ctx_l.get(), p.l, d.d_w.data() + d.ni, sh.num_aux,
-                        d.sparse_window(d.d_w.data() + d.ni, sh.num_aux));
+  out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.d_w.data() + d.ni, sh.num_aux);
   sync_and_time(t.msm_l_ms);
 
   // A: every input, then aux[A density]
   CUZK_CUDA_CHECK(cudaMemcpyAsync(d.d_sel.data(), d.d_w.data(), d.ni * sizeof(fr),
                                   cudaMemcpyDeviceToDevice, s));
   d.a_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.ni, s);
-  out.a_sum = d.run_msm(d.ctx_a.get(), p.a, d.d_sel.data(), d.counts.a,
-                        d.sparse_window(d.d_sel.data(), d.counts.a));
+  out.a_sum = d.run_witness_msm(d.ctx_a.get(), p.a, d.d_sel.data(), d.counts.a);
   sync_and_time(t.msm_a_ms);
 
   // B: inputs[B density], then aux[B density]
   d.b_in.compact(d.d_w.data(), d.d_sel.data(), s);
   d.b_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.b_in.count, s);
-  const unsigned b_window = d.sparse_window(d.d_sel.data(), d.counts.b_g1);
-  out.b1_sum = d.run_msm(d.ctx_b1.get(), p.b_g1, d.d_sel.data(), d.counts.b_g1, b_window);
+  out.b1_sum = d.run_witness_msm(d.ctx_b1.get(), p.b_g1, d.d_sel.data(), d.counts.b_g1);
   sync_and_time(t.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
     out.b_scalars.resize(d.counts.b_g2);
     d.d_sel.download(out.b_scalars.data(), out.b_scalars.size(), s);
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   } else {
-    out.b2_sum = d.run_msm(d.ctx_b2.get(), p.b_g2, d.d_sel.data(), d.counts.b_g2, b_window);
+    out.b2_sum = d.run_witness_msm(d.ctx_b2.get(), p.b_g2, d.d_sel.data(), d.counts.b_g2);
     out.b2_done = true;
   }
   sync_and_time(t.msm_b2_ms);

@@ -41,8 +41,8 @@
 // complete (infinity, P == Q, P == -Q). Bucket order is arbitrary (atomic
 // slots); results are exact group elements, independent of it.
 // Cost, n terms: ~W n mixed additions minus zero digits, plus 2 W B XYZZ
-// additions for the window sums (c = lg n - 4 up to 20, 22 from 2^27 terms
-// keeps this under ~10%); two passes over the scalars (32 n bytes each) and
+// additions for the window sums (c = lg n - 4 up to 20 keeps this under
+// ~10%); two passes over the scalars (32 n bytes each) and
 // 4 bytes of entries written and read per non-zero digit. Memory:
 // gpu_msm_scratch_bytes. G2 operations cost ~3x G1 ones and move twice the
 // bytes.
@@ -118,7 +118,8 @@ struct plan {
   std::size_t buckets;       // B = 2^(c-1) per window
   unsigned wpb, batches;     // windows per batch
   std::size_t nb;            // buckets per batch (wpb B)
-  std::size_t entries;       // bound on a batch's non-zero digits (wpb n)
+  std::size_t multi, single;  // terms that may have several non-zero digits / at most one (in window 0)
+  std::size_t entries;       // bound on a batch's non-zero digits: single + wpb multi
   std::size_t seg0;          // bound on level-0 segments
   // later levels: partial-sum bounds and thread bounds, ping-pong buffers
   std::vector<std::size_t> level_parts, level_threads;
@@ -126,19 +127,29 @@ struct plan {
   unsigned lg_tt, lg_rt, lg_l;  // window sums: threads per window, per block, buckets per thread
   std::size_t point_bytes;
 
-  plan(std::size_t n_, unsigned c_, std::size_t xyzz_bytes) : n(n_), c(c_), point_bytes(xyzz_bytes) {
+  /// |multi_digit|: how many of the n scalars may have more than one
+  /// non-zero digit (n when unknown); the others are 0 or 1, which have at
+  /// most one, in window 0.
+  plan(std::size_t n_, unsigned c_, std::size_t xyzz_bytes, std::size_t multi_digit)
+      : n(n_), c(c_), point_bytes(xyzz_bytes) {
     windows = (256 + c - 1) / c;
     lg_b = c - 1;
     buckets = std::size_t(1) << lg_b;
+    multi = std::min(multi_digit, n);
+    single = n - multi;
+    const std::size_t fixed = single * 4 + 2 * single / tune::bucket_segment * point_bytes;
     const std::size_t per_window = window_bytes();
-    wpb = unsigned(std::clamp<std::size_t>(tune::batch_bytes / per_window, 1, windows));
+    const std::size_t room = tune::batch_bytes > fixed ? tune::batch_bytes - fixed : 0;
+    wpb = unsigned(std::clamp<std::size_t>(room / per_window, 1, windows));
     // offsets are 32-bit: a batch holds fewer than 2^32 entries
-    wpb = unsigned(std::min<std::size_t>(wpb, ((std::size_t(1) << 32) - 1) / std::max<std::size_t>(n, 1)));
+    const std::size_t max_entries = (std::size_t(1) << 32) - 1;
+    wpb = unsigned(std::min<std::size_t>(wpb, (max_entries - std::min(single, max_entries)) /
+                                                  std::max<std::size_t>(multi, 1)));
     wpb = std::max(wpb, 1u);
     batches = unsigned(ceil_div(windows, wpb));
     wpb = unsigned(ceil_div(windows, batches));  // even batches
     nb = std::size_t(wpb) * buckets;
-    entries = std::size_t(wpb) * n;
+    entries = single + std::size_t(wpb) * multi;
     const std::size_t cap0 = tune::bucket_segment, cap = tune::partial_segment;
     seg0 = entries / cap0 + std::min(nb, entries) + 1;
     // after level 0: multi-segment buckets hold <= 2 entries / cap0 partials
@@ -156,14 +167,18 @@ struct plan {
       else part_a = std::max(part_a, parts);
       into_b = !into_b;
     }
-    // window sums: <= 2^6 buckets per thread from 2^16 buckets on, so a
-    // window has >= 2^13 threads (2 L serial additions each)
-    lg_l = lg_b > 15 ? lg_b - 13 : std::min(lg_b, 2u);
+    // window sums: a thread takes L >= 32 buckets (2 L additions) so that
+    // they outweigh its multiplication by the chunk's first digit (~1.5
+    // lg B operations; with L = 4 that was 3/4 of the kernel: 27 of 55 ms
+    // of a 2^20 G2 MSM at c = 16), and at most 2^13 threads per window
+    // (more block sums for the host to add)
+    lg_l = std::max(lg_b > 13 ? lg_b - 13 : 0u, std::min(lg_b, 5u));
     lg_tt = lg_b - lg_l;
     lg_rt = std::min({lg_tt, lg_floor(tune::reduce_threads), lg_floor((48u << 10) / point_bytes)});
   }
+  /// Scratch per window of a batch beyond what the single-digit terms take.
   std::size_t window_bytes() const {
-    return n * 4 + buckets * (point_bytes + 7 * 4) + 2 * n / tune::bucket_segment * point_bytes;
+    return multi * 4 + buckets * (point_bytes + 7 * 4) + 2 * multi / tune::bucket_segment * point_bytes;
   }
   std::size_t per_window_sums() const { return std::size_t(1) << (lg_tt - lg_rt); }
   std::size_t block_sums() const { return std::size_t(windows) * per_window_sums(); }
@@ -213,8 +228,9 @@ int key_bits(std::uint32_t cap) {
 }
 
 /// CUZK_MSM_PHASES=1 (tuning only): the time of each phase of every batch
-/// (digits and sort, bucket sums, window sums) on stderr after each MSM, from
-/// events on the stream; off, it records nothing.
+/// (count, scan + scatter, segment planning, level 0, later levels, window
+/// sums) on stderr after each MSM, from events on the stream; off, it
+/// records nothing.
 class phase_timer {
  public:
   phase_timer() : _on(enabled()) {}
@@ -246,10 +262,11 @@ class phase_timer {
 
 unsigned gpu_default_window_bits(std::size_t n) {
   // W (n + 2.8 B) operations (a bucket-sum XYZZ addition is ~1.4 mixed
-  // ones, two per bucket) is smallest near c = lg n - 4 up to 2^26 and at
-  // c = 22 from 2^27 (W drops from 13 to 12).
+  // ones, two per bucket) is smallest near c = lg n - 4; measured on the
+  // H200 (bench/RESULTS.md 2026-12-02), 20 stays best up to 2^27: the 32 GiB
+  // PoRep's H MSM (2^27 - 1 terms) took 883 / 927 / 909 ms at c = 20 / 21 /
+  // 22 (the counting sort's atomics and the batches grow with 2^c).
   const int lg = int(lg_floor(std::max<std::size_t>(n, 1)));
-  if (lg >= 27) return 22;
   return unsigned(std::clamp(lg - 4, int(tune::min_window), 20));
 }
 
@@ -267,6 +284,7 @@ struct gpu_msm_workspace::impl {
   gpu::device_buffer<std::uint32_t> seg_keys, seg_keys_sorted, seg_order_in, seg_order;
   gpu::device_buffer<uint4> buckets, part_a, part_b, block_sums;
   gpu::device_buffer<unsigned char> temp;
+  gpu::device_buffer<unsigned long long> counter;
 
   explicit impl(int dev) : device(dev) {}
 
@@ -282,8 +300,24 @@ struct gpu_msm_workspace::impl {
     grow(temp, std::max(scan_temp_bytes(p.nb + 1), sort_temp_bytes(p.seg0)));
   }
 
+  /// Scalars of d_scalars[0, n) other than 0 and 1; waits for |s|.
+  std::size_t count_multi_digit(const fr* d_scalars, std::size_t n, cudaStream_t s) {
+    if (n == 0) return 0;
+    grow(counter, 1);
+    CUZK_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), s));
+    // enough blocks to fill the device a few times over; threads stride
+    const unsigned blocks = unsigned(std::min<std::size_t>(blocks_for(n, tune::digit_threads), 4096));
+    detail::count_multi_digit_kernel<<<blocks, tune::digit_threads, 0, s>>>(
+        reinterpret_cast<const fr_d*>(d_scalars), n, counter.data());
+    CUZK_CUDA_CHECK_LAUNCH();
+    unsigned long long count = 0;
+    counter.download(&count, 1, s);
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+    return std::size_t(count);
+  }
+
   std::size_t bytes() const {
-    std::size_t b = scalars.bytes() + temp.bytes();
+    std::size_t b = scalars.bytes() + temp.bytes() + counter.bytes();
     for (auto* a : {&entries, &cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b, &seg_keys,
                     &seg_keys_sorted, &seg_order_in, &seg_order})
       b += a->bytes();
@@ -297,8 +331,8 @@ struct gpu_msm_workspace::impl {
   /// queues its next copy there).
   template <class F>
   ec::jacobian<F> run(const affine_d<fd_of<F>>* d_bases, std::size_t n, const fr* h_scalars,
-                      const fr* d_scalars, unsigned window_bits, cudaStream_t s,
-                      const std::function<void()>& after_launch = {}) {
+                      const fr* d_scalars, unsigned window_bits, gpu_scalar_mix mix,
+                      cudaStream_t s, const std::function<void()>& after_launch = {}) {
     using Fd = fd_of<F>;
     using xyzz_t = xyzz_d<Fd>;
     if (n >= (std::size_t(1) << 31))
@@ -307,14 +341,22 @@ struct gpu_msm_workspace::impl {
       if (after_launch) after_launch();
       return ec::jacobian<F>::identity();
     }
-    const plan p(n, choose_window(n, window_bits), sizeof(xyzz_t));
     gpu::device_guard guard(device);
-    reserve(p);
     if (h_scalars) {
       grow(scalars, n);
       scalars.upload(h_scalars, n, s);
       d_scalars = scalars.data();
     }
+    // mostly 0/1 scalars: window and batches from the count of the others
+    // (exact, from these very scalars, so the entry bound cannot be exceeded)
+    std::size_t multi = n;
+    unsigned c = window_bits;
+    if (mix == gpu_scalar_mix::mostly_binary) {
+      multi = count_multi_digit(d_scalars, n, s);
+      if (!c) c = gpu_sparse_window_bits(multi);
+    }
+    const plan p(n, choose_window(n, c), sizeof(xyzz_t), multi);
+    reserve(p);
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
     xyzz_t* d_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
     phase_timer phases;
@@ -325,10 +367,10 @@ struct gpu_msm_workspace::impl {
       const std::size_t nb = std::size_t(w_count) * p.buckets;
       const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c,
                                   w_first, w_count};
-      sort_batch(bv, nb, s);
-      phases.mark(s, "sort");
-      sum_buckets<F>(d_bases, p, nb, d_buckets, s);
-      phases.mark(s, "sum");
+      sort_batch(bv, nb, s, phases);
+      phases.mark(s, "scatter");
+      sum_buckets<F>(d_bases, p, nb, d_buckets, s, phases);
+      phases.mark(s, "levels");
       const unsigned rt = 1u << p.lg_rt;
       const dim3 grid(unsigned(p.per_window_sums()), w_count);
       detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(
@@ -362,11 +404,12 @@ struct gpu_msm_workspace::impl {
 
   /// Steps 1-3: entries of every non-zero digit of the batch, grouped by
   /// bucket; off[b] .. off[b+1] is bucket b's range (nb + 1 offsets).
-  void sort_batch(const detail::batch_view& bv, std::size_t nb, cudaStream_t s) {
+  void sort_batch(const detail::batch_view& bv, std::size_t nb, cudaStream_t s, phase_timer& ph) {
     CUZK_CUDA_CHECK(cudaMemsetAsync(cnt.data(), 0, (nb + 1) * sizeof(std::uint32_t), s));
     const unsigned blocks = blocks_for(bv.n, tune::digit_threads);
     detail::count_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, cnt.data());
     CUZK_CUDA_CHECK_LAUNCH();
+    ph.mark(s, "count");
     scan(cnt.data(), off.data(), nb + 1, s);
     detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(),
                                                                          entries.data());
@@ -376,7 +419,7 @@ struct gpu_msm_workspace::impl {
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
   template <class F>
   void sum_buckets(const affine_d<fd_of<F>>* d_bases, const plan& p, std::size_t nb,
-                   xyzz_d<fd_of<F>>* d_buckets, cudaStream_t s) {
+                   xyzz_d<fd_of<F>>* d_buckets, cudaStream_t s, phase_timer& ph) {
     using Fd = fd_of<F>;
     using xyzz_t = xyzz_d<Fd>;
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, nb * sizeof(xyzz_t), s));
@@ -399,11 +442,13 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
         temp.data(), tb, seg_keys.data(), seg_keys_sorted.data(), seg_order_in.data(),
         seg_order.data(), int(bound), 0, key_bits(cap), s));
+    ph.mark(s, "segments");
     detail::accumulate_points_kernel<Fd>
         <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
             d_bases, entries.data(), seg_order.data(), bound,
             detail::level_view{in_off, seg_off.data(), out_off, nb32, cap}, d_buckets, pa);
     CUZK_CUDA_CHECK_LAUNCH();
+    ph.mark(s, "level0");
     // later levels: the partial sums, ping-pong between part_a and part_b
     cap = tune::partial_segment;
     xyzz_t *in = pa, *out = pb;
@@ -534,44 +579,34 @@ void gpu_msm_context_t<F>::check_terms(std::size_t first, std::size_t n) const {
 }
 
 template <class F>
-ec::jacobian<F> gpu_msm_context_t<F>::run(std::span<const fr> scalars, unsigned window_bits) {
+ec::jacobian<F> gpu_msm_context_t<F>::run(std::span<const fr> scalars, unsigned window_bits,
+                                          gpu_scalar_mix mix) {
   check_terms(0, scalars.size());
   return _impl->ws->internals().template run<F>(_impl->d_bases(), scalars.size(), scalars.data(),
-                                                nullptr, window_bits, _impl->s);
+                                                nullptr, window_bits, mix, _impl->s);
 }
 
 template <class F>
 ec::jacobian<F> gpu_msm_context_t<F>::run_device(const fr* d_scalars, std::size_t n,
-                                                 std::size_t first_base, unsigned window_bits) {
+                                                 std::size_t first_base, unsigned window_bits,
+                                                 gpu_scalar_mix mix) {
   check_terms(first_base, n);
   if (n && !d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
   return _impl->ws->internals().template run<F>(_impl->d_bases() + first_base, n, nullptr,
-                                                d_scalars, window_bits, _impl->s);
+                                                d_scalars, window_bits, mix, _impl->s);
 }
 
 template <class F>
 std::size_t gpu_msm_context_t<F>::count_multi_digit_scalars(const fr* d_scalars, std::size_t n) {
-  if (n == 0) return 0;
-  if (!d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
+  if (n && !d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
   gpu::device_guard guard(_impl->device);
-  const cudaStream_t s = _impl->s;
-  gpu::device_buffer<unsigned long long> d_count(1);
-  CUZK_CUDA_CHECK(cudaMemsetAsync(d_count.data(), 0, sizeof(unsigned long long), s));
-  // enough blocks to fill the device a few times over; each thread strides
-  const unsigned blocks = unsigned(std::min<std::size_t>(blocks_for(n, tune::digit_threads), 4096));
-  detail::count_multi_digit_kernel<<<blocks, tune::digit_threads, 0, s>>>(
-      reinterpret_cast<const fr_d*>(d_scalars), n, d_count.data());
-  CUZK_CUDA_CHECK_LAUNCH();
-  unsigned long long count = 0;
-  d_count.download(&count, 1, s);
-  CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-  return std::size_t(count);
+  return _impl->ws->internals().count_multi_digit(d_scalars, n, _impl->s);
 }
 
 template <class F>
 ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>> h_bases,
                                                    const fr* d_scalars, std::size_t chunk_terms,
-                                                   unsigned window_bits) {
+                                                   unsigned window_bits, gpu_scalar_mix mix) {
   const std::size_t n = h_bases.size();
   if (n == 0) return ec::jacobian<F>::identity();
   if (!d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
@@ -606,7 +641,7 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
     };
     acc += m.ws->internals().template run<F>(
         reinterpret_cast<const affine_d<fd_of<F>>*>(m.chunk_bufs[k % 2].data()), len, nullptr,
-        d_scalars + first, window_bits, m.s, next);
+        d_scalars + first, window_bits, mix, m.s, next);
   }
   return acc;
 }
@@ -615,7 +650,7 @@ template <class F>
 std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits) {
   if (n == 0) return 0;
   const std::size_t xb = sizeof(ec::xyzz<F>);
-  const plan p(n, choose_window(n, window_bits), xb);
+  const plan p(n, choose_window(n, window_bits), xb, n);
   const std::size_t words = p.entries + 7 * (p.nb + 1) + 4 * p.seg0;
   const std::size_t points = p.nb + p.part_a + p.part_b + p.block_sums();
   // CUB's scratch: the segment sort's is about one more copy of its keys

@@ -142,6 +142,11 @@ TEST(GpuMsm, CountsMultiDigitScalarsAndSparseWindowsMatchCpu) {
     EXPECT_LE(c, msm::gpu_default_window_bits(n)) << "a sparse window never exceeds the dense one";
     const g1_jacobian cpu = msm::msm<fp>(bases, scalars);
     expect_same(ctx.run_device(d.data(), n, 0, c), cpu, "sparse window, n = " + std::to_string(n));
+    // the mostly_binary call: counts itself, sizes its batches from the count
+    expect_same(ctx.run_device(d.data(), n, 0, 0, msm::gpu_scalar_mix::mostly_binary), cpu,
+                "mostly_binary, n = " + std::to_string(n));
+    expect_same(ctx.run(scalars, 0, msm::gpu_scalar_mix::mostly_binary), cpu,
+                "mostly_binary from host scalars, n = " + std::to_string(n));
   }
 }
 

@@ -69,12 +69,11 @@ struct gpu_prover_config {
   /// Terms per streamed chunk.
   std::size_t stream_chunk_terms = std::size_t(1) << 22;
   /// Pippenger window of the H MSM (random scalars over the whole domain,
-  /// the largest MSM of a proof); 0: 20 from a 2^27 domain on (measured
-  /// fastest there), else the MSM's default for the size.
+  /// the largest MSM of a proof); 0: the MSM's default for the size.
   unsigned h_window_bits = 0;
   /// Pippenger window of the L, A and B MSMs (witness scalars, mostly 0 and
-  /// 1); 0: msm::gpu_sparse_window_bits of the count of other scalars,
-  /// counted on the device per query.
+  /// 1, run as msm::gpu_scalar_mix::mostly_binary); 0: the MSM's
+  /// gpu_sparse_window_bits of the count of other scalars.
   unsigned sparse_window_bits = 0;
 };
 

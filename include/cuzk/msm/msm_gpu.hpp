@@ -48,6 +48,18 @@ struct CUstream_st;  // cudaStream_t is CUstream_st*
 
 namespace cuzk::msm {
 
+/// What a caller knows about the scalars of one MSM.
+enum class gpu_scalar_mix {
+  /// Any values (the H query's): window and batches from n alone.
+  random,
+  /// Mostly 0 and 1 (witness vectors: the L, A and B queries): the call
+  /// first counts the others on the device (one pass, one wait) and takes
+  /// the window (unless one is given) and the batches from that count;
+  /// zeros cost nothing and ones one entry each, so a 32 GiB PoRep's 130 M
+  /// L terms (1.7 M others) fit one batch at c = 16 instead of four at 20.
+  mostly_binary,
+};
+
 struct gpu_msm_config {
   /// CUDA device ordinal.
   int device = 0;
@@ -69,7 +81,9 @@ unsigned gpu_default_window_bits(std::size_t n);
 unsigned gpu_sparse_window_bits(std::size_t multi_digit);
 
 /// Device bytes one MSM of |n| terms over ec::affine<F> allocates besides
-/// the bases (F = ff::fp for G1, ff::fp2 for G2).
+/// the bases (F = ff::fp for G1, ff::fp2 for G2), for random scalars; a
+/// mostly_binary call of the same n is sized by the same batch bound
+/// (tuning::msm::batch_bytes) and in practice takes less.
 template <class F = ff::fp>
 std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0);
 
@@ -129,13 +143,14 @@ class gpu_msm_context_t {
 
   /// sum_i scalars[i] * bases[i] over the first scalars.size() resident
   /// bases (scalars.size() <= n_bases(), std::invalid_argument otherwise).
-  ec::jacobian<F> run(std::span<const ff::fr> scalars, unsigned window_bits = 0);
+  ec::jacobian<F> run(std::span<const ff::fr> scalars, unsigned window_bits = 0,
+                      gpu_scalar_mix mix = gpu_scalar_mix::random);
 
   /// The same with |n| Montgomery scalars already in this device's memory
   /// (not modified), over resident bases [first_base, first_base + n).
   /// Work is queued on the context's stream; returns with the result.
   ec::jacobian<F> run_device(const ff::fr* d_scalars, std::size_t n, std::size_t first_base = 0,
-                             unsigned window_bits = 0);
+                             unsigned window_bits = 0, gpu_scalar_mix mix = gpu_scalar_mix::random);
 
   /// How many of the |n| Montgomery scalars at |d_scalars| (this device's
   /// memory) are neither 0 nor 1, i.e. have more than one non-zero window
@@ -149,7 +164,8 @@ class gpu_msm_context_t {
   /// pinned host memory; from pageable memory the host stages the copy
   /// while the GPU computes). For parameters larger than free VRAM.
   ec::jacobian<F> run_streamed(std::span<const ec::affine<F>> h_bases, const ff::fr* d_scalars,
-                               std::size_t chunk_terms, unsigned window_bits = 0);
+                               std::size_t chunk_terms, unsigned window_bits = 0,
+                               gpu_scalar_mix mix = gpu_scalar_mix::random);
 
  private:
   void check_terms(std::size_t first, std::size_t n) const;
