@@ -15,9 +15,16 @@
 // memory), random w: the row-length histogram, a GPU == CPU check, then the
 // default classification, a sweep of gpu_spmv_config values and a
 // thread-per-row baseline (the kernel this one replaced), each timed with
-// events after warm-up. Not in the default set (the shape build is slow).
-// Usage: cuzk_gpu_bench [prim] [ntt] [msm] [prove] [spmv] [--lg-min N] [--lg-max N] [--reps N]
-//                       [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--spmv-sector S]... [--json]
+// events after warm-up. Neither spmv nor upload is in the default set.
+// upload: the coded witness path of the prover (coded_witness.hpp,
+// witness_upload_gpu.hpp) on --upload-values values (default 130170221, the
+// 32 GiB PoRep partition's inputs + aux) with the PoRep mix (51% zero, 47.7%
+// one, 1.3% other, random positions): host encode time (all threads) and the
+// upload + expansion on the device (wall clock to a stream sync, as the
+// prover's upload_ms), the device copy checked against the original once.
+// Usage: cuzk_gpu_bench [prim] [ntt] [msm] [prove] [spmv] [upload] [--lg-min N] [--lg-max N]
+//                       [--reps N] [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--spmv-sector S]...
+//                       [--upload-values N] [--json]
 // Inputs are uniformly random (never zeros), generated once per size on the
 // host; an NTT is applied in place repeatedly (values stay random).
 // A correctness spot check runs first at each size (intt(ntt(x)) == x for the
@@ -38,13 +45,15 @@
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/witness_upload_gpu.hpp>
+#include <cuzk/io/porep_c1.hpp>
 #include <cuzk/msm/msm.hpp>
 #include <cuzk/msm/msm_gpu.hpp>
 #include <cuzk/ntt/domain.hpp>
 #include <cuzk/ntt/ntt.hpp>
 #include <cuzk/ntt/ntt_gpu.hpp>
-#include <cuzk/io/porep_c1.hpp>
 #include <cuzk/r1cs/examples.hpp>
 #include <cuzk/r1cs/spmv_gpu.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
@@ -61,7 +70,8 @@ namespace ntt = cuzk::ntt;
 
 struct options {
   bool run_ntt = false, run_msm = false, run_prove = false, run_prim = false, run_spmv = false,
-       run_g2 = true, json = false;
+       run_upload = false, run_g2 = true, json = false;
+  std::size_t upload_values = 130170221;  // 32 GiB PoRep: 328 inputs + 130169893 aux
   std::vector<std::string> spmv_sectors;
   int lg_min = -1, lg_max = -1, reps = 10, lg_max_g2 = 24;
   std::vector<int> prove_lgs{20, 24};
@@ -330,9 +340,9 @@ void bench_prove(const options& o) {
     report(o, "prove_wall", unsigned(lg), summarize(wall), o.reps);
     report(o, "prove_start", unsigned(lg), summarize(start_ms), o.reps);
     const auto& t = tims[tims.size() / 2];
-    std::printf("  stages (one run): upload %.1f, spmv %.1f, ntt/h %.1f, H %.1f, L %.1f, A %.1f, "
-                "B1 %.1f, B2 %.1f ms\n",
-                t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
+    std::printf("  stages (one run): encode (host, before the lock) %.1f, upload %.1f, spmv %.1f, "
+                "ntt/h %.1f, H %.1f, L %.1f, A %.1f, B1 %.1f, B2 %.1f ms\n",
+                t.encode_ms, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
                 t.msm_b2_ms);
   }
 }
@@ -501,6 +511,58 @@ void bench_spmv(const options& o) {
   }
 }
 
+void bench_upload(const options& o) {
+  namespace groth16 = cuzk::groth16;
+  const std::size_t n = o.upload_values;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<fr> w(n);
+  constexpr std::size_t block = std::size_t(1) << 16;
+  tbb::parallel_for(std::size_t(0), (n + block - 1) / block, [&](std::size_t b) {
+    std::mt19937_64 rng(b * 7919 + 1);
+    for (std::size_t i = b * block; i < std::min(n, (b + 1) * block); ++i) {
+      const std::uint64_t r = rng() % 1000;
+      w[i] = r < 510 ? fr::zero() : r < 987 ? fr::one() : fr::random(rng);
+    }
+  });
+  w[0] = fr::one();
+  std::printf("upload: %zu values (%.2f GB raw) made in %.0f ms\n", n, double(n) * 32 / 1e9,
+              ms_since(t0));
+  const std::size_t ni = std::min<std::size_t>(328, n);
+  const std::span<const fr> inputs(w.data(), ni), aux(w.data() + ni, n - ni);
+  groth16::gpu_witness_uploader up(0, n);
+  gpu::stream s;
+  gpu::device_buffer<fr> d_w(n);
+  std::vector<double> enc, upl;
+  gpu::device_buffer<fr> d_others;
+  const int reps = std::max(o.reps, 5);
+  for (int i = 0; i < 1 + reps; ++i) {
+    t0 = std::chrono::steady_clock::now();
+    const groth16::coded_witness cw = groth16::encode_witness(inputs, aux);
+    const double e = ms_since(t0);
+    if (d_others.size() < cw.others.size()) d_others = gpu::device_buffer<fr>(cw.others.size());
+    t0 = std::chrono::steady_clock::now();
+    up.upload(cw, d_w.data(), d_others.data(), s.get());
+    s.synchronize();
+    const double u = ms_since(t0);
+    if (i == 0) {
+      std::printf("upload: coded form %.1f MB (codes %.1f, counts %.1f, %zu other values %.1f)\n",
+                  double(cw.bytes()) / 1e6, double(cw.codes.size()) * 8 / 1e6,
+                  double(cw.group_others.size()) * 4 / 1e6, cw.others.size(),
+                  double(cw.others.size()) * 32 / 1e6);
+      std::vector<fr> back(n);
+      d_w.download(back.data(), n, s);
+      s.synchronize();
+      std::printf("upload: device copy %s the original\n",
+                  back == w ? "== (PASS)" : "!= (FAIL)");
+      continue;  // warm-up (pinned staging made on first use)
+    }
+    enc.push_back(e);
+    upl.push_back(u);
+  }
+  report_named(o, "upload_encode_host", summarize(enc), reps);
+  report_named(o, "upload_coded_copy_and_expand", summarize(upl), reps);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -512,6 +574,8 @@ int main(int argc, char** argv) {
     else if (a == "prove") o.run_prove = true;
     else if (a == "prim") o.run_prim = true;
     else if (a == "spmv") o.run_spmv = true;
+    else if (a == "upload") o.run_upload = true;
+    else if (a == "--upload-values" && i + 1 < argc) o.upload_values = std::strtoull(argv[++i], nullptr, 0);
     else if (a == "--spmv-sector" && i + 1 < argc) o.spmv_sectors.push_back(argv[++i]);
     else if (a == "--no-g2") o.run_g2 = false;
     else if (a == "--lg-max-g2" && i + 1 < argc) o.lg_max_g2 = std::atoi(argv[++i]);
@@ -524,12 +588,13 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr, "usage: %s [prim] [ntt] [msm] [prove] [spmv] [--lg-min N] [--lg-max N] [--reps N]\n"
                    "          [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]...\n"
-                   "          [--spmv-sector 2KiB|8MiB|512MiB|32GiB|64GiB]... [--json]\n",
+                   "          [--spmv-sector 2KiB|8MiB|512MiB|32GiB|64GiB]... [upload] [--upload-values N]\n"
+                   "          [--json]\n",
                    argv[0]);
       return 2;
     }
   }
-  if (!o.run_ntt && !o.run_msm && !o.run_prove && !o.run_prim && !o.run_spmv)
+  if (!o.run_ntt && !o.run_msm && !o.run_prove && !o.run_prim && !o.run_spmv && !o.run_upload)
     o.run_prim = o.run_ntt = o.run_msm = o.run_prove = true;
   if (gpu::device_count() == 0) {
     std::printf("no CUDA device: nothing to benchmark\n");
@@ -542,6 +607,7 @@ int main(int argc, char** argv) {
     if (o.run_msm) bench_msm(o);
     if (o.run_prove) bench_prove(o);
     if (o.run_spmv) bench_spmv(o);
+    if (o.run_upload) bench_upload(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;
