@@ -21,7 +21,8 @@
 // 32 GiB PoRep partition's inputs + aux) with the PoRep mix (51% zero, 47.7%
 // one, 1.3% other, random positions): host encode time (all threads) and the
 // upload + expansion on the device (wall clock to a stream sync, as the
-// prover's upload_ms), the device copy checked against the original once.
+// prover's upload_ms), the device copy checked against the original once;
+// then the uncoded upload of the same witness (the baseline).
 // Usage: cuzk_gpu_bench [prim] [ntt] [msm] [prove] [spmv] [upload] [--lg-min N] [--lg-max N]
 //                       [--reps N] [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--spmv-sector S]...
 //                       [--upload-values N] [--json]
@@ -561,6 +562,15 @@ void bench_upload(const options& o) {
   }
   report_named(o, "upload_encode_host", summarize(enc), reps);
   report_named(o, "upload_coded_copy_and_expand", summarize(upl), reps);
+  // the baseline: the same witness as 32-byte values through the same staging
+  std::vector<double> raw;
+  for (int i = 0; i < 1 + reps; ++i) {
+    t0 = std::chrono::steady_clock::now();
+    up.upload_raw(inputs, aux, d_w.data(), s.get());
+    s.synchronize();
+    if (i >= 1) raw.push_back(ms_since(t0));
+  }
+  report_named(o, "upload_raw_baseline", summarize(raw), reps);
 }
 
 }  // namespace

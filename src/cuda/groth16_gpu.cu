@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -321,10 +322,13 @@ pending_proof gpu_prover::prove_start(const witness& w) {
           "witness has " + num(w.aux.size()) + " aux values, circuit has " + num(sh.num_aux));
   require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
   // the coded witness (2 bits per value + the ~1% other values), with all
-  // host threads before the lock: under it only ~1/45 of the bytes move
+  // host threads before the lock: under it only ~1/45 of the bytes move.
+  // A witness with more other values than gpu_coded_witness_max_others
+  // travels as it is (bounded host memory; no gain from coding it).
   const auto t_encode = std::chrono::steady_clock::now();
-  const coded_witness cw = encode_witness(w.inputs, w.aux);
-  return start(cw, ms_since(t_encode));
+  const std::optional<coded_witness> cw =
+      encode_witness(w.inputs, w.aux, gpu_coded_witness_max_others(sh.num_variables()));
+  return start(cw ? &*cw : nullptr, cw ? nullptr : &w, ms_since(t_encode));
 }
 
 pending_proof gpu_prover::prove_start(const coded_witness& cw) {
@@ -333,10 +337,10 @@ pending_proof gpu_prover::prove_start(const coded_witness& cw) {
                                              " values, circuit has " + num(sh.num_variables()));
   require(cw.codes.size() == coded_witness::code_words(cw.size), "coded witness is inconsistent");
   require(cw.size > 0 && (cw.codes[0] & 3) == coded_witness::code_one, "inputs[0] must be ONE");
-  return start(cw, 0);
+  return start(&cw, nullptr, 0);
 }
 
-pending_proof gpu_prover::start(const coded_witness& cw, double encode_ms) {
+pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, double encode_ms) {
   impl& d = *_impl;
   const r1cs::r1cs_shape& sh = *d.shape;
   const parameters& p = *d.params;
@@ -355,7 +359,10 @@ pending_proof gpu_prover::start(const coded_witness& cw, double encode_ms) {
   };
 
   // d_sel is free until the density compaction: it takes the other values
-  d.uploader->upload(cw, d.d_w.data(), d.d_sel.data(), s);
+  if (cw)
+    d.uploader->upload(*cw, d.d_w.data(), d.d_sel.data(), s);
+  else
+    d.uploader->upload_raw(raw->inputs, raw->aux, d.d_w.data(), s);
   sync_and_time(t.upload_ms);
 
   // a, b = A·w, B·w, zero-padded to m (c = C·w is not needed: below)

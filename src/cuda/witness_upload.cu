@@ -205,4 +205,21 @@ void gpu_witness_uploader::upload(const coded_witness& cw, fr* d_w, fr* d_others
   CUZK_CUDA_CHECK_LAUNCH();
 }
 
+void gpu_witness_uploader::upload_raw(std::span<const fr> inputs, std::span<const fr> aux, fr* d_w,
+                                      CUstream_st* stream) {
+  const std::size_t n = inputs.size() + aux.size();
+  if (n > _impl->max_values)
+    throw std::invalid_argument("groth16::gpu_witness_uploader: " + std::to_string(n) +
+                                " values, uploader holds " + std::to_string(_impl->max_values));
+  if (n == 0) return;
+  if (!d_w) throw std::invalid_argument("groth16::gpu_witness_uploader: null device pointer");
+  gpu::device_guard guard(_impl->device);
+  const segment segs[2] = {
+      {reinterpret_cast<const unsigned char*>(inputs.data()), inputs.size_bytes(),
+       reinterpret_cast<unsigned char*>(d_w)},
+      {reinterpret_cast<const unsigned char*>(aux.data()), aux.size_bytes(),
+       reinterpret_cast<unsigned char*>(d_w + inputs.size())}};
+  staged_copy(_impl->device, segs, reinterpret_cast<cudaStream_t>(stream));
+}
+
 }  // namespace cuzk::groth16

@@ -41,6 +41,11 @@ struct joined {
 }  // namespace
 
 coded_witness encode_witness(std::span<const fr> inputs, std::span<const fr> aux) {
+  return *encode_witness(inputs, aux, ~std::size_t(0));
+}
+
+std::optional<coded_witness> encode_witness(std::span<const fr> inputs, std::span<const fr> aux,
+                                            std::size_t max_others) {
   const std::size_t n = inputs.size() + aux.size();
   if (n > 0xffffffffull)
     throw std::invalid_argument("groth16::encode_witness: " + std::to_string(n) +
@@ -79,6 +84,7 @@ coded_witness encode_witness(std::span<const fr> inputs, std::span<const fr> aux
     chunk_first[c + 1] = total;
   });
   for (std::size_t c = 0; c < chunks; ++c) chunk_first[c + 1] += chunk_first[c];
+  if (chunk_first[chunks] > max_others) return std::nullopt;
   cw.others.resize(chunk_first[chunks]);
   // pass 2: exclusive prefixes and the other values
   tbb::parallel_for(std::size_t(0), chunks, [&](std::size_t c) {

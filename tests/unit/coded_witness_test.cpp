@@ -3,8 +3,9 @@
 // gives the witness back, on random seeded witnesses with the PoRep mix of
 // zeros, ones and other values, and on all-zero, all-one and all-other
 // witnesses, at lengths around the code-word (32), group (256) and task
-// boundaries; the parts have the documented sizes and layout; a malformed
-// form is rejected.
+// boundaries; the parts have the documented sizes and layout; the bounded
+// encoder gives up beyond its limit of other values; a malformed form is
+// rejected.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -93,6 +94,24 @@ TEST(CodedWitness, RoundTripsUniformWitnesses) {
   EXPECT_EQ(empty.size, 0u);
   EXPECT_TRUE(empty.codes.empty() && empty.group_others.empty() && empty.others.empty());
   EXPECT_TRUE(cuzk::groth16::decode_witness(empty).empty());
+}
+
+TEST(CodedWitness, BoundedEncodeStopsAtTooManyOthers) {
+  std::mt19937_64 rng(cuzk::test::test_seed("CodedWitness.BoundedEncodeStopsAtTooManyOthers"));
+  const auto v = make_values(100000, 0.5, 0.45, rng);
+  const coded_witness full = cuzk::groth16::encode_witness(v, {});
+  const std::size_t others = full.others.size();
+  ASSERT_GT(others, 0u);
+  const auto at = cuzk::groth16::encode_witness(std::span<const fr>(v).first(5),
+                                                std::span<const fr>(v).subspan(5), others);
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->codes, full.codes);
+  EXPECT_EQ(at->group_others, full.group_others);
+  EXPECT_EQ(at->others, full.others);
+  EXPECT_LE(at->bytes(), cuzk::groth16::coded_witness_bytes_bound(v.size(), others));
+  EXPECT_FALSE(cuzk::groth16::encode_witness(v, {}, others - 1).has_value());
+  EXPECT_EQ(cuzk::groth16::coded_witness_bytes_bound(v.size(), others),
+            full.codes.size() * 8 + full.group_others.size() * 4 + others * sizeof(fr));
 }
 
 TEST(CodedWitness, DecodeRejectsMalformedForms) {

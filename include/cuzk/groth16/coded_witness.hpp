@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -42,8 +43,8 @@ struct coded_witness {
   std::vector<std::uint32_t> group_others;  ///< ceil(size / group_size) prefix counts
   std::vector<ff::fr> others;               ///< the values coded 2, in order
 
-  static std::size_t code_words(std::size_t n) { return (n + 31) / 32; }
-  static std::size_t groups(std::size_t n) { return (n + group_size - 1) / group_size; }
+  static constexpr std::size_t code_words(std::size_t n) { return (n + 31) / 32; }
+  static constexpr std::size_t groups(std::size_t n) { return (n + group_size - 1) / group_size; }
   /// Bytes of the coded form (what the upload moves).
   std::size_t bytes() const {
     return codes.size() * sizeof(std::uint64_t) + group_others.size() * sizeof(std::uint32_t) +
@@ -54,6 +55,19 @@ struct coded_witness {
 /// The coded form of inputs || aux, with all host threads. Throws
 /// std::invalid_argument beyond 2^32 - 1 values.
 coded_witness encode_witness(std::span<const ff::fr> inputs, std::span<const ff::fr> aux);
+/// The same, or nullopt (after the first pass only, nothing kept) when more
+/// than |max_others| values are other than 0 and 1: bounds the host memory
+/// of the coded form by coded_witness_bytes_bound(n, max_others).
+std::optional<coded_witness> encode_witness(std::span<const ff::fr> inputs,
+                                            std::span<const ff::fr> aux, std::size_t max_others);
+
+/// Largest bytes() of a coded form of |n| values with at most |max_others|
+/// other values.
+constexpr std::size_t coded_witness_bytes_bound(std::size_t n, std::size_t max_others) {
+  return coded_witness::code_words(n) * sizeof(std::uint64_t) +
+         coded_witness::groups(n) * sizeof(std::uint32_t) +
+         (max_others < n ? max_others : n) * sizeof(ff::fr);
+}
 
 /// inputs || aux back from its coded form (tests and checks; all host threads).
 /// Throws std::invalid_argument when the parts are inconsistent.

@@ -16,7 +16,8 @@
 //
 // prove_start (the GPU critical path): first, before the lock, the witness
 // is encoded with all host threads (coded_witness.hpp: 2 bits per value for
-// 0 / 1 / other, plus the other values); then under the per-GPU kernel lock:
+// 0 / 1 / other, plus the other values; a witness with more than 1/32 other
+// values is sent as it is); then under the per-GPU kernel lock:
 //   upload the coded form (through two pinned 64 MiB staging buffers per
 //   device, host copies overlapping the DMA) and expand it into w = inputs ||
 //   aux on the device (witness_upload_gpu.hpp); a, b, c = A·w, B·w, C·w (GPU SpMV, zero-padded
@@ -60,6 +61,16 @@ namespace cuzk::groth16 {
 inline constexpr std::size_t witness_stage_bytes = std::size_t(64) << 20;
 /// Pinned host bytes the prover keeps per device it has proved on.
 inline constexpr std::size_t gpu_witness_staging_bytes = 2 * witness_stage_bytes;
+
+/// Other values (neither 0 nor 1) a witness of |n| values may have for
+/// prove_start(witness) to send it coded (1/32 of them; a PoRep witness has
+/// ~1.3%); beyond that it is sent as it is.
+constexpr std::size_t gpu_coded_witness_max_others(std::size_t n) { return n / 32; }
+/// Host bytes prove_start(witness) holds for the coded form of |n| values
+/// while it runs (at most ~4% of the witness's 32 n bytes).
+constexpr std::size_t gpu_coded_witness_host_bytes(std::size_t n) {
+  return coded_witness_bytes_bound(n, gpu_coded_witness_max_others(n));
+}
 
 struct gpu_prover_config {
   /// CUDA device ordinal.
@@ -134,7 +145,8 @@ class gpu_prover {
 
  private:
   void init();
-  pending_proof start(const coded_witness& cw, double encode_ms);
+  /// Under the kernel lock, from |cw| or (when null) |raw|.
+  pending_proof start(const coded_witness* cw, const witness* raw, double encode_ms);
   struct impl;
   std::unique_ptr<impl> _impl;
 };

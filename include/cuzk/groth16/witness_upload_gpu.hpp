@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/groth16/coded_witness.hpp>
@@ -53,6 +54,10 @@ class gpu_witness_uploader {
   /// host has handed every chunk to the DMA engine. std::invalid_argument
   /// when |cw| is larger than the uploader or inconsistent.
   void upload(const coded_witness& cw, ff::fr* d_w, ff::fr* d_others, CUstream_st* stream);
+  /// d_w = inputs || aux as they are (32 bytes per value) through the same
+  /// staging: for witnesses with too many other values to code.
+  void upload_raw(std::span<const ff::fr> inputs, std::span<const ff::fr> aux, ff::fr* d_w,
+                  CUstream_st* stream);
 
  private:
   struct impl;

@@ -89,7 +89,9 @@ class gpu_backend final : public prover_backend {
   }
 
   std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after_start) const override {
-    const std::uint64_t witness = std::uint64_t(s.num_inputs + s.num_aux) * sizeof(ff::fr);
+    // the witness, and its coded form while prove_start runs
+    const std::uint64_t witness = std::uint64_t(s.num_inputs + s.num_aux) * sizeof(ff::fr) +
+                                  groth16::gpu_coded_witness_host_bytes(s.num_inputs + s.num_aux);
     const std::uint64_t b_scalars =
         _opts.b_g2_on_cpu ? std::uint64_t(s.b_input_density.count() + s.b_aux_density.count()) * sizeof(ff::fr) : 0;
     *after_start = witness;
