@@ -341,9 +341,10 @@ void bench_prove(const options& o) {
     report(o, "prove_wall", unsigned(lg), summarize(wall), o.reps);
     report(o, "prove_start", unsigned(lg), summarize(start_ms), o.reps);
     const auto& t = tims[tims.size() / 2];
-    std::printf("  stages (one run): encode (host, before the lock) %.1f, upload %.1f, spmv %.1f, "
-                "ntt/h %.1f, H %.1f, L %.1f, A %.1f, B1 %.1f, B2 %.1f ms\n",
-                t.encode_ms, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
+    std::printf("  stages (one run): encode (host, before the lock) %.1f, upload %.1f (%s, %.1f MB), "
+                "spmv %.1f, ntt/h %.1f, H %.1f, L %.1f, A %.1f, B1 %.1f, B2 %.1f ms\n",
+                t.encode_ms, t.upload_ms, t.witness_coded ? "coded" : "as is",
+                double(t.upload_bytes) / 1e6, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
                 t.msm_b2_ms);
   }
 }

@@ -346,6 +346,8 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   const parameters& p = *d.params;
   gpu_prove_timings t;
   t.encode_ms = encode_ms;
+  t.witness_coded = cw != nullptr;
+  t.upload_bytes = cw ? cw->bytes() : sizeof(fr) * (raw->inputs.size() + raw->aux.size());
 
   std::lock_guard lock(kernel_lock(d.cfg.device));
   gpu::device_guard guard(d.cfg.device);

@@ -179,6 +179,8 @@ TEST(GpuGroth16, ProofEqualsCpuProofAndVerifies) {
   const auto t = prover.last_timings();
   EXPECT_GT(t.total_ms, 0.0);
   EXPECT_GE(t.encode_ms, 0.0);
+  EXPECT_FALSE(t.witness_coded) << "half of a chain_circuit witness is neither 0 nor 1";
+  EXPECT_EQ(t.upload_bytes, sizeof(fr) * (w.inputs.size() + w.aux.size()));
   std::printf("gpu prove 2^17: encode %.1f ms before the lock; total %.1f ms (upload %.1f, spmv %.1f, ntt %.1f, H %.1f, L %.1f, "
               "A %.1f, B1 %.1f, B2 %.1f)\n",
               t.encode_ms, t.total_ms, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms,
@@ -196,6 +198,8 @@ TEST(GpuGroth16, ProofEqualsCpuProofAndVerifies) {
   EXPECT_TRUE(prover.finalize(prover.prove_start(cw2), fr::zero(), fr::zero()) ==
               groth16::prove(*p, shape(), w2, fr::zero(), fr::zero()));
   EXPECT_EQ(prover.last_timings().encode_ms, 0.0);
+  EXPECT_TRUE(prover.last_timings().witness_coded);
+  EXPECT_EQ(prover.last_timings().upload_bytes, cw2.bytes());
 
   // wrong witness sizes
   auto short_w = w;

@@ -102,10 +102,14 @@ struct pending_proof {
 /// Milliseconds spent in the stages of the last prove_start (diagnostics).
 /// encode_ms: the host encoding of the witness, before the kernel lock;
 /// total_ms: from taking the lock to the end (the GPU critical path; upload_ms
-/// is the coded copy plus the expansion on the device).
+/// is the coded copy plus the expansion on the device). upload_bytes: host
+/// bytes moved for the witness (the coded form, or 32 per value when it was
+/// sent as it is: witness_coded false).
 struct gpu_prove_timings {
   double upload_ms = 0, spmv_ms = 0, ntt_ms = 0, msm_h_ms = 0, msm_l_ms = 0, msm_a_ms = 0,
          msm_b1_ms = 0, msm_b2_ms = 0, total_ms = 0, encode_ms = 0;
+  std::size_t upload_bytes = 0;
+  bool witness_coded = false;
 };
 
 class gpu_prover {
