@@ -24,7 +24,8 @@
 // times), then one batch per device set of --batches (default: every
 // device; "0;0,1" runs on GPU 0 alone, then on GPUs 0 and 1, for the
 // scaling factor; --h-windows times the warm-up's H MSM at each width and
-// the batches use the fastest), each a fresh engine given the same --proofs C1s
+// the batches use the fastest; --sparse-windows times the L, A and B MSMs at
+// each width and prints them, the batches keep the count-based default), each a fresh engine given the same --proofs C1s
 // (generated, one seed each) submitted by --concurrency clients. Prints and writes (under --out) s/proof, per-proof
 // latency, GPU ms per partition p50/p99/max, synthesis ms per partition,
 // peak RSS, and the TIMELINE lines.
@@ -78,6 +79,7 @@ struct options {
   std::vector<int> devices;  // empty: every visible device
   std::vector<std::vector<int>> batches;  // device set of each batch; default: all devices
   std::vector<unsigned> h_windows;        // H MSM widths to time in the warm-up
+  std::vector<unsigned> sparse_windows;   // L/A/B MSM widths to time in the warm-up
   std::uint64_t seed = 20261130;
   std::filesystem::path out = "scale-out";
 };
@@ -85,7 +87,7 @@ struct options {
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
-               "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--h-windows 17,19] [--gpu-workers N] [--synthesis N] [--seed N] "
+               "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--h-windows 17,19] [--sparse-windows 15,16] [--gpu-workers N] [--synthesis N] [--seed N] "
                "[--out DIR]\n",
                why.c_str());
   std::exit(2);
@@ -111,6 +113,9 @@ options parse(int argc, char** argv) {
       } else if (a == "--h-windows") {
         std::stringstream ss(v);
         for (std::string t; std::getline(ss, t, ',');) o.h_windows.push_back(unsigned(std::stoul(t)));
+      } else if (a == "--sparse-windows") {
+        std::stringstream ss(v);
+        for (std::string t; std::getline(ss, t, ',');) o.sparse_windows.push_back(unsigned(std::stoul(t)));
       } else if (a == "--batches") {
         std::stringstream ss(v);
         for (std::string set; std::getline(ss, set, ';');) {
@@ -264,6 +269,20 @@ int main(int argc, char** argv) try {
       }
     }
     if (!opt.h_windows.empty()) std::printf("H window for the batches: %u (0 = default)\n", h_window);
+    // L/A/B window sweep (witness scalars): printed for tuning; the batches
+    // keep the count-based default
+    if (!opt.sparse_windows.empty()) warm.set_h_window_bits(h_window);
+    for (const unsigned c : opt.sparse_windows) {
+      warm.set_sparse_window_bits(c);
+      auto p2 = warm.prove_start(w);
+      const groth16::gpu_prove_timings tc = warm.last_timings();
+      const bool same = warm.finalize(std::move(p2), ff::fr::one(), ff::fr::one()) == pi;
+      std::printf("  L/A/B window %u: L %.0f, A %.0f, B1 %.0f, B2 %.0f ms, GPU total %.0f ms%s\n", c,
+                  tc.msm_l_ms, tc.msm_a_ms, tc.msm_b1_ms, tc.msm_b2_ms, tc.total_ms,
+                  same ? "" : " -- PROOF DIFFERS");
+      if (!same) throw std::runtime_error("L/A/B window sweep changed the proof");
+    }
+    warm.set_sparse_window_bits(0);
   }
   std::fflush(stdout);
 

@@ -27,6 +27,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/gpu/tuning.hpp>
 #include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/device_queries.cuh>
 #include <cuzk/groth16/gpu_setup.hpp>
@@ -185,6 +186,14 @@ struct gpu_prover::impl {
            (std::size_t(3) << 20);  // densities, CUB and runtime slack
   }
 
+  /// The window of an L, A or B MSM over |n| witness scalars at
+  /// |d_scalars|: counts the scalars other than 0 and 1 (one pass, one
+  /// wait) unless a width is configured.
+  unsigned sparse_window(const fr* d_scalars, std::size_t n) {
+    if (const unsigned c = sparse_window_bits.load()) return c;
+    return msm::gpu_sparse_window_bits(ctx_l->count_multi_digit_scalars(d_scalars, n));
+  }
+
   template <class F>
   ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
                           const fr* d_scalars, std::size_t n, unsigned window_bits = 0) {
@@ -192,7 +201,7 @@ struct gpu_prover::impl {
     return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars,
                              cfg.stream_chunk_terms, window_bits);
   }
-  std::atomic<unsigned> h_window_bits{0};
+  std::atomic<unsigned> h_window_bits{0}, sparse_window_bits{0};
 };
 
 gpu_prover::gpu_prover(std::shared_ptr<const parameters> params,
@@ -219,10 +228,24 @@ gpu_prover::gpu_prover(const gpu_parameters& params,
   init();
 }
 
+namespace {
+void check_window(const char* which, unsigned c) {
+  constexpr unsigned lo = gpu::tuning::msm::min_explicit_window, hi = gpu::tuning::msm::max_window;
+  if (c != 0 && (c < lo || c > hi))
+    throw std::invalid_argument(std::string("groth16::gpu_prover: ") + which + " window " +
+                                std::to_string(c) + " outside [" + std::to_string(lo) + ", " +
+                                std::to_string(hi) + "]");
+}
+}  // namespace
+
 void gpu_prover::set_h_window_bits(unsigned c) {
-  if (c != 0 && (c < 2 || c > 20))
-    throw std::invalid_argument("groth16::gpu_prover: H window " + std::to_string(c) + " outside [2, 20]");
+  check_window("H", c);
   _impl->h_window_bits = c;
+}
+
+void gpu_prover::set_sparse_window_bits(unsigned c) {
+  check_window("L/A/B", c);
+  _impl->sparse_window_bits = c;
 }
 
 void gpu_prover::init() {
@@ -233,6 +256,9 @@ void gpu_prover::init() {
   // Smaller domains keep the MSM's default (swept flat at 16-18 at 2^24).
   d.h_window_bits = d.cfg.h_window_bits ? d.cfg.h_window_bits
                                         : (d.domain.lg_size() >= 27 ? 20u : 0u);
+  check_window("H", d.cfg.h_window_bits);
+  check_window("L/A/B", d.cfg.sparse_window_bits);
+  d.sparse_window_bits = d.cfg.sparse_window_bits;
   const gpu_prover_config& cfg = d.cfg;
   const parameters& p = *d.params;
   const r1cs::r1cs_shape& sh = *d.shape;
@@ -387,27 +413,33 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   pending_proof out;
   out.h_sum = d.run_msm(d.ctx_h.get(), p.h, d.d_a.data(), d.m - 1, d.h_window_bits.load());
   sync_and_time(t.msm_h_ms);
-  out.l_sum = d.run_msm(d.ctx_l.get(), p.l, d.d_w.data() + d.ni, sh.num_aux);
+  // L, A, B: witness scalars, mostly 0 and 1; the window follows the
+  // count of the others (the 32 GiB PoRep's ~1.7 M of 130 M: c = 16, not
+  // the dense default 20 with 16x the buckets)
+  out.l_sum = d.run_msm(d.ctx_l.get(), p.l, d.d_w.data() + d.ni, sh.num_aux,
+                        d.sparse_window(d.d_w.data() + d.ni, sh.num_aux));
   sync_and_time(t.msm_l_ms);
 
   // A: every input, then aux[A density]
   CUZK_CUDA_CHECK(cudaMemcpyAsync(d.d_sel.data(), d.d_w.data(), d.ni * sizeof(fr),
                                   cudaMemcpyDeviceToDevice, s));
   d.a_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.ni, s);
-  out.a_sum = d.run_msm(d.ctx_a.get(), p.a, d.d_sel.data(), d.counts.a);
+  out.a_sum = d.run_msm(d.ctx_a.get(), p.a, d.d_sel.data(), d.counts.a,
+                        d.sparse_window(d.d_sel.data(), d.counts.a));
   sync_and_time(t.msm_a_ms);
 
   // B: inputs[B density], then aux[B density]
   d.b_in.compact(d.d_w.data(), d.d_sel.data(), s);
   d.b_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.b_in.count, s);
-  out.b1_sum = d.run_msm(d.ctx_b1.get(), p.b_g1, d.d_sel.data(), d.counts.b_g1);
+  const unsigned b_window = d.sparse_window(d.d_sel.data(), d.counts.b_g1);
+  out.b1_sum = d.run_msm(d.ctx_b1.get(), p.b_g1, d.d_sel.data(), d.counts.b_g1, b_window);
   sync_and_time(t.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
     out.b_scalars.resize(d.counts.b_g2);
     d.d_sel.download(out.b_scalars.data(), out.b_scalars.size(), s);
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   } else {
-    out.b2_sum = d.run_msm(d.ctx_b2.get(), p.b_g2, d.d_sel.data(), d.counts.b_g2);
+    out.b2_sum = d.run_msm(d.ctx_b2.get(), p.b_g2, d.d_sel.data(), d.counts.b_g2, b_window);
     out.b2_done = true;
   }
   sync_and_time(t.msm_b2_ms);

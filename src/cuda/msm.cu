@@ -53,7 +53,10 @@
 #include <cub/device/device_scan.cuh>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <stdexcept>
@@ -209,6 +212,36 @@ int key_bits(std::uint32_t cap) {
   return bits;
 }
 
+/// CUZK_MSM_PHASES=1 (tuning only): the time of each phase of every batch
+/// (digits and sort, bucket sums, window sums) on stderr after each MSM, from
+/// events on the stream; off, it records nothing.
+class phase_timer {
+ public:
+  phase_timer() : _on(enabled()) {}
+  void mark(cudaStream_t s, const char* what) {
+    if (!_on) return;
+    _marks.emplace_back(what, gpu::event{});
+    _marks.back().second.record(s);
+  }
+  /// After the stream has been synchronised.
+  void print(std::size_t n, unsigned c, unsigned batches, std::size_t sums, double host_ms) const {
+    if (!_on || _marks.size() < 2) return;
+    std::fprintf(stderr, "msm phases n=%zu c=%u batches=%u:", n, c, batches);
+    for (std::size_t i = 1; i < _marks.size(); ++i)
+      std::fprintf(stderr, " %s %.2f", _marks[i].first,
+                   double(_marks[i].second.elapsed_ms_since(_marks[i - 1].second)));
+    std::fprintf(stderr, "; host combine of %zu sums %.2f ms\n", sums, host_ms);
+  }
+
+ private:
+  static bool enabled() {
+    const char* e = std::getenv("CUZK_MSM_PHASES");
+    return e && *e && *e != '0';
+  }
+  bool _on;
+  std::vector<std::pair<const char*, gpu::event>> _marks;
+};
+
 }  // namespace
 
 unsigned gpu_default_window_bits(std::size_t n) {
@@ -218,6 +251,10 @@ unsigned gpu_default_window_bits(std::size_t n) {
   const int lg = int(lg_floor(std::max<std::size_t>(n, 1)));
   if (lg >= 27) return 22;
   return unsigned(std::clamp(lg - 4, int(tune::min_window), 20));
+}
+
+unsigned gpu_sparse_window_bits(std::size_t multi_digit) {
+  return gpu_default_window_bits(std::max<std::size_t>(multi_digit, 1));
 }
 
 // ---- workspace ---------------------------------------------------------------------
@@ -280,6 +317,8 @@ struct gpu_msm_workspace::impl {
     }
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
     xyzz_t* d_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
+    phase_timer phases;
+    phases.mark(s, "start");
     for (unsigned bt = 0; bt < p.batches; ++bt) {
       const unsigned w_first = bt * p.wpb;
       const unsigned w_count = std::min(p.wpb, p.windows - w_first);
@@ -287,12 +326,15 @@ struct gpu_msm_workspace::impl {
       const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c,
                                   w_first, w_count};
       sort_batch(bv, nb, s);
+      phases.mark(s, "sort");
       sum_buckets<F>(d_bases, p, nb, d_buckets, s);
+      phases.mark(s, "sum");
       const unsigned rt = 1u << p.lg_rt;
       const dim3 grid(unsigned(p.per_window_sums()), w_count);
       detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(
           d_buckets, p.lg_b, p.lg_l, d_sums + std::size_t(w_first) * p.per_window_sums());
       CUZK_CUDA_CHECK_LAUNCH();
+      phases.mark(s, "reduce");
     }
     std::vector<ec::xyzz<F>> h_sums(p.block_sums());
     CUZK_CUDA_CHECK(cudaMemcpyAsync(h_sums.data(), d_sums, h_sums.size() * sizeof(xyzz_t),
@@ -300,12 +342,15 @@ struct gpu_msm_workspace::impl {
     if (after_launch) after_launch();
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 
+    const auto t_host = std::chrono::steady_clock::now();
     ec::xyzz<F> acc = ec::xyzz<F>::identity();
     const std::size_t per = p.per_window_sums();
     for (unsigned w = p.windows; w-- > 0;) {
       for (unsigned k = 0; k < p.c; ++k) acc = acc.dbl();
       for (std::size_t b = 0; b < per; ++b) acc += h_sums[w * per + b];
     }
+    phases.print(n, p.c, p.batches, h_sums.size(),
+                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_host).count());
     return acc.to_jacobian();
   }
 
@@ -502,6 +547,25 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_device(const fr* d_scalars, std::size_
   if (n && !d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
   return _impl->ws->internals().template run<F>(_impl->d_bases() + first_base, n, nullptr,
                                                 d_scalars, window_bits, _impl->s);
+}
+
+template <class F>
+std::size_t gpu_msm_context_t<F>::count_multi_digit_scalars(const fr* d_scalars, std::size_t n) {
+  if (n == 0) return 0;
+  if (!d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
+  gpu::device_guard guard(_impl->device);
+  const cudaStream_t s = _impl->s;
+  gpu::device_buffer<unsigned long long> d_count(1);
+  CUZK_CUDA_CHECK(cudaMemsetAsync(d_count.data(), 0, sizeof(unsigned long long), s));
+  // enough blocks to fill the device a few times over; each thread strides
+  const unsigned blocks = unsigned(std::min<std::size_t>(blocks_for(n, tune::digit_threads), 4096));
+  detail::count_multi_digit_kernel<<<blocks, tune::digit_threads, 0, s>>>(
+      reinterpret_cast<const fr_d*>(d_scalars), n, d_count.data());
+  CUZK_CUDA_CHECK_LAUNCH();
+  unsigned long long count = 0;
+  d_count.download(&count, 1, s);
+  CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  return std::size_t(count);
 }
 
 template <class F>

@@ -189,6 +189,30 @@ __global__ void __launch_bounds__(tune::digit_threads)
   });
 }
 
+/// *count += the scalars of d_scalars[0, n) that are neither 0 nor 1
+/// (Montgomery form compared word for word: both are unique there). Grid
+/// stride; one atomic per warp.
+__global__ void __launch_bounds__(tune::digit_threads)
+    count_multi_digit_kernel(const fr_d* __restrict__ scalars, std::size_t n,
+                             unsigned long long* __restrict__ count) {
+  const fr_d one = fr_d::one();
+  unsigned mine = 0;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const fr_d k = scalars[i];
+    bool zero = true, is_one = true;
+#pragma unroll
+    for (int w = 0; w < fr_d::n_words; ++w) {
+      zero &= k.l[w] == 0;
+      is_one &= k.l[w] == one.l[w];
+    }
+    mine += !(zero || is_one);
+  }
+#pragma unroll
+  for (unsigned d = 16; d > 0; d /= 2) mine += __shfl_down_sync(full_mask, mine, d);
+  if (threadIdx.x % 32 == 0 && mine) atomicAdd(count, (unsigned long long)mine);
+}
+
 // ---- bucket sums: a segmented tree ---------------------------------------------------
 
 /// For every bucket b < nb with size = off[b+1] - off[b] at this level:

@@ -5,7 +5,8 @@
 // (zeros, ones, -1, powers of two, one repeated value) with repeated bases,
 // P/-P pairs and infinity bases at the same sizes; degenerate inputs (all
 // zero, all one, all equal: one hot bucket per window); every window width
-// the API accepts at 2^12; the one-shot entry point; argument errors.
+// the API accepts at 2^12; the one-shot entry point; argument errors; the
+// count of multi-digit scalars and the sparse window on a witness mix.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -108,6 +109,39 @@ TEST(GpuMsm, WitnessLikeInputsMatchCpu) {
     ctx.upload_bases(bases);
     expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars),
                 "witness-like 2^" + std::to_string(lg));
+  }
+}
+
+TEST(GpuMsm, CountsMultiDigitScalarsAndSparseWindowsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.CountsMultiDigitScalars"));
+  msm::gpu_msm_context ctx;
+  EXPECT_EQ(ctx.count_multi_digit_scalars(nullptr, 0), 0u);
+  for (const std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(1000), std::size_t(1) << 20}) {
+    const std::span<const g1_affine> bases(pool().data(), n);
+    // the PoRep witness mix: ~51% zero, ~47% one, the rest other (with the
+    // neighbours of 0 and 1: 2 and r - 1, which are multi-digit)
+    std::vector<fr> scalars(n);
+    std::size_t want = 0;
+    for (auto& k : scalars) {
+      const unsigned u = unsigned(rng() % 1000);
+      if (u < 513) k = fr::zero();
+      else if (u < 987) k = fr::one();
+      else {
+        k = u == 987 ? fr::from_uint(2) : u == 988 ? -fr::one() : fr::random(rng);
+        want += !(k == fr::zero() || k == fr::one());
+      }
+    }
+    cuzk::gpu::device_buffer<fr> d(n);
+    d.upload(scalars.data(), n, nullptr);
+    ctx.upload_bases(bases);
+    const std::size_t got = ctx.count_multi_digit_scalars(d.data(), n);
+    EXPECT_EQ(got, want) << "n = " << n;
+    const unsigned c = msm::gpu_sparse_window_bits(got);
+    EXPECT_GE(c, cuzk::gpu::tuning::msm::min_window);
+    EXPECT_LE(c, msm::gpu_default_window_bits(n)) << "a sparse window never exceeds the dense one";
+    const g1_jacobian cpu = msm::msm<fp>(bases, scalars);
+    expect_same(ctx.run_device(d.data(), n, 0, c), cpu, "sparse window, n = " + std::to_string(n));
   }
 }
 

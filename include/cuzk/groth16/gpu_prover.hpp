@@ -88,6 +88,10 @@ struct gpu_prover_config {
   /// the largest MSM of a proof); 0: 20 from a 2^27 domain on (measured
   /// fastest there), else the MSM's default for the size.
   unsigned h_window_bits = 0;
+  /// Pippenger window of the L, A and B MSMs (witness scalars, mostly 0 and
+  /// 1); 0: msm::gpu_sparse_window_bits of the count of other scalars,
+  /// counted on the device per query.
+  unsigned sparse_window_bits = 0;
 };
 
 /// What prove_start hands to finalize: the MSM sums (and, for a CPU B_G2,
@@ -146,6 +150,8 @@ class gpu_prover {
   gpu_prove_timings last_timings() const;
   /// Changes the H MSM window for later calls (tuning sweeps; 0: default).
   void set_h_window_bits(unsigned c);
+  /// The same for the L, A and B MSMs (0: from the count of other scalars).
+  void set_sparse_window_bits(unsigned c);
 
  private:
   void init();

@@ -61,6 +61,13 @@ struct gpu_msm_config {
 /// The window width used for |n| terms when none is given.
 unsigned gpu_default_window_bits(std::size_t n);
 
+/// The window for an MSM whose scalars are mostly 0 and 1 (a Filecoin
+/// witness: ~51% zero, ~47% one), |multi_digit| of them other: zeros add
+/// nothing and ones one entry each to a single bucket whatever c is, so the
+/// window trades the others' ceil(256/c) digits against 2^(c-1) buckets per
+/// window exactly as a dense MSM of |multi_digit| terms does.
+unsigned gpu_sparse_window_bits(std::size_t multi_digit);
+
 /// Device bytes one MSM of |n| terms over ec::affine<F> allocates besides
 /// the bases (F = ff::fp for G1, ff::fp2 for G2).
 template <class F = ff::fp>
@@ -129,6 +136,12 @@ class gpu_msm_context_t {
   /// Work is queued on the context's stream; returns with the result.
   ec::jacobian<F> run_device(const ff::fr* d_scalars, std::size_t n, std::size_t first_base = 0,
                              unsigned window_bits = 0);
+
+  /// How many of the |n| Montgomery scalars at |d_scalars| (this device's
+  /// memory) are neither 0 nor 1, i.e. have more than one non-zero window
+  /// digit. One read of the scalars (32 n bytes) on the context's stream,
+  /// then a wait for the stream. For gpu_sparse_window_bits.
+  std::size_t count_multi_digit_scalars(const ff::fr* d_scalars, std::size_t n);
 
   /// Bases NOT resident: sum_i d_scalars[i] * h_bases[i], the bases copied
   /// in chunks of |chunk_terms| into two device buffers on a second stream,
