@@ -348,7 +348,7 @@ pending_proof gpu_prover::prove_start(const witness& w) {
           "witness has " + num(w.aux.size()) + " aux values, circuit has " + num(sh.num_aux));
   require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
   // the coded witness (2 bits per value + the ~1% other values), with all
-  // host threads before the lock: under it only ~1/45 of the bytes move.
+  // host threads before the lock: under it only ~2% of the bytes move.
   // A witness with more other values than gpu_coded_witness_max_others
   // travels as it is (bounded host memory; no gain from coding it).
   const auto t_encode = std::chrono::steady_clock::now();

@@ -13,14 +13,16 @@
 //     value's place in |others| is group_others[i / 256] plus the others
 //     before it inside its group (popcounts of the codes);
 //   - others: the values coded 2, in order.
-// ~33.5 MB of codes + ~2 MB of counts + ~56 MB of values at 32 GiB.
+// At 32 GiB (130.2 M values): ~32.5 MB of codes + ~2 MB of counts + ~54 MB
+// of values, ~89 MB instead of 4.2 GB.
 //
 // Encoding (encode_witness): all host threads (oneTBB), two passes over
 // blocks of values: codes and per-group counts, then (after a prefix over
 // the groups) the other values gathered into place. Reads the witness once
-// (plus the ~1% other values again); ~30-60 ms at 32 GiB on 16 cores.
-// The GPU prover encodes before it takes the per-device kernel lock; the
-// expansion on the device is src/cuda/witness_upload.cu (witness_upload.hpp).
+// (plus the ~1% other values again); estimated 30-60 ms at 32 GiB on 16
+// cores (the upload mode of cuzk-gpu-bench measures it). The GPU prover
+// encodes before it takes the per-device kernel lock; the expansion on the
+// device is src/cuda/witness_upload.cu (witness_upload_gpu.hpp).
 // Invariants: values fully reduced Montgomery Fr (the codes compare words).
 
 #include <cstddef>

@@ -9,13 +9,14 @@
 // made on the device's first upload and shared by every uploader of that
 // device; gpu_witness_staging_bytes reports them), used as a ring of 8 MiB
 // slots: all host threads copy a piece into one slot while the DMA engine
-// moves the previous ones. Then one
-// kernel writes d_w: one thread per value, a warp per code word; a value
+// moves the previous ones. Then one kernel writes d_w: one thread per value,
+// a warp per code word; a value
 // coded "other" finds its place as its group's prefix count plus the others
 // before it in the group (popcounts of the code words, summed over the
 // block's warps in shared memory).
-// Costs at 32 GiB (134 M values, ~1.3% other): ~92 MB through the link
-// instead of 4.2 GB, then one pass writing 4.2 GB of device memory.
+// Costs at 32 GiB (130.2 M values, ~1.3% other): ~89 MB through the link
+// instead of 4.2 GB, then one pass writing 4.2 GB of device memory. (upload_raw
+// moves a witness as it is through the same staging.)
 // Memory (device): 8 bytes per 32 values (codes) + 4 bytes per 256 values
 // (counts), held by the uploader; the other values go to caller scratch.
 // Threads: uploads to one device serialise on a per-device mutex around the
