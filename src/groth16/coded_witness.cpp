@@ -36,7 +36,32 @@ struct joined {
   const fr& operator[](std::size_t i) const {
     return i < inputs.size() ? inputs[i] : aux[i - inputs.size()];
   }
+  /// Values [i, i + len) when they lie in one of the two parts, else null.
+  const fr* run(std::size_t i, std::size_t len) const {
+    if (i + len <= inputs.size()) return inputs.data() + i;
+    if (i >= inputs.size()) return aux.data() + (i - inputs.size());
+    return nullptr;
+  }
 };
+
+/// The code of |x| without branches: 0 for zero, 1 for one, 2 otherwise.
+inline std::uint64_t code_of(const fr& x) {
+  constexpr fr one = fr::one();
+  std::uint64_t z = 0, o = 0;
+  for (std::size_t j = 0; j < fr::n_limbs; ++j) {
+    z |= x.l[j];
+    o |= x.l[j] ^ one.l[j];
+  }
+  const std::uint64_t nz = z != 0, no = o != 0;
+  return nz + (nz & no);
+}
+
+/// The code word of the |len| (<= 32) values at |p|.
+inline std::uint64_t code_word(const fr* p, std::size_t len) {
+  std::uint64_t word = 0;
+  for (std::size_t k = 0; k < len; ++k) word |= code_of(p[k]) << (2 * k);
+  return word;
+}
 
 }  // namespace
 
@@ -51,7 +76,6 @@ std::optional<coded_witness> encode_witness(std::span<const fr> inputs, std::spa
     throw std::invalid_argument("groth16::encode_witness: " + std::to_string(n) +
                                 " values, at most 2^32 - 1");
   const joined w{inputs, aux};
-  const fr one = fr::one();
   coded_witness cw;
   cw.size = n;
   cw.codes.resize(coded_witness::code_words(n));
@@ -66,15 +90,12 @@ std::optional<coded_witness> encode_witness(std::span<const fr> inputs, std::spa
       const std::size_t g1 = std::min(hi, g0 + coded_witness::group_size);
       std::uint32_t count = 0;
       for (std::size_t i0 = g0; i0 < g1; i0 += 32) {
-        const std::size_t i1 = std::min(g1, i0 + 32);
+        const std::size_t len = std::min(g1, i0 + 32) - i0;
         std::uint64_t word = 0;
-        for (std::size_t i = i0; i < i1; ++i) {
-          const fr& x = w[i];
-          const std::uint64_t code = x.is_zero()  ? coded_witness::code_zero
-                                     : x == one   ? coded_witness::code_one
-                                                  : coded_witness::code_other;
-          word |= code << (2 * (i - i0));
-        }
+        if (const fr* p = w.run(i0, len))
+          word = code_word(p, len);
+        else  // the word straddles inputs and aux
+          for (std::size_t k = 0; k < len; ++k) word |= code_of(w[i0 + k]) << (2 * k);
         cw.codes[i0 / 32] = word;
         count += unsigned(std::popcount(other_bits(word)));
       }
