@@ -19,20 +19,19 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstring>
+#include <optional>
 #include <stdexcept>
 #include <string>
-
-#include <tbb/blocked_range.h>
-#include <tbb/parallel_for.h>
 
 #include <cuzk/ec/scalar_mul.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/gpu/tuning.hpp>
+#include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/device_queries.cuh>
 #include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/witness_upload_gpu.hpp>
 #include <cuzk/msm/msm.hpp>
 #include <cuzk/msm/msm_gpu.hpp>
 #include <cuzk/ntt/domain.hpp>
@@ -91,59 +90,6 @@ struct device_density {
     CUZK_CUDA_CHECK_LAUNCH();
   }
 };
-
-/// Pinned staging for the witness upload, one per device, used only under
-/// that device's kernel lock (so every prover of the device shares it).
-/// Why: a 32 GiB PoRep witness is 4.2 GB; cudaMemcpyAsync from pageable
-/// memory moved it at ~5.7 GB/s on the H200 host (731 ms). Copying chunks
-/// into two pinned buffers with all host threads while the DMA engine moves
-/// the previous chunk keeps the link busy instead.
-/// Cost: 2 x witness_stage_bytes of pinned host memory per device, made on
-/// first use (groth16::gpu_witness_staging_bytes reports it).
-struct witness_stage {
-  static constexpr std::size_t chunk = witness_stage_bytes / sizeof(fr);
-  gpu::pinned_buffer<fr> buf[2];
-  gpu::event copied[2];
-  bool used[2] = {false, false};
-  witness_stage() : buf{gpu::pinned_buffer<fr>(chunk), gpu::pinned_buffer<fr>(chunk)} {}
-};
-
-witness_stage& stage_for(int device) {
-  static std::array<std::unique_ptr<witness_stage>, 64> stages;
-  auto& st = stages[std::size_t(device)];  // device checked by kernel_lock()
-  if (!st) st = std::make_unique<witness_stage>();
-  return *st;
-}
-
-/// d_dst[0 .. inputs.size() + aux.size()) = inputs || aux through the
-/// device's pinned staging buffers. Caller holds the kernel lock and the
-/// device is current.
-void upload_witness(int device, const std::vector<fr>& inputs, const std::vector<fr>& aux, fr* d_dst,
-                    cudaStream_t s) {
-  witness_stage& st = stage_for(device);
-  const std::size_t ni = inputs.size(), n = ni + aux.size();
-  auto source = [&](std::size_t i) -> const fr* { return i < ni ? &inputs[i] : &aux[i - ni]; };
-  for (std::size_t first = 0, k = 0; first < n; first += witness_stage::chunk, ++k) {
-    const std::size_t len = std::min(witness_stage::chunk, n - first);
-    const unsigned b = unsigned(k % 2);
-    if (st.used[b]) st.copied[b].synchronize();  // its previous DMA has finished
-    fr* dst = st.buf[b].data();
-    // the chunk may straddle inputs/aux: copy each side in parallel pieces
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, len, std::size_t(1) << 16),
-                      [&](const tbb::blocked_range<std::size_t>& r) {
-                        std::size_t i = r.begin();
-                        while (i < r.end()) {
-                          const std::size_t g = first + i;
-                          const std::size_t run = g < ni ? std::min(r.end() - i, ni - g) : r.end() - i;
-                          std::memcpy(dst + i, source(g), run * sizeof(fr));
-                          i += run;
-                        }
-                      });
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(d_dst + first, dst, len * sizeof(fr), cudaMemcpyHostToDevice, s));
-    st.copied[b].record(s);
-    st.used[b] = true;
-  }
-}
 
 std::mutex& kernel_lock(int device) {
   static std::array<std::mutex, 64> locks;
@@ -214,6 +160,7 @@ struct gpu_prover::impl {
   // everything below lives on cfg.device
   std::unique_ptr<gpu::stream> s;
   std::unique_ptr<r1cs::gpu_shape> d_shape;
+  std::unique_ptr<gpu_witness_uploader> uploader;  // coded witness -> d_w
   device_density a_aux, b_in, b_aux;
   std::shared_ptr<msm::gpu_msm_workspace> ws;
   std::unique_ptr<msm::gpu_msm_context> ctx_a, ctx_b1, ctx_l, ctx_h;
@@ -234,6 +181,7 @@ struct gpu_prover::impl {
     const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1),
                                          msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2));
     return vectors + scratch + r1cs::gpu_shape_bytes(*shape, /*with_c=*/false) +
+           gpu_witness_uploader::device_bytes_for(nv) +
            ntt::gpu_twiddle_bytes(domain.lg_size()) +
            (std::size_t(3) << 20);  // densities, CUB and runtime slack
   }
@@ -388,6 +336,7 @@ void gpu_prover::init() {
     if (!cfg.b_g2_on_cpu) d.ctx_b2->upload_bases(p.b_g2);
   }
   d.d_w = gpu::device_buffer<fr>(d.nv);
+  d.uploader = std::make_unique<gpu_witness_uploader>(cfg.device, d.nv);
   d.d_sel = gpu::device_buffer<fr>(d.nv);
   d.d_a = gpu::device_buffer<fr>(d.m);
   d.d_b = gpu::device_buffer<fr>(d.m);
@@ -398,19 +347,43 @@ void gpu_prover::init() {
 gpu_prover::~gpu_prover() = default;
 
 pending_proof gpu_prover::prove_start(const witness& w) {
-  impl& d = *_impl;
-  const r1cs::r1cs_shape& sh = *d.shape;
-  const parameters& p = *d.params;
+  const r1cs::r1cs_shape& sh = *_impl->shape;
   require(w.inputs.size() == sh.num_inputs, "witness has " + num(w.inputs.size()) +
                                                 " inputs, circuit has " + num(sh.num_inputs));
   require(w.aux.size() == sh.num_aux,
           "witness has " + num(w.aux.size()) + " aux values, circuit has " + num(sh.num_aux));
   require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
+  // the coded witness (2 bits per value + the ~1% other values), with all
+  // host threads before the lock: under it only ~2% of the bytes move.
+  // A witness with more other values than gpu_coded_witness_max_others
+  // travels as it is (bounded host memory; no gain from coding it).
+  const auto t_encode = std::chrono::steady_clock::now();
+  const std::optional<coded_witness> cw =
+      encode_witness(w.inputs, w.aux, gpu_coded_witness_max_others(sh.num_variables()));
+  return start(cw ? &*cw : nullptr, cw ? nullptr : &w, ms_since(t_encode));
+}
+
+pending_proof gpu_prover::prove_start(const coded_witness& cw) {
+  const r1cs::r1cs_shape& sh = *_impl->shape;
+  require(cw.size == sh.num_variables(), "coded witness has " + num(cw.size) +
+                                             " values, circuit has " + num(sh.num_variables()));
+  require(cw.codes.size() == coded_witness::code_words(cw.size), "coded witness is inconsistent");
+  require(cw.size > 0 && (cw.codes[0] & 3) == coded_witness::code_one, "inputs[0] must be ONE");
+  return start(&cw, nullptr, 0);
+}
+
+pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, double encode_ms) {
+  impl& d = *_impl;
+  const r1cs::r1cs_shape& sh = *d.shape;
+  const parameters& p = *d.params;
+  gpu_prove_timings t;
+  t.encode_ms = encode_ms;
+  t.witness_coded = cw != nullptr;
+  t.upload_bytes = cw ? cw->bytes() : sizeof(fr) * (raw->inputs.size() + raw->aux.size());
 
   std::lock_guard lock(kernel_lock(d.cfg.device));
   gpu::device_guard guard(d.cfg.device);
   const cudaStream_t s = *d.s;
-  gpu_prove_timings t;
   const auto t_all = std::chrono::steady_clock::now();
   auto t0 = t_all;
   auto sync_and_time = [&](double& slot) {
@@ -419,7 +392,11 @@ pending_proof gpu_prover::prove_start(const witness& w) {
     t0 = std::chrono::steady_clock::now();
   };
 
-  upload_witness(d.cfg.device, w.inputs, w.aux, d.d_w.data(), s);
+  // d_sel is free until the density compaction: it takes the other values
+  if (cw)
+    d.uploader->upload(*cw, d.d_w.data(), d.d_sel.data(), s);
+  else
+    d.uploader->upload_raw(raw->inputs, raw->aux, d.d_w.data(), s);
   sync_and_time(t.upload_ms);
 
   // a, b = A·w, B·w, zero-padded to m (c = C·w is not needed: below)
@@ -510,7 +487,7 @@ bool gpu_prover::queries_resident() const { return _impl->resident; }
 
 std::size_t gpu_prover::device_bytes() const {
   const impl& d = *_impl;
-  std::size_t b = d.d_shape->device_bytes() + d.a_aux.bytes() + d.b_in.bytes() + d.b_aux.bytes() +
+  std::size_t b = d.d_shape->device_bytes() + d.uploader->device_bytes() + d.a_aux.bytes() + d.b_in.bytes() + d.b_aux.bytes() +
                   d.ws->bytes() + d.d_w.bytes() + d.d_sel.bytes() + d.d_a.bytes() +
                   d.d_b.bytes() + d.d_c.bytes() + ntt::gpu_twiddle_bytes(d.domain.lg_size());
   b += sizeof(ec::g1_affine) *

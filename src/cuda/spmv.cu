@@ -1,17 +1,30 @@
 // SPDX-License-Identifier: Apache-2.0
 // GPU sparse matrix-vector products of an R1CS shape: a, b, c = A·w, B·w, C·w.
-// API, method and costs: cuzk/r1cs/spmv_gpu.hpp.
+// API, method, memory and costs: cuzk/r1cs/spmv_gpu.hpp.
 //
-// Kernel: a 2-D grid, y = the matrix (0, 1, 2), x = rows; one thread per row
-// walks row_ptr[i] .. row_ptr[i+1] (64-bit offsets: PoRep matrices exceed
-// 2^32 non-zeros in total). Invariants: w and the dictionary fully reduced
-// Montgomery Fr; outputs fully reduced.
+// Three kernels per call, in this order on the caller's stream, each a 2-D
+// grid whose y is the matrix (0, 1, 2):
+//   short_rows_kernel  x = rows, one thread per row; rows longer than
+//                      |short_row_max| return at once (warp tasks own them);
+//   warp_tasks_kernel  x = warp tasks, one warp per task, lanes striding by 32;
+//   long_rows_kernel   x = long rows, one warp per row adding its partials.
+// The first two write disjoint rows of the output; the second writes the
+// partial sums the third reads. Row offsets are 64-bit as on the host.
+// Invariants: w and the dictionary fully reduced Montgomery Fr (so every sum
+// and product is fully reduced, and any order of additions gives the CPU's
+// result bit for bit); outputs fully reduced. Device vectors are read and
+// written as 16-byte words (the host checks their alignment).
 
 #include <cuzk/r1cs/spmv_gpu.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include <tbb/parallel_for.h>
 
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
@@ -21,91 +34,280 @@ namespace cuzk::r1cs {
 namespace {
 
 using gpu::fr_d;
+namespace tune = gpu::tuning;
 
-struct csr_view {
+static_assert(fr_d::n_words == 8, "Fr is eight 32-bit words (two 16-byte loads)");
+
+/// Up to |warp_chunk| consecutive non-zeros of one row, one warp's work.
+struct warp_task {
+  std::uint64_t begin;  ///< first non-zero
+  std::uint32_t len;    ///< non-zeros, 1 .. warp_chunk
+  std::uint32_t dst;    ///< output row, or partial_flag | partial-sum slot
+};
+/// A row of several warp tasks: its partial sums are slots [first, first + count).
+struct long_row {
+  std::uint32_t row, first, count, unused;
+};
+static_assert(sizeof(warp_task) == 16 && sizeof(long_row) == 16);
+
+constexpr std::uint32_t partial_flag = 0x80000000u;
+/// Coefficient id of a lane slot past the end of its row (never a dictionary id).
+constexpr std::uint32_t no_id = 0xffffffffu;
+
+struct matrix_view {
   const std::uint64_t* row_ptr;
   const std::uint32_t* cols;
   const std::uint32_t* ids;
   fr_d* out;
+  const warp_task* tasks;
+  const long_row* longs;
+  fr_d* partials;
+  std::uint64_t n_tasks, n_longs;
 };
-struct abc_views {
-  csr_view m[3];
+struct matrix_views {
+  matrix_view m[3];
 };
 
-constexpr unsigned spmv_threads = 128;
+__device__ __forceinline__ fr_d load_fr(const fr_d* p) {
+  const uint4* q = reinterpret_cast<const uint4*>(p);
+  const uint4 lo = __ldg(q), hi = __ldg(q + 1);
+  fr_d r;
+  r.l[0] = lo.x, r.l[1] = lo.y, r.l[2] = lo.z, r.l[3] = lo.w;
+  r.l[4] = hi.x, r.l[5] = hi.y, r.l[6] = hi.z, r.l[7] = hi.w;
+  return r;
+}
 
-__global__ void __launch_bounds__(spmv_threads)
-    spmv_kernel(abc_views v, const fr_d* __restrict__ d_w, const fr_d* __restrict__ d_coeffs,
-                std::uint64_t rows) {
+__device__ __forceinline__ void store_fr(fr_d* p, const fr_d& v) {
+  uint4* q = reinterpret_cast<uint4*>(p);
+  q[0] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
+  q[1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
+}
+
+/// acc += coefficient(id) * w[col] for the |batch| non-zeros k, k + stride,
+/// ... that lie before |end|: all index loads first, then all w gathers,
+/// then the additions, so the loads of a batch are in flight together.
+__device__ __forceinline__ void add_batch(fr_d& acc, const matrix_view& m, std::uint64_t k,
+                                          std::uint64_t end, unsigned stride,
+                                          const fr_d* __restrict__ w,
+                                          const fr_d* __restrict__ coeffs) {
+  constexpr unsigned B = tune::spmv::batch;
+  std::uint32_t col[B], id[B];
+#pragma unroll
+  for (unsigned j = 0; j < B; ++j) {
+    const std::uint64_t e = k + std::uint64_t(j) * stride;
+    id[j] = no_id;
+    col[j] = 0;
+    if (e < end) {
+      col[j] = __ldg(m.cols + e);
+      id[j] = __ldg(m.ids + e);
+    }
+  }
+  fr_d x[B];
+#pragma unroll
+  for (unsigned j = 0; j < B; ++j)
+    if (id[j] != no_id) x[j] = load_fr(w + col[j]);
+#pragma unroll
+  for (unsigned j = 0; j < B; ++j) {
+    if (id[j] == no_id) continue;
+    if (id[j] == r1cs_shape::coeff_one)
+      acc += x[j];
+    else if (id[j] == r1cs_shape::coeff_minus_one)
+      acc -= x[j];
+    else
+      acc += x[j] * load_fr(coeffs + id[j]);
+  }
+}
+
+/// The sum over the warp's 32 lanes, in lane 0 (the other lanes hold
+/// partial sums). Every lane of the warp must call it.
+__device__ __forceinline__ fr_d warp_sum(fr_d a) {
+#pragma unroll
+  for (unsigned off = 16; off > 0; off >>= 1) {
+    fr_d b;
+#pragma unroll
+    for (int j = 0; j < 8; ++j) b.l[j] = __shfl_down_sync(0xffffffffu, a.l[j], off);
+    a += b;
+  }
+  return a;
+}
+
+__global__ void __launch_bounds__(tune::spmv::threads)
+    short_rows_kernel(matrix_views v, const fr_d* __restrict__ w, const fr_d* __restrict__ coeffs,
+                      std::uint64_t rows, unsigned short_row_max) {
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
-  const csr_view& m = v.m[blockIdx.y];
-  const std::uint64_t begin = m.row_ptr[i], end = m.row_ptr[i + 1];
+  const matrix_view& m = v.m[blockIdx.y];
+  const std::uint64_t begin = __ldg(m.row_ptr + i), end = __ldg(m.row_ptr + i + 1);
+  if (end - begin > short_row_max) return;
   fr_d acc = fr_d::zero();
-  for (std::uint64_t k = begin; k < end; ++k) {
-    const fr_d x = d_w[m.cols[k]];
-    const std::uint32_t id = m.ids[k];
-    if (id == r1cs_shape::coeff_one)
-      acc += x;
-    else if (id == r1cs_shape::coeff_minus_one)
-      acc -= x;
-    else
-      acc += x * d_coeffs[id];
+  for (std::uint64_t k = begin; k < end; k += tune::spmv::batch) add_batch(acc, m, k, end, 1, w, coeffs);
+  store_fr(m.out + i, acc);
+}
+
+__global__ void __launch_bounds__(tune::spmv::threads)
+    warp_tasks_kernel(matrix_views v, const fr_d* __restrict__ w, const fr_d* __restrict__ coeffs) {
+  const matrix_view& m = v.m[blockIdx.y];
+  const std::uint64_t t = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (t >= m.n_tasks) return;  // uniform over the warp
+  const unsigned lane = threadIdx.x % 32;
+  const std::uint64_t begin = m.tasks[t].begin, end = begin + m.tasks[t].len;
+  const std::uint32_t dst = m.tasks[t].dst;
+  fr_d acc = fr_d::zero();
+  for (std::uint64_t k = begin + lane; k < end; k += 32 * tune::spmv::batch)
+    add_batch(acc, m, k, end, 32, w, coeffs);
+  acc = warp_sum(acc);
+  if (lane == 0)
+    store_fr((dst & partial_flag) ? m.partials + (dst & ~partial_flag) : m.out + dst, acc);
+}
+
+__global__ void __launch_bounds__(tune::spmv::threads) long_rows_kernel(matrix_views v) {
+  const matrix_view& m = v.m[blockIdx.y];
+  const std::uint64_t r = (std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x) / 32;
+  if (r >= m.n_longs) return;  // uniform over the warp
+  const unsigned lane = threadIdx.x % 32;
+  const long_row lr = m.longs[r];
+  fr_d acc = fr_d::zero();
+  for (std::uint32_t k = lane; k < lr.count; k += 32) acc += load_fr(m.partials + lr.first + k);
+  acc = warp_sum(acc);
+  if (lane == 0) store_fr(m.out + lr.row, acc);
+}
+
+/// The row classification of one matrix (host side).
+struct host_plan {
+  std::vector<warp_task> tasks;
+  std::vector<long_row> longs;
+  std::size_t partials = 0;
+
+  std::size_t bytes() const {
+    return tasks.size() * sizeof(warp_task) + longs.size() * sizeof(long_row) +
+           partials * sizeof(ff::fr);
   }
-  m.out[i] = acc;
+};
+
+void check_config(const gpu_spmv_config& cfg) {
+  if (cfg.short_row_max < 1 || cfg.short_row_max > tune::spmv::short_row_cap ||
+      cfg.warp_chunk < 32 || cfg.warp_chunk % 32 != 0)
+    throw std::invalid_argument("r1cs::gpu_shape: spmv config out of range (short_row_max " +
+                                std::to_string(cfg.short_row_max) + ", warp_chunk " +
+                                std::to_string(cfg.warp_chunk) + ")");
+}
+
+/// Rows longer than |short_row_max| (in order), found with all host threads;
+/// then their warp tasks, one row after another.
+host_plan make_plan(const csr_matrix& m, const gpu_spmv_config& cfg) {
+  const std::size_t rows = m.rows();
+  constexpr std::size_t block = std::size_t(1) << 18;
+  const std::size_t blocks = (rows + block - 1) / block;
+  std::vector<std::vector<std::uint32_t>> found(blocks);
+  tbb::parallel_for(std::size_t(0), blocks, [&](std::size_t b) {
+    const std::size_t lo = b * block, hi = std::min(rows, lo + block);
+    for (std::size_t i = lo; i < hi; ++i)
+      if (m.row_ptr[i + 1] - m.row_ptr[i] > cfg.short_row_max) found[b].push_back(std::uint32_t(i));
+  });
+  host_plan p;
+  for (const auto& f : found)
+    for (const std::uint32_t i : f) {
+      const std::uint64_t begin = m.row_ptr[i], len = m.row_ptr[i + 1] - begin;
+      const std::uint64_t n = (len + cfg.warp_chunk - 1) / cfg.warp_chunk;
+      if (n == 1) {
+        p.tasks.push_back({begin, std::uint32_t(len), i});
+        continue;
+      }
+      if (p.partials + n >= partial_flag)
+        throw std::invalid_argument("r1cs::gpu_shape: too many partial sums");
+      p.longs.push_back({i, std::uint32_t(p.partials), std::uint32_t(n), 0});
+      for (std::uint64_t c = 0; c < n; ++c) {
+        const std::uint64_t lo = begin + c * cfg.warp_chunk;
+        p.tasks.push_back({lo, std::uint32_t(std::min<std::uint64_t>(cfg.warp_chunk, begin + len - lo)),
+                           partial_flag | std::uint32_t(p.partials + c)});
+      }
+      p.partials += n;
+    }
+  return p;
+}
+
+std::size_t csr_bytes(const csr_matrix& m) {
+  return m.row_ptr.size() * 8 + m.cols.size() * 4 + m.coeff_ids.size() * 4;
 }
 
 struct device_csr {
   gpu::device_buffer<std::uint64_t> row_ptr;
   gpu::device_buffer<std::uint32_t> cols, ids;
+  gpu::device_buffer<warp_task> tasks;
+  gpu::device_buffer<long_row> longs;
+  gpu::device_buffer<ff::fr> partials;
 
   device_csr() = default;
-  device_csr(const csr_matrix& m, cudaStream_t s)
-      : row_ptr(m.row_ptr.size()), cols(m.cols.size()), ids(m.coeff_ids.size()) {
+  device_csr(const csr_matrix& m, const host_plan& p, cudaStream_t s)
+      : row_ptr(m.row_ptr.size()), cols(m.cols.size()), ids(m.coeff_ids.size()),
+        tasks(p.tasks.size()), longs(p.longs.size()), partials(p.partials) {
     row_ptr.upload(m.row_ptr.data(), m.row_ptr.size(), s);
     cols.upload(m.cols.data(), m.cols.size(), s);
     ids.upload(m.coeff_ids.data(), m.coeff_ids.size(), s);
+    tasks.upload(p.tasks.data(), p.tasks.size(), s);
+    longs.upload(p.longs.data(), p.longs.size(), s);
   }
-  std::size_t bytes() const { return row_ptr.bytes() + cols.bytes() + ids.bytes(); }
+  std::size_t bytes() const {
+    return row_ptr.bytes() + cols.bytes() + ids.bytes() + tasks.bytes() + longs.bytes() +
+           partials.bytes();
+  }
 };
 
-std::size_t csr_bytes(const csr_matrix& m) {
-  return m.row_ptr.size() * 8 + m.cols.size() * 4 + m.coeff_ids.size() * 4;
+void check_matrices(const r1cs_shape& shape) {
+  for (const csr_matrix* m : {&shape.a, &shape.b, &shape.c})
+    if (m->rows() != shape.num_constraints || m->cols.size() != m->coeff_ids.size() ||
+        m->row_ptr.back() != m->cols.size())
+      throw std::invalid_argument("r1cs::gpu_shape: a matrix does not match num_constraints " +
+                                  std::to_string(shape.num_constraints));
+  if (shape.num_constraints >= partial_flag)
+    throw std::invalid_argument("r1cs::gpu_shape: more than 2^31 - 1 rows");
+  if (shape.coeffs.size() < 2)
+    throw std::invalid_argument("r1cs::gpu_shape: coefficient dictionary lacks 1 and -1");
+  if (shape.coeffs.size() >= no_id)
+    throw std::invalid_argument("r1cs::gpu_shape: coefficient dictionary too large");
 }
+
+bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
 
 }  // namespace
 
 struct gpu_shape::impl {
   int device = 0;
   bool with_c = true;
+  gpu_spmv_config cfg;
   std::size_t rows = 0, vars = 0;
   device_csr m[3];
   gpu::device_buffer<ff::fr> coeffs;
+  std::mutex host_call;  // serialises the synchronous host overload
 };
 
-std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c) {
-  return csr_bytes(shape.a) + csr_bytes(shape.b) + (with_c ? csr_bytes(shape.c) : 0) +
-         shape.coeffs.size() * sizeof(ff::fr);
+std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c, gpu_spmv_config cfg) {
+  check_config(cfg);
+  std::size_t bytes = shape.coeffs.size() * sizeof(ff::fr);
+  for (const csr_matrix* m : {&shape.a, &shape.b, &shape.c}) {
+    if (m == &shape.c && !with_c) break;
+    bytes += csr_bytes(*m) + make_plan(*m, cfg).bytes();
+  }
+  return bytes;
 }
 
-gpu_shape::gpu_shape(const r1cs_shape& shape, int device, bool with_c)
+gpu_shape::gpu_shape(const r1cs_shape& shape, int device, bool with_c, gpu_spmv_config cfg)
     : _impl(std::make_unique<impl>()) {
-  for (const csr_matrix* m : {&shape.a, &shape.b, &shape.c})
-    if (m->rows() != shape.num_constraints || m->cols.size() != m->coeff_ids.size() ||
-        m->row_ptr.back() != m->cols.size())
-      throw std::invalid_argument("r1cs::gpu_shape: a matrix does not match num_constraints " +
-                                  std::to_string(shape.num_constraints));
-  if (shape.coeffs.size() < 2)
-    throw std::invalid_argument("r1cs::gpu_shape: coefficient dictionary lacks 1 and -1");
+  check_config(cfg);
+  check_matrices(shape);
   gpu::device_guard guard(device);
   gpu::stream s;
   _impl->device = device;
+  _impl->cfg = cfg;
   _impl->rows = shape.num_constraints;
   _impl->vars = shape.num_variables();
-  _impl->m[0] = device_csr(shape.a, s);
-  _impl->m[1] = device_csr(shape.b, s);
   _impl->with_c = with_c;
-  if (with_c) _impl->m[2] = device_csr(shape.c, s);
+  const csr_matrix* mats[3] = {&shape.a, &shape.b, &shape.c};
+  for (unsigned k = 0; k < (with_c ? 3u : 2u); ++k) {
+    const host_plan p = make_plan(*mats[k], cfg);
+    _impl->m[k] = device_csr(*mats[k], p, s);
+    s.synchronize();  // |p| is freed at the end of this iteration
+  }
   _impl->coeffs = gpu::device_buffer<ff::fr>(shape.coeffs.size());
   _impl->coeffs.upload(shape.coeffs.data(), shape.coeffs.size(), s);
   s.synchronize();
@@ -142,18 +344,43 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
   if (_impl->rows == 0) return;
   if (!d_w || !d_a || !d_b)
     throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: null device pointer");
+  if (!aligned16(d_w) || !aligned16(d_a) || !aligned16(d_b) || (d_c && !aligned16(d_c)))
+    throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: device vectors must be 16-byte aligned");
   gpu::device_guard guard(_impl->device);
-  abc_views v{};
+  const auto s = reinterpret_cast<cudaStream_t>(stream);
+  matrix_views v{};
   ff::fr* outs[3] = {d_a, d_b, d_c};
   const unsigned mats = d_c ? 3 : 2;
-  for (unsigned k = 0; k < mats; ++k)
-    v.m[k] = {_impl->m[k].row_ptr.data(), _impl->m[k].cols.data(), _impl->m[k].ids.data(),
-              reinterpret_cast<fr_d*>(outs[k])};
-  const dim3 grid(unsigned((_impl->rows + spmv_threads - 1) / spmv_threads), mats);
-  spmv_kernel<<<grid, spmv_threads, 0, reinterpret_cast<cudaStream_t>(stream)>>>(
-      v, reinterpret_cast<const fr_d*>(d_w), reinterpret_cast<const fr_d*>(_impl->coeffs.data()),
-      _impl->rows);
+  std::uint64_t max_tasks = 0, max_longs = 0;
+  for (unsigned k = 0; k < mats; ++k) {
+    const device_csr& d = _impl->m[k];
+    v.m[k] = {d.row_ptr.data(),
+              d.cols.data(),
+              d.ids.data(),
+              reinterpret_cast<fr_d*>(outs[k]),
+              d.tasks.data(),
+              d.longs.data(),
+              reinterpret_cast<fr_d*>(d.partials.data()),
+              d.tasks.size(),
+              d.longs.size()};
+    max_tasks = std::max<std::uint64_t>(max_tasks, d.tasks.size());
+    max_longs = std::max<std::uint64_t>(max_longs, d.longs.size());
+  }
+  const auto* w = reinterpret_cast<const fr_d*>(d_w);
+  const auto* coeffs = reinterpret_cast<const fr_d*>(_impl->coeffs.data());
+  constexpr unsigned threads = tune::spmv::threads, warps = threads / 32;
+  short_rows_kernel<<<dim3(unsigned((_impl->rows + threads - 1) / threads), mats), threads, 0, s>>>(
+      v, w, coeffs, _impl->rows, _impl->cfg.short_row_max);
   CUZK_CUDA_CHECK_LAUNCH();
+  if (max_tasks) {
+    warp_tasks_kernel<<<dim3(unsigned((max_tasks + warps - 1) / warps), mats), threads, 0, s>>>(
+        v, w, coeffs);
+    CUZK_CUDA_CHECK_LAUNCH();
+  }
+  if (max_longs) {
+    long_rows_kernel<<<dim3(unsigned((max_longs + warps - 1) / warps), mats), threads, 0, s>>>(v);
+    CUZK_CUDA_CHECK_LAUNCH();
+  }
 }
 
 void gpu_shape::evaluate_abc(std::span<const ff::fr> w, std::span<ff::fr> a, std::span<ff::fr> b,
@@ -166,6 +393,7 @@ void gpu_shape::evaluate_abc(std::span<const ff::fr> w, std::span<ff::fr> a, std
     if (o->size() < _impl->rows)
       throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: output shorter than " +
                                   std::to_string(_impl->rows) + " rows");
+  std::lock_guard lock(_impl->host_call);
   gpu::device_guard guard(_impl->device);
   gpu::stream s;
   const std::size_t rows = _impl->rows;

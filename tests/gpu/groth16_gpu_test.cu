@@ -19,6 +19,7 @@
 #include <vector>
 
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/device_queries.cuh>
 #include <cuzk/groth16/gpu_prover.hpp>
 #include <cuzk/groth16/prover.hpp>
@@ -177,10 +178,13 @@ TEST(GpuGroth16, ProofEqualsCpuProofAndVerifies) {
   EXPECT_FALSE(groth16::verify(pvk, got, bad_x));
   const auto t = prover.last_timings();
   EXPECT_GT(t.total_ms, 0.0);
-  std::printf("gpu prove 2^17: total %.1f ms (upload %.1f, spmv %.1f, ntt %.1f, H %.1f, L %.1f, "
+  EXPECT_GE(t.encode_ms, 0.0);
+  EXPECT_FALSE(t.witness_coded) << "half of a chain_circuit witness is neither 0 nor 1";
+  EXPECT_EQ(t.upload_bytes, sizeof(fr) * (w.inputs.size() + w.aux.size()));
+  std::printf("gpu prove 2^17: encode %.1f ms before the lock; total %.1f ms (upload %.1f, spmv %.1f, ntt %.1f, H %.1f, L %.1f, "
               "A %.1f, B1 %.1f, B2 %.1f)\n",
-              t.total_ms, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms,
-              t.msm_b1_ms, t.msm_b2_ms);
+              t.encode_ms, t.total_ms, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms,
+              t.msm_a_ms, t.msm_b1_ms, t.msm_b2_ms);
 
   // split API by hand, r = s = 0 (deterministic) and a second witness
   const auto w2 = make_witness(12);
@@ -189,10 +193,24 @@ TEST(GpuGroth16, ProofEqualsCpuProofAndVerifies) {
   EXPECT_TRUE(prover.finalize(std::move(pending), fr::zero(), fr::zero()) ==
               groth16::prove(*p, shape(), w2, fr::zero(), fr::zero()));
 
+  // a witness encoded by the caller (before it queues for the device)
+  const groth16::coded_witness cw2 = groth16::encode_witness(w2.inputs, w2.aux);
+  EXPECT_TRUE(prover.finalize(prover.prove_start(cw2), fr::zero(), fr::zero()) ==
+              groth16::prove(*p, shape(), w2, fr::zero(), fr::zero()));
+  EXPECT_EQ(prover.last_timings().encode_ms, 0.0);
+  EXPECT_TRUE(prover.last_timings().witness_coded);
+  EXPECT_EQ(prover.last_timings().upload_bytes, cw2.bytes());
+
   // wrong witness sizes
   auto short_w = w;
   short_w.aux.pop_back();
   EXPECT_THROW(prover.prove_start(short_w), std::invalid_argument);
+  EXPECT_THROW(prover.prove_start(groth16::encode_witness(short_w.inputs, short_w.aux)),
+               std::invalid_argument);
+  auto no_one = w;
+  no_one.inputs[0] = fr::zero();
+  EXPECT_THROW(prover.prove_start(groth16::encode_witness(no_one.inputs, no_one.aux)),
+               std::invalid_argument);
 }
 
 TEST(GpuGroth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {

@@ -65,4 +65,29 @@ static_assert(is_pow2(msm::digit_threads) && is_pow2(msm::accumulate_threads) &&
               is_pow2(msm::reduce_threads) && msm::digit_threads % 32 == 0);
 static_assert(msm::bucket_segment >= 2 && msm::partial_segment >= 2);
 
+/// R1CS SpMV (a = A·w, b = B·w; src/cuda/spmv.cu, cuzk/r1cs/spmv_gpu.hpp).
+/// First values from the PoRep row lengths (2 KiB partition, A: 99.4% of
+/// the rows hold 1-3 non-zeros, then clusters at 9, 10-66 and 254-929), not
+/// yet measured against alternatives: the spmv mode of bench/gpu_bench.cu
+/// times other values of both knobs (gpu_spmv_config).
+struct spmv {
+  /// Threads per block of the three kernels.
+  static constexpr unsigned threads = 128;
+  /// Rows with at most this many non-zeros are one thread's; longer rows go
+  /// to warps. Above the common 1-3 and below the next cluster (9, then
+  /// 10-66), so a warp of short rows waits at most this long.
+  static constexpr unsigned short_row_max = 8;
+  /// Largest |short_row_max| a config may ask for.
+  static constexpr unsigned short_row_cap = 64;
+  /// Non-zeros one warp sums in one task (16 per lane); longer rows are cut
+  /// into tasks whose partial sums a second kernel adds up.
+  static constexpr unsigned warp_chunk = 512;
+  /// Non-zeros a thread loads before it adds them (loads in flight per thread).
+  static constexpr unsigned batch = 4;
+};
+static_assert(is_pow2(spmv::threads) && spmv::threads % 32 == 0 && spmv::threads <= 1024);
+static_assert(spmv::short_row_max >= 1 && spmv::short_row_max <= spmv::short_row_cap);
+static_assert(spmv::warp_chunk >= 32 && spmv::warp_chunk % 32 == 0);
+static_assert(spmv::batch >= 1 && spmv::batch <= 8);
+
 }  // namespace cuzk::gpu::tuning

@@ -14,9 +14,13 @@
 // MSM scratch); otherwise the queries stay on the host and each MSM streams
 // them in chunks whose copies overlap the MSM of the previous chunk.
 //
-// prove_start (the GPU critical path), under the per-GPU kernel lock:
-//   upload w = inputs || aux (through two pinned 64 MiB staging buffers per
-//   device, host copies overlapping the DMA); a, b, c = A·w, B·w, C·w (GPU SpMV, zero-padded
+// prove_start (the GPU critical path): first, before the lock, the witness
+// is encoded with all host threads (coded_witness.hpp: 2 bits per value for
+// 0 / 1 / other, plus the other values; a witness with more than 1/32 other
+// values is sent as it is); then under the per-GPU kernel lock:
+//   upload the coded form (through two pinned 64 MiB staging buffers per
+//   device, host copies overlapping the DMA) and expand it into w = inputs ||
+//   aux on the device (witness_upload_gpu.hpp); a, b, c = A·w, B·w, C·w (GPU SpMV, zero-padded
 //   to the domain size m); h = (a·b − c)/Z on the coset (GPU NTTs);
 //   MSMs H over h, L over aux, A over inputs || aux[A density], B_G1 (and
 //   B_G2 unless b_g2_on_cpu) over inputs[B density] || aux[B density] (the
@@ -30,7 +34,8 @@
 // calls serialise on the kernel lock, finalize runs without it.
 // Memory (device, resident mode): 96 (|A| + |B_G1| + |L| + |H|) + 192 |B_G2|
 // bytes of queries, the matrices (8 bytes per non-zero), 32 (2 nv + 3 m)
-// bytes of per-proof vectors (nv = inputs + aux), one shared MSM scratch
+// bytes of per-proof vectors (nv = inputs + aux), ~nv / 4 bytes for the coded
+// witness (its other values land in a per-proof vector), one shared MSM scratch
 // (msm_gpu.hpp) and the NTT tables (16 m bytes).
 // Errors: std::invalid_argument when parameters, shape and witness sizes
 // disagree; cuzk::gpu::cuda_error on any CUDA failure (the prover stays
@@ -42,6 +47,7 @@
 #include <span>
 #include <vector>
 
+#include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/gpu_setup.hpp>
 #include <cuzk/groth16/keys.hpp>
 #include <cuzk/groth16/proof.hpp>
@@ -51,10 +57,20 @@
 namespace cuzk::groth16 {
 
 /// Pinned host bytes of each of the two witness staging buffers a device
-/// gets on its first proof (src/cuda/groth16_gpu.cu, upload_witness).
+/// gets on its first proof (src/cuda/witness_upload.cu, staged_copy).
 inline constexpr std::size_t witness_stage_bytes = std::size_t(64) << 20;
 /// Pinned host bytes the prover keeps per device it has proved on.
 inline constexpr std::size_t gpu_witness_staging_bytes = 2 * witness_stage_bytes;
+
+/// Other values (neither 0 nor 1) a witness of |n| values may have for
+/// prove_start(witness) to send it coded (1/32 of them; a PoRep witness has
+/// ~1.3%); beyond that it is sent as it is.
+constexpr std::size_t gpu_coded_witness_max_others(std::size_t n) { return n / 32; }
+/// Host bytes prove_start(witness) holds for the coded form of |n| values
+/// while it runs (at most ~4% of the witness's 32 n bytes).
+constexpr std::size_t gpu_coded_witness_host_bytes(std::size_t n) {
+  return coded_witness_bytes_bound(n, gpu_coded_witness_max_others(n));
+}
 
 struct gpu_prover_config {
   /// CUDA device ordinal.
@@ -87,9 +103,16 @@ struct pending_proof {
 };
 
 /// Milliseconds spent in the stages of the last prove_start (diagnostics).
+/// encode_ms: the host encoding of the witness, before the kernel lock;
+/// total_ms: from taking the lock to the end (the GPU critical path; upload_ms
+/// is the coded copy plus the expansion on the device). upload_bytes: host
+/// bytes moved for the witness (the coded form, or 32 per value when it was
+/// sent as it is: witness_coded false).
 struct gpu_prove_timings {
   double upload_ms = 0, spmv_ms = 0, ntt_ms = 0, msm_h_ms = 0, msm_l_ms = 0, msm_a_ms = 0,
-         msm_b1_ms = 0, msm_b2_ms = 0, total_ms = 0;
+         msm_b1_ms = 0, msm_b2_ms = 0, total_ms = 0, encode_ms = 0;
+  std::size_t upload_bytes = 0;
+  bool witness_coded = false;
 };
 
 class gpu_prover {
@@ -106,8 +129,12 @@ class gpu_prover {
   gpu_prover(const gpu_prover&) = delete;
   gpu_prover& operator=(const gpu_prover&) = delete;
 
-  /// The GPU critical path for one witness of this prover's shape.
+  /// The GPU critical path for one witness of this prover's shape (encodes
+  /// it first, before taking the kernel lock).
   pending_proof prove_start(const witness& w);
+  /// The same from a witness already encoded (encode_witness), for callers
+  /// that encode before they queue for the device; encode_ms is then 0.
+  pending_proof prove_start(const coded_witness& w);
   /// Proof assembly on the CPU (and B_G2 when configured so).
   proof finalize(pending_proof&& pending, const ff::fr& r, const ff::fr& s) const;
   /// prove_start + finalize.
@@ -127,6 +154,8 @@ class gpu_prover {
 
  private:
   void init();
+  /// Under the kernel lock, from |cw| or (when null) |raw|.
+  pending_proof start(const coded_witness* cw, const witness* raw, double encode_ms);
   struct impl;
   std::unique_ptr<impl> _impl;
 };

@@ -5,35 +5,72 @@
 // r1cs::evaluate_abc on the CPU bit for bit (field sums are exact; the
 // order of additions does not matter).
 //
-// Method (src/cuda/spmv.cu): one thread per row and matrix; a row's
-// non-zeros are (column u32, coefficient id u32) pairs read once, the
-// assignment value w[col] is a random 32-byte load; coefficient ids 0 and 1
-// (+1 and -1) add or subtract without a multiplication, other ids multiply
-// by the dictionary entry. Rows are independent, every output written once.
-// Memory: the three matrices as on the host (8 bytes per non-zero plus
-// 8 bytes per row) and the coefficient dictionary (32 bytes per entry).
-// Cost: memory-bound, ~8 bytes + one 32-byte gather per non-zero.
-// Threads: const member functions may run concurrently on different
-// streams; the object itself is immutable after construction.
-// Errors: std::invalid_argument on size mismatch; cuzk::gpu::cuda_error on a
+// Method (src/cuda/spmv.cu): the rows of each matrix are classified once,
+// when the shape is uploaded, because their lengths are very uneven (32 GiB
+// PoRep A: 130.3 M rows, 99.7% of them with 0-3 non-zeros, ~0.36 M with
+// 9-69, ~0.13 M with 254-929, which hold a third of A's 309 M non-zeros;
+// B: all rows 0-2):
+//   - short rows (at most |short_row_max| non-zeros): one thread per row,
+//     every row of the matrix is visited and the longer ones skipped, so a
+//     warp waits for at most |short_row_max| elements;
+//   - longer rows: cut into warp tasks of at most |warp_chunk| non-zeros; the
+//     32 lanes of a warp stride through a task (coalesced column and id
+//     loads) and add their sums with shuffles. A row of one task is written
+//     directly; a row of several tasks ("long") gets one partial sum per task,
+//     which a third kernel adds up (one warp per long row), so a row of 10^6
+//     non-zeros is spread over ~2000 warps instead of one thread.
+// Each thread loads |batch| (column, id) pairs and their w values before it
+// adds them, so several 32-byte gathers are in flight per thread. A
+// non-zero is a (column u32, coefficient id u32) pair read once; w[col] a
+// random 32-byte load (two 16-byte loads); coefficient ids 0 and 1 (+1 and
+// -1) add or subtract without a multiplication, other ids multiply by the
+// dictionary entry. Every output is written exactly once (no atomics).
+// Memory: the matrices as on the host (8 bytes per non-zero plus 8 bytes per
+// row), the coefficient dictionary (32 bytes per entry), and per matrix the
+// plan: 16 bytes per warp task, 16 bytes per long row and 32 bytes (a partial
+// sum) per task of a long row (~20 MB for the 32 GiB PoRep A with the
+// defaults: 0.64 M tasks, 0.13 M long rows; B needs none).
+// Cost: memory-bound, ~8 bytes + one 32-byte gather per non-zero plus
+// 8 + 32 bytes per row (row offsets, the output); three launches per call.
+// Threads: the object is immutable after construction except for the
+// partial sums of long rows, a scratch buffer it owns: calls that queue work
+// on a stream (evaluate_ab, evaluate_abc with device pointers) must not
+// overlap on the device with another such call on the same object (the
+// prover makes them under its per-device kernel lock). The synchronous host
+// overload serialises itself and may be called from any thread.
+// Errors: std::invalid_argument on size mismatch, a device pointer not
+// 16-byte aligned, or more than 2^31 rows; cuzk::gpu::cuda_error on a
 // CUDA failure.
 
 #include <cstddef>
 #include <memory>
 #include <span>
 
+#include <cuzk/gpu/tuning.hpp>
 #include <cuzk/r1cs/shape.hpp>
 
 struct CUstream_st;
 
 namespace cuzk::r1cs {
 
+/// Row classification of the GPU SpMV (defaults: gpu::tuning::spmv).
+struct gpu_spmv_config {
+  /// Rows with at most this many non-zeros are summed by one thread
+  /// (1 .. gpu::tuning::spmv::short_row_cap).
+  unsigned short_row_max = gpu::tuning::spmv::short_row_max;
+  /// Non-zeros per warp task (a positive multiple of 32).
+  unsigned warp_chunk = gpu::tuning::spmv::warp_chunk;
+};
+
 class gpu_shape {
  public:
   /// Copies the matrices of |shape| to |device| (synchronous); without
   /// |with_c| only A and B (the GPU prover's six-transform quotient needs no
   /// c = C·w: docs/H-SIX-TRANSFORMS.md), and only evaluate_ab may be called.
-  explicit gpu_shape(const r1cs_shape& shape, int device = 0, bool with_c = true);
+  /// The row classification of |cfg| is built here, once (std::invalid_argument
+  /// for a config out of range).
+  explicit gpu_shape(const r1cs_shape& shape, int device = 0, bool with_c = true,
+                     gpu_spmv_config cfg = {});
   ~gpu_shape();
   gpu_shape(gpu_shape&&) noexcept;
   gpu_shape& operator=(gpu_shape&&) noexcept;
@@ -69,7 +106,8 @@ class gpu_shape {
   std::unique_ptr<impl> _impl;
 };
 
-/// Device bytes gpu_shape(shape, device, with_c) will hold (for VRAM planning).
-std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c = true);
+/// Device bytes gpu_shape(shape, device, with_c, cfg) will hold (for VRAM
+/// planning). Scans the row offsets (all host threads; ~10 ms at 130 M rows).
+std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c = true, gpu_spmv_config cfg = {});
 
 }  // namespace cuzk::r1cs
