@@ -31,8 +31,9 @@ namespace cuzk::bench_app {
 
 /// The engine's stages in pipeline order (their sum is partition.total).
 inline const std::vector<std::string>& engine_stage_order() {
-  static const std::vector<std::string> v = {"prep_wait",  "synthesis", "gpu_queue_space_wait", "gpu_queue_wait",
-                                             "lock_wait",  "gpu",       "finalize_queue_wait",  "finalize"};
+  static const std::vector<std::string> v = {"prep_wait", "synthesis",           "gpu_queue_space_wait",
+                                             "gpu_queue_wait", "prepare", "lock_wait", "gpu",
+                                             "finalize_queue_wait", "finalize"};
   return v;
 }
 

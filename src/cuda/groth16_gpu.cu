@@ -363,6 +363,15 @@ pending_proof gpu_prover::prove_start(const witness& w) {
   return start(cw ? &*cw : nullptr, cw ? nullptr : &w, ms_since(t_encode));
 }
 
+pending_proof gpu_prover::prove_start_uncoded(const witness& w) {
+  const r1cs::r1cs_shape& sh = *_impl->shape;
+  require(w.inputs.size() == sh.num_inputs && w.aux.size() == sh.num_aux,
+          "witness has " + num(w.inputs.size()) + " inputs and " + num(w.aux.size()) +
+              " aux values, circuit has " + num(sh.num_inputs) + " and " + num(sh.num_aux));
+  require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
+  return start(nullptr, &w, 0);
+}
+
 pending_proof gpu_prover::prove_start(const coded_witness& cw) {
   const r1cs::r1cs_shape& sh = *_impl->shape;
   require(cw.size == sh.num_variables(), "coded witness has " + num(cw.size) +

@@ -121,28 +121,41 @@ struct batch_view {
 /// collectives inside |emit| still see this lane). Digits are in
 /// [-(2^(c-1) - 1), 2^(c-1)]: a window value above 2^(c-1) becomes
 /// value - 2^c and carries one into the next window.
+/// Term |i|'s scalar in canonical form (Montgomery times raw 1).
+__device__ __forceinline__ fr_d canonical_scalar(const batch_view& bv, std::uint32_t i) {
+  fr_d one_raw = fr_d::zero();
+  one_raw.l[0] = 1;
+  return bv.scalars[i] * one_raw;
+}
+
+/// Window |w|'s signed digit of canonical |k|, with the borrow |carry|
+/// from window w - 1 in and window w's out.
+__device__ __forceinline__ std::int32_t signed_digit(const fr_d& k, unsigned w, unsigned c,
+                                                     std::int32_t& carry) {
+  std::int32_t d = std::int32_t(window_bits_at(k.l, w * c, c)) + carry;
+  carry = 0;
+  if (d > (std::int32_t(1) << (c - 1))) {
+    d -= std::int32_t(1) << c;
+    carry = 1;
+  }
+  return d;
+}
+
+/// Bucket key of digit |d| != 0 of window |w| in the batch.
+__device__ __forceinline__ std::uint32_t digit_key(const batch_view& bv, unsigned w, std::int32_t d) {
+  const std::uint32_t mag = std::uint32_t(d < 0 ? -d : d);
+  return (w - bv.w_first) * (1u << (bv.c - 1)) + mag - 1;
+}
+
 template <class Emit>
 __device__ __forceinline__ void for_each_digit(const batch_view& bv, std::uint32_t i, bool valid,
                                                Emit&& emit) {
-  fr_d k = fr_d::zero();
-  if (valid) {
-    fr_d one_raw = fr_d::zero();
-    one_raw.l[0] = 1;
-    k = bv.scalars[i] * one_raw;  // canonical
-  }
-  const std::int32_t half = std::int32_t(1) << (bv.c - 1);
-  const std::uint32_t buckets = 1u << (bv.c - 1);
+  const fr_d k = valid ? canonical_scalar(bv, i) : fr_d::zero();
   std::int32_t carry = 0;
   for (unsigned w = 0; w < bv.w_first + bv.w_count; ++w) {
-    std::int32_t d = std::int32_t(window_bits_at(k.l, w * bv.c, bv.c)) + carry;
-    carry = 0;
-    if (d > half) {
-      d -= std::int32_t(1) << bv.c;
-      carry = 1;
-    }
+    const std::int32_t d = signed_digit(k, w, bv.c, carry);
     if (w < bv.w_first) continue;
-    const std::uint32_t mag = std::uint32_t(d < 0 ? -d : d);
-    emit(d != 0, (w - bv.w_first) * buckets + mag - 1, d < 0);
+    emit(d != 0, digit_key(bv, w, d), d < 0);
   }
 }
 
@@ -211,6 +224,46 @@ __global__ void __launch_bounds__(tune::digit_threads)
 #pragma unroll
   for (unsigned d = 16; d > 0; d /= 2) mine += __shfl_down_sync(full_mask, mine, d);
   if (threadIdx.x % 32 == 0 && mine) atomicAdd(count, (unsigned long long)mine);
+}
+
+/// scatter_digits_kernel for scalars without a hot bucket (random ones):
+/// no warp merging, and the windows taken four at a time so that their
+/// slot atomics and offset loads are in flight together (one window at a
+/// time, each returning atomic's round trip stalled the thread: 52 of 882
+/// ms of a 2^27 MSM per batch of 5 windows went here). A bucket hit by many
+/// lanes at once (scalars equal to 1) serialises its atomics, so
+/// mostly-binary scalars keep the merging kernel above.
+inline constexpr unsigned scatter_group = 4;
+
+__global__ void __launch_bounds__(tune::digit_threads)
+    scatter_digits_spread_kernel(batch_view bv, const std::uint32_t* __restrict__ off,
+                                 std::uint32_t* __restrict__ cnt,
+                                 std::uint32_t* __restrict__ entries) {
+  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= bv.n) return;
+  const fr_d k = canonical_scalar(bv, i);
+  std::int32_t carry = 0;
+  unsigned w = 0;
+  for (; w < bv.w_first; ++w) (void)signed_digit(k, w, bv.c, carry);
+  const unsigned end = bv.w_first + bv.w_count;
+  for (; w < end; w += scatter_group) {
+    std::uint32_t key[scatter_group], slot[scatter_group], base[scatter_group];
+    std::int32_t d[scatter_group];
+#pragma unroll
+    for (unsigned j = 0; j < scatter_group; ++j) {
+      d[j] = w + j < end ? signed_digit(k, w + j, bv.c, carry) : 0;
+      key[j] = d[j] ? digit_key(bv, w + j, d[j]) : 0;
+    }
+#pragma unroll
+    for (unsigned j = 0; j < scatter_group; ++j)
+      if (d[j]) {
+        slot[j] = atomicSub(cnt + key[j], 1u) - 1;  // cnt holds the count: slots count down
+        base[j] = off[key[j]];
+      }
+#pragma unroll
+    for (unsigned j = 0; j < scatter_group; ++j)
+      if (d[j]) entries[base[j] + slot[j]] = i | (d[j] < 0 ? sign_bit : 0u);
+  }
 }
 
 // ---- bucket sums: a segmented tree ---------------------------------------------------

@@ -481,12 +481,19 @@ struct engine::impl {
       const std::string d = "worker=" + std::to_string(worker) + ",device=" + std::to_string(device) +
                             ",partition=" + std::to_string(item.part);
       tl("GPU_START", j.id, d);
-      const auto t0 = clock::now();
+      auto t0 = clock::now();
       stage(item, "gpu_queue_wait", t0);
       os_rng rng;
       const ff::fr r = ff::fr::random(rng), s = ff::fr::random(rng);
       // gpu_ms: the time holding the device (the other worker's turn is lock_wait_ms)
       std::uint64_t wait_ms = 0, gms = 0;
+      // device-free work first (the CUDA backend codes the witness), so
+      // the device does not wait for it
+      std::unique_ptr<prepared_witness> prepared = backend->prepare(item.lease->shape, item.w);
+      if (prepared) {
+        t0 = clock::now();
+        stage(item, "prepare", t0);
+      }
       {
         // cancellable, priority-ordered wait for the device (device_gate.hpp)
         const device_gate::hold dl = device_locks[device]->acquire({-int(j.prio), j.seq, item.part}, j.token);
@@ -494,8 +501,8 @@ struct engine::impl {
         const auto t1 = clock::now();
         wait_ms = ms_between(t0, t1);
         stage(item, "lock_wait", t1);
-        item.pending =
-            backend->prove_start(device, item.lease->params, item.lease->shape, std::move(item.w), r, s, j.token);
+        item.pending = backend->prove_start(device, item.lease->params, item.lease->shape, std::move(item.w), r, s,
+                                            j.token, std::move(prepared));
         delay.apply(test_delay::where::gpu, j.token);
         const auto t2 = clock::now();
         gms = ms_between(t1, t2);

@@ -52,14 +52,25 @@ class fallback_backend final : public prover_backend {
                                              const ff::fr& s) override {
     return prove_start(device, params, shape, std::move(w), r, s, cancel_token());
   }
-  // the job's token goes to whichever backend proves the partition
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s, const cancel_token& token) override {
+    return prove_start(device, params, shape, std::move(w), r, s, token, nullptr);
+  }
+  // the primary's device-free work (the fallback only runs when it fails)
+  std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape, const groth16::witness& w) override {
+    return _primary->prepare(shape, w);
+  }
+  // the job's token goes to whichever backend proves the partition; the
+  // fallback does without the primary's prepared form
+  std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                             const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                             const ff::fr& s, const cancel_token& token,
+                                             std::unique_ptr<prepared_witness> prepared) override {
     const std::size_t want = w.inputs.size() + w.aux.size();
     try {
-      return std::make_unique<tagged_pending>(_primary->prove_start(device, params, shape, std::move(w), r, s, token),
-                                              false);
+      return std::make_unique<tagged_pending>(
+          _primary->prove_start(device, params, shape, std::move(w), r, s, token, std::move(prepared)), false);
     } catch (const cancelled_error&) {
       throw;
     } catch (const std::exception& e) {

@@ -38,6 +38,14 @@ class pending_proof {
   std::vector<std::pair<std::string, double>> stage_ms;
 };
 
+/// What prover_backend::prepare made of a witness (backend-specific).
+class prepared_witness {
+ public:
+  virtual ~prepared_witness() = default;
+  /// Milliseconds prepare took (a stage of its own in the job's timings).
+  double ms = 0;
+};
+
 class prover_backend {
  public:
   virtual ~prover_backend() = default;
@@ -65,6 +73,26 @@ class prover_backend {
                                                      const ff::fr& r, const ff::fr& s, const cancel_token& token) {
     token.check();
     return prove_start(device, params, shape, std::move(w), r, s);
+  }
+  /// Work on a partition's witness that needs no device, which the engine
+  /// runs before it waits for the device so that the device never idles
+  /// through it (the CUDA backend codes the witness there:
+  /// groth16/coded_witness.hpp, ~90 ms of host time for a 32 GiB PoRep
+  /// partition). |w| is not consumed; what comes back goes to prove_start
+  /// with the same witness. Default: nothing to do.
+  virtual std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape,
+                                                    const groth16::witness& w) {
+    (void)shape, (void)w;
+    return {};
+  }
+  /// prove_start with what prepare returned for |w| (may be null). The
+  /// default ignores it.
+  virtual std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                                     const r1cs::r1cs_shape& shape, groth16::witness&& w,
+                                                     const ff::fr& r, const ff::fr& s, const cancel_token& token,
+                                                     std::unique_ptr<prepared_witness> prepared) {
+    (void)prepared;
+    return prove_start(device, params, shape, std::move(w), r, s, token);
   }
   /// The rest, off the device lock.
   virtual groth16::proof finalize(std::unique_ptr<pending_proof> p) = 0;

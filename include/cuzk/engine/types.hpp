@@ -60,7 +60,9 @@ struct proof_request {
 /// pipeline order, microsecond resolution. The engine's own stages and waits
 /// come first: prep_wait (SRS lease + memory reservation), synthesis,
 /// gpu_queue_space_wait (synthesized, waiting for room in the GPU queue),
-/// gpu_queue_wait (queued until a device worker takes it), lock_wait (the
+/// gpu_queue_wait (queued until a device worker takes it), prepare (the
+/// backend's device-free work on the witness, only where it has some: the
+/// CUDA backend codes it), lock_wait (the
 /// device's kernel lock), gpu (the backend's prove_start), finalize_queue_wait,
 /// finalize (finalize + verification + encoding); then the backend's own
 /// stages of prove_start as "backend.<name>" (CPU: spmv, ntt_h, msm_a, ...;

@@ -135,6 +135,9 @@ class gpu_prover {
   /// The same from a witness already encoded (encode_witness), for callers
   /// that encode before they queue for the device; encode_ms is then 0.
   pending_proof prove_start(const coded_witness& w);
+  /// The same sending |w| as it is (for callers whose encode_witness found
+  /// it too dense to code); encode_ms is then 0.
+  pending_proof prove_start_uncoded(const witness& w);
   /// Proof assembly on the CPU (and B_G2 when configured so).
   proof finalize(pending_proof&& pending, const ff::fr& r, const ff::fr& s) const;
   /// prove_start + finalize.

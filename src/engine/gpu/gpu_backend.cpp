@@ -23,6 +23,9 @@
 // when prove_start returns) plus, with B_G2 on the CPU, the compacted B
 // scalars until finalize.
 #include <algorithm>
+#include <chrono>
+#include <memory>
+#include <optional>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -64,8 +67,16 @@ class gpu_pending final : public pending_proof {
   ff::fr r, s;
 };
 
+/// The witness coded before the engine waits for the device (nullopt: too
+/// dense to code, it travels as it is).
+class gpu_prepared final : public prepared_witness {
+ public:
+  std::optional<groth16::coded_witness> coded;
+};
+
 class gpu_backend final : public prover_backend {
  public:
+  using prover_backend::prove_start;
   explicit gpu_backend(const gpu_backend_options& o) : _opts(o) {
     if (gpu::device_count() == 0) throw std::invalid_argument("gpu backend: no CUDA device is visible");
     _ordinals = groth16::select_gpu_devices(o.devices);
@@ -98,9 +109,39 @@ class gpu_backend final : public prover_backend {
     return witness + b_scalars + 4096;  // + the MSM sums and bookkeeping until finalize
   }
 
+  std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape, const groth16::witness& w) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto out = std::make_unique<gpu_prepared>();
+    out->coded = groth16::encode_witness(w.inputs, w.aux, groth16::gpu_coded_witness_max_others(shape.num_variables()));
+    out->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+  }
+
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s) override {
+    return start(device, params, shape, std::move(w), r, s, nullptr);
+  }
+
+  std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                             const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                             const ff::fr& s, const cancel_token& token,
+                                             std::unique_ptr<prepared_witness> prepared) override {
+    token.check();
+    return start(device, params, shape, std::move(w), r, s, dynamic_cast<const gpu_prepared*>(prepared.get()));
+  }
+
+  groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
+    auto& g = static_cast<gpu_pending&>(*p);
+    return g.prover->finalize(std::move(g.sums), g.r, g.s);
+  }
+
+ private:
+  /// prove_start from |prepared| when prepare ran (the witness coded
+  /// before the device gate), else coding it here.
+  std::unique_ptr<pending_proof> start(std::size_t device, const groth16::parameters& params,
+                                       const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                       const ff::fr& s, const gpu_prepared* prepared) {
     if (device >= _ordinals.size())
       throw std::invalid_argument("gpu backend: device index " + std::to_string(device) + " of " +
                                   std::to_string(_ordinals.size()));
@@ -110,23 +151,20 @@ class gpu_backend final : public prover_backend {
     out->s = s;
     {
       const groth16::witness local = std::move(w);  // freed when this scope ends
-      out->sums = out->prover->prove_start(local);
+      if (!prepared) out->sums = out->prover->prove_start(local);
+      else if (prepared->coded) out->sums = out->prover->prove_start(*prepared->coded);
+      else out->sums = out->prover->prove_start_uncoded(local);
     }
     // the engine holds this device's kernel lock: these are this proof's times
     const groth16::gpu_prove_timings t = out->prover->last_timings();
-    // (encode: the witness encoding, which runs inside the engine's device gate)
+    // encode: the witness coding when it ran here, inside the device gate
+    // (from prepare it is the engine's own "prepare" stage, outside it)
     out->stage_ms = {{"encode", t.encode_ms}, {"upload", t.upload_ms}, {"spmv", t.spmv_ms},
                      {"ntt", t.ntt_ms},       {"msm_h", t.msm_h_ms},   {"msm_l", t.msm_l_ms},
                      {"msm_a", t.msm_a_ms},   {"msm_b1", t.msm_b1_ms}, {"msm_b2", t.msm_b2_ms}};
     return out;
   }
 
-  groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
-    auto& g = static_cast<gpu_pending&>(*p);
-    return g.prover->finalize(std::move(g.sums), g.r, g.s);
-  }
-
- private:
   // Device bytes a resident prover of this circuit needs (queries, the
   // matrices, per-proof vectors); a lower bound of gpu_prover's own test.
   std::uint64_t resident_estimate(const groth16::parameters& p, const r1cs::r1cs_shape& s) const {
