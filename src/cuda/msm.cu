@@ -15,9 +15,11 @@
 //     entries array (a counting sort: no key/value sort, no run-length
 //     encoding).
 //  3. scatter_digits_kernel: the same digits again, each written as
-//     (term index | sign) into a slot of its bucket's range (random
-//     scalars: scatter_digits_spread_kernel, no warp merging, four windows'
-//     atomics in flight at once).
+//     (term index | sign) into a slot of its bucket's range. At 2^27 terms
+//     this pass (with the scan) is ~52 ms per batch of 5 windows against
+//     ~7 ms for the counting pass (bench/RESULTS.md 2026-12-02); the
+//     returning atomics' latency is not the cause (four windows' atomics
+//     in flight at once measured the same).
 //  4. Bucket sums, a segmented tree with no host round trip: a bucket of s
 //     entries is summed by ceil(s / cap0) threads (mixed additions, cap0 =
 //     tuning::msm::bucket_segment); a bucket with one segment writes its sum
@@ -369,7 +371,7 @@ struct gpu_msm_workspace::impl {
       const std::size_t nb = std::size_t(w_count) * p.buckets;
       const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c,
                                   w_first, w_count};
-      sort_batch(bv, nb, mix == gpu_scalar_mix::random, s, phases);
+      sort_batch(bv, nb, s, phases);
       phases.mark(s, "scatter");
       sum_buckets<F>(d_bases, p, nb, d_buckets, s, phases);
       phases.mark(s, "levels");
@@ -406,22 +408,15 @@ struct gpu_msm_workspace::impl {
 
   /// Steps 1-3: entries of every non-zero digit of the batch, grouped by
   /// bucket; off[b] .. off[b+1] is bucket b's range (nb + 1 offsets).
-  /// |spread|: no bucket is hit by a large share of the terms (random
-  /// scalars), so the scatter needs no warp merging.
-  void sort_batch(const detail::batch_view& bv, std::size_t nb, bool spread, cudaStream_t s,
-                  phase_timer& ph) {
+  void sort_batch(const detail::batch_view& bv, std::size_t nb, cudaStream_t s, phase_timer& ph) {
     CUZK_CUDA_CHECK(cudaMemsetAsync(cnt.data(), 0, (nb + 1) * sizeof(std::uint32_t), s));
     const unsigned blocks = blocks_for(bv.n, tune::digit_threads);
     detail::count_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, cnt.data());
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "count");
     scan(cnt.data(), off.data(), nb + 1, s);
-    if (spread)
-      detail::scatter_digits_spread_kernel<<<blocks, tune::digit_threads, 0, s>>>(
-          bv, off.data(), cnt.data(), entries.data());
-    else
-      detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(),
-                                                                           entries.data());
+    detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(),
+                                                                         entries.data());
     CUZK_CUDA_CHECK_LAUNCH();
   }
 

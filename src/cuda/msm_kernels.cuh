@@ -226,46 +226,6 @@ __global__ void __launch_bounds__(tune::digit_threads)
   if (threadIdx.x % 32 == 0 && mine) atomicAdd(count, (unsigned long long)mine);
 }
 
-/// scatter_digits_kernel for scalars without a hot bucket (random ones):
-/// no warp merging, and the windows taken four at a time so that their
-/// slot atomics and offset loads are in flight together (one window at a
-/// time, each returning atomic's round trip stalled the thread: 52 of 882
-/// ms of a 2^27 MSM per batch of 5 windows went here). A bucket hit by many
-/// lanes at once (scalars equal to 1) serialises its atomics, so
-/// mostly-binary scalars keep the merging kernel above.
-inline constexpr unsigned scatter_group = 4;
-
-__global__ void __launch_bounds__(tune::digit_threads)
-    scatter_digits_spread_kernel(batch_view bv, const std::uint32_t* __restrict__ off,
-                                 std::uint32_t* __restrict__ cnt,
-                                 std::uint32_t* __restrict__ entries) {
-  const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= bv.n) return;
-  const fr_d k = canonical_scalar(bv, i);
-  std::int32_t carry = 0;
-  unsigned w = 0;
-  for (; w < bv.w_first; ++w) (void)signed_digit(k, w, bv.c, carry);
-  const unsigned end = bv.w_first + bv.w_count;
-  for (; w < end; w += scatter_group) {
-    std::uint32_t key[scatter_group], slot[scatter_group], base[scatter_group];
-    std::int32_t d[scatter_group];
-#pragma unroll
-    for (unsigned j = 0; j < scatter_group; ++j) {
-      d[j] = w + j < end ? signed_digit(k, w + j, bv.c, carry) : 0;
-      key[j] = d[j] ? digit_key(bv, w + j, d[j]) : 0;
-    }
-#pragma unroll
-    for (unsigned j = 0; j < scatter_group; ++j)
-      if (d[j]) {
-        slot[j] = atomicSub(cnt + key[j], 1u) - 1;  // cnt holds the count: slots count down
-        base[j] = off[key[j]];
-      }
-#pragma unroll
-    for (unsigned j = 0; j < scatter_group; ++j)
-      if (d[j]) entries[base[j] + slot[j]] = i | (d[j] < 0 ? sign_bit : 0u);
-  }
-}
-
 // ---- bucket sums: a segmented tree ---------------------------------------------------
 
 /// For every bucket b < nb with size = off[b+1] - off[b] at this level:
