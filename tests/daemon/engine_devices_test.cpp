@@ -5,7 +5,10 @@
 // allows one), and on which devices each circuit was first used (where a
 // GPU backend uploads that circuit's parameters). Also parameters
 // installed from memory (srs_manager::install), as the full-size GPU
-// benchmark does with parameters computed on the GPU.
+// benchmark does with parameters computed on the GPU. And the backend's
+// prepare hook: run before the device gate (it overlaps the other worker's
+// prove_start on the one device), its result handed to the prove_start of
+// the same witness, timed as the "prepare" stage.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -155,6 +158,99 @@ TEST(srs_manager, installed_parameters_prove_and_are_never_evicted) {
   for (const auto& s : e->srs().status())
     if (s.circuit_id == "test-chain") EXPECT_EQ(s.tier, eng::srs_tier::hot);
   e.reset();
+  std::filesystem::remove_all(dir);
+}
+
+
+// ---- prepare: the backend's device-free work, before the device gate ----
+
+/// Tags the witness it was made from, so prove_start can check it got its own.
+class tagged_prepared final : public eng::prepared_witness {
+ public:
+  std::size_t values = 0;
+  ff::fr last;
+};
+
+/// The CPU backend with one device; prepare takes |hold| and records how
+/// often it overlapped a running prove_start (impossible if it ran under
+/// the device gate: there is one device); prove_start takes |hold| too and
+/// checks that the prepared object is its witness's.
+class preparing_backend final : public eng::prover_backend {
+ public:
+  using eng::prover_backend::prove_start;
+  explicit preparing_backend(std::chrono::milliseconds hold) : _inner(eng::make_cpu_backend(1)), _hold(hold) {}
+  std::string name() const override { return "preparing(" + _inner->name() + ")"; }
+  std::vector<eng::device_info> devices() const override { return _inner->devices(); }
+  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
+    return _inner->partition_bytes(s, after);
+  }
+  std::unique_ptr<eng::prepared_witness> prepare(const r1cs::r1cs_shape&, const groth16::witness& w) override {
+    if (proving.load()) ++overlapped;
+    std::this_thread::sleep_for(_hold);
+    if (proving.load()) ++overlapped;
+    auto p = std::make_unique<tagged_prepared>();
+    p->values = w.inputs.size() + w.aux.size();
+    p->last = w.aux.empty() ? w.inputs.back() : w.aux.back();
+    ++prepared;
+    return p;
+  }
+  std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w,
+                                                  const ff::fr& r, const ff::fr& s) override {
+    ++unprepared;  // only reached if the engine skipped the prepared call
+    return _inner->prove_start(device, params, shape, std::move(w), r, s);
+  }
+  std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w,
+                                                  const ff::fr& r, const ff::fr& s, const eng::cancel_token&,
+                                                  std::unique_ptr<eng::prepared_witness> p) override {
+    const auto* t = dynamic_cast<const tagged_prepared*>(p.get());
+    if (t && t->values == w.inputs.size() + w.aux.size() && t->last == (w.aux.empty() ? w.inputs.back() : w.aux.back()))
+      ++matched;
+    proving = true;
+    std::this_thread::sleep_for(_hold);
+    auto out = _inner->prove_start(device, params, shape, std::move(w), r, s);
+    proving = false;
+    return out;
+  }
+  groth16::proof finalize(std::unique_ptr<eng::pending_proof> p) override { return _inner->finalize(std::move(p)); }
+
+  std::atomic<bool> proving{false};
+  std::atomic<int> overlapped{0}, prepared{0}, matched{0}, unprepared{0};
+
+ private:
+  std::unique_ptr<eng::prover_backend> _inner;
+  std::chrono::milliseconds _hold;
+};
+
+TEST(engine_devices, prepare_runs_outside_the_device_gate_and_reaches_its_prove_start) {
+  const std::filesystem::path dir = test::make_param_cache(false);
+  eng::engine_config cfg = test::small_config(dir);
+  cfg.gpu_workers_per_device = 2;
+  cfg.max_parallel_synthesis = 4;
+  cfg.gpu_queue_capacity = 4;
+  auto owned = std::make_unique<preparing_backend>(40ms);
+  preparing_backend& b = *owned;
+  {
+    eng::engine e(cfg, std::move(owned));
+    e.register_kind(std::make_shared<test::chain_kind>());
+    e.start();
+    e.submit(test::chain_request("prep", 8, 0));
+    const auto r = e.await("prep", 60s);
+    ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+    EXPECT_EQ(r.proof.size(), 8u * 192u);
+    EXPECT_EQ(b.prepared.load(), 8);
+    EXPECT_EQ(b.matched.load(), 8) << "a prove_start did not get the prepared form of its own witness";
+    EXPECT_EQ(b.unprepared.load(), 0);
+    // two workers, one device: the other worker's prepare runs while one proves
+    EXPECT_GT(b.overlapped.load(), 0) << "prepare never overlapped a prove_start: it ran under the device gate";
+    ASSERT_EQ(r.timings.partitions.size(), 8u);
+    for (const auto& p : r.timings.partitions) {
+      bool seen = false;
+      for (const auto& [name, ms] : p.stages) seen |= name == "prepare" && ms >= 30.0;
+      EXPECT_TRUE(seen) << "partition " << p.partition << " has no prepare stage of the backend's 40 ms";
+    }
+  }
   std::filesystem::remove_all(dir);
 }
 
