@@ -23,12 +23,12 @@
 #include <stdexcept>
 #include <string>
 
-#include <cuzk/ec/scalar_mul.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/gpu/tuning.hpp>
 #include <cuzk/groth16/coded_witness.hpp>
+#include <cuzk/groth16/assemble.hpp>
 #include <cuzk/groth16/device_queries.cuh>
 #include <cuzk/groth16/gpu_setup.hpp>
 #include <cuzk/groth16/witness_upload_gpu.hpp>
@@ -462,29 +462,14 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
 
 proof gpu_prover::finalize(pending_proof&& pending, const fr& r, const fr& s) const {
   const parameters& p = *_impl->params;
-  using ec::g1_jacobian;
-  using ec::g2_jacobian;
-  g2_jacobian b2_sum = pending.b2_sum;
+  ec::g2_jacobian b2_sum = pending.b2_sum;
   if (!pending.b2_done) {
     require(pending.b_scalars.size() == p.b_g2.size(), "pending proof lacks its B scalars");
     b2_sum = msm::msm<ff::fp2>(std::span<const ec::g2_affine>(p.b_g2),
                                std::span<const fr>(pending.b_scalars));
   }
-  g1_jacobian a = g1_jacobian::from_affine(p.vk.alpha_g1);
-  a += pending.a_sum;
-  a += ec::mul(p.vk.delta_g1, r);
-  g1_jacobian b1 = g1_jacobian::from_affine(p.vk.beta_g1);
-  b1 += pending.b1_sum;
-  b1 += ec::mul(p.vk.delta_g1, s);
-  g2_jacobian b2 = g2_jacobian::from_affine(p.vk.beta_g2);
-  b2 += b2_sum;
-  b2 += ec::mul(p.vk.delta_g2, s);
-  g1_jacobian c = pending.l_sum;
-  c += pending.h_sum;
-  c += ec::mul(a, s);
-  c += ec::mul(b1, r);
-  c += -ec::mul(p.vk.delta_g1, r * s);
-  return {a.to_affine(), b2.to_affine(), c.to_affine()};
+  return assemble_proof(proof_points::of(p.vk),
+                        {pending.a_sum, pending.b1_sum, pending.l_sum, pending.h_sum, b2_sum}, r, s);
 }
 
 proof gpu_prover::prove(const witness& w, const fr& r, const fr& s) {

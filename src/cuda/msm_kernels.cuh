@@ -14,6 +14,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
 #include <cuzk/gpu/tuning.hpp>
+#include <cuzk/gpu/vector_io.cuh>
 
 namespace cuzk::msm::detail {
 
@@ -75,26 +76,8 @@ __device__ xyzz_d<Fd> mul_small(const xyzz_d<Fd>& p, std::uint32_t k) {
   return r;
 }
 
-// 16-byte vector copies of whole structures (device arrays are 16-byte
-// aligned and every point size is a multiple of 16).
-template <class T>
-__device__ __forceinline__ T load16(const T* p) {
-  static_assert(sizeof(T) % 16 == 0);
-  T r;
-  const uint4* s = reinterpret_cast<const uint4*>(p);
-  uint4* d = reinterpret_cast<uint4*>(&r);
-#pragma unroll
-  for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = __ldg(s + i);
-  return r;
-}
-template <class T>
-__device__ __forceinline__ void store16(T* p, const T& v) {
-  static_assert(sizeof(T) % 16 == 0);
-  const uint4* s = reinterpret_cast<const uint4*>(&v);
-  uint4* d = reinterpret_cast<uint4*>(p);
-#pragma unroll
-  for (unsigned i = 0; i < sizeof(T) / 16; ++i) d[i] = s[i];
-}
+using gpu::load16_ro;
+using gpu::store16;
 
 // ---- digits -------------------------------------------------------------------------
 
@@ -318,7 +301,7 @@ __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_block
   xyzz_d<Fd> acc = infinity<Fd>();
   for (std::uint32_t t = begin; t < end; ++t) {
     const std::uint32_t v = entries[t];
-    affine_d<Fd> q = load16(bases + (v & ~sign_bit));
+    affine_d<Fd> q = load16_ro(bases + (v & ~sign_bit));
     if (v & sign_bit) q.y = -q.y;
     acc = acc.add_affine(q);  // inlined for G2 too
   }
@@ -337,8 +320,8 @@ __global__ void __launch_bounds__(tune::accumulate_threads)
   const std::uint32_t j = s - lv.seg_off[b];
   const std::uint32_t begin = lv.off[b] + j * lv.cap;
   const std::uint32_t end = min(begin + lv.cap, lv.off[b + 1]);
-  xyzz_d<Fd> acc = load16(in + begin);
-  for (std::uint32_t t = begin + 1; t < end; ++t) acc = add(acc, load16(in + t));
+  xyzz_d<Fd> acc = load16_ro(in + begin);
+  for (std::uint32_t t = begin + 1; t < end; ++t) acc = add(acc, load16_ro(in + t));
   if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, acc);
   else store16(parts + lv.part_off[b] + j, acc);
 }
@@ -363,7 +346,7 @@ __global__ void __launch_bounds__(tune::reduce_threads)
   const xyzz_d<Fd>* bw = buckets + (std::size_t(w) << lg_b);
   xyzz_d<Fd> running = infinity<Fd>(), acc = infinity<Fd>();
   for (std::uint32_t p = first + (1u << lg_l); p-- > first;) {
-    running = add(running, load16(bw + p));
+    running = add(running, load16_ro(bw + p));
     acc = add(acc, running);
   }
   acc = add(acc, mul_small(running, first));

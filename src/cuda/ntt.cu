@@ -73,6 +73,7 @@
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/gpu/tuning.hpp>
+#include <cuzk/gpu/vector_io.cuh>
 
 namespace cuzk::ntt {
 namespace {
@@ -122,28 +123,11 @@ const geometry& geom() {
   return g;
 }
 
-// ---- 16-byte loads and stores --------------------------------------------------
-__device__ __forceinline__ fr_d load(const fr_d* p) {
-  const uint4* q = reinterpret_cast<const uint4*>(p);
-  const uint4 x = q[0], y = q[1];
-  fr_d r;
-  r.l[0] = x.x, r.l[1] = x.y, r.l[2] = x.z, r.l[3] = x.w;
-  r.l[4] = y.x, r.l[5] = y.y, r.l[6] = y.z, r.l[7] = y.w;
-  return r;
-}
-__device__ __forceinline__ fr_d load_ro(const fr_d* p) {
-  const uint4* q = reinterpret_cast<const uint4*>(p);
-  const uint4 x = __ldg(q), y = __ldg(q + 1);
-  fr_d r;
-  r.l[0] = x.x, r.l[1] = x.y, r.l[2] = x.z, r.l[3] = x.w;
-  r.l[4] = y.x, r.l[5] = y.y, r.l[6] = y.z, r.l[7] = y.w;
-  return r;
-}
-__device__ __forceinline__ void store(fr_d* p, const fr_d& v) {
-  uint4* q = reinterpret_cast<uint4*>(p);
-  q[0] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
-  q[1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
-}
+// 16-byte loads and stores: gpu/vector_io.cuh
+using gpu::load16;
+using gpu::load16_ro;
+using gpu::store16;
+
 // Shared-memory tile slot f: 32 bytes plus 16 bytes of padding after every
 // 8 elements, so that lanes 8 elements apart fall into different banks.
 __device__ __forceinline__ uint4* slot(uint4* smem, std::uint32_t f) {
@@ -170,7 +154,7 @@ struct pow_table {
   const fr_d* hi;
   unsigned split;
   __device__ __forceinline__ fr_d at(std::uint32_t i) const {
-    return load_ro(lo + (i & ((1u << split) - 1))) * load_ro(hi + (i >> split));
+    return load16_ro(lo + (i & ((1u << split) - 1))) * load16_ro(hi + (i >> split));
   }
 };
 
@@ -184,8 +168,8 @@ struct root_view {
   __device__ __forceinline__ fr_d at(std::uint32_t e, bool inverse) const {
     const std::uint32_t mask = (1u << lg) - 1;
     e = (inverse ? 0u - e : e) & mask;
-    if (!hi) return load_ro(lo + e);
-    return load_ro(lo + (e & ((1u << split) - 1))) * load_ro(hi + (e >> split));
+    if (!hi) return load16_ro(lo + e);
+    return load16_ro(lo + (e & ((1u << split) - 1))) * load16_ro(hi + (e >> split));
   }
 };
 
@@ -226,8 +210,8 @@ __device__ __forceinline__ fr_d apply_pre(const pre_op& p, const fr_d& v, std::u
   switch (p.mode) {
     case pre_pow_nat: return v * p.t.at(i);
     case pre_pow_rev: return v * p.t.at(rev_bits(i, lg_n));
-    case pre_mul: return v * load_ro(p.y + i);
-    case pre_mul_sub: return (v * load_ro(p.y + i) - load_ro(p.z + i)) * p.s;
+    case pre_mul: return v * load16_ro(p.y + i);
+    case pre_mul_sub: return (v * load16_ro(p.y + i) - load16_ro(p.z + i)) * p.s;
     default: return v;
   }
 }
@@ -282,7 +266,7 @@ __global__ void __launch_bounds__(bound_threads<LgR>, bound_blocks<LgR>)
 #pragma unroll
       for (unsigned m = 0; m < R; ++m) {
         const std::uint32_t i = global_index(f[m]);
-        fr_d v = load(src + i);
+        fr_d v = load16(src + i);
         if constexpr (Pre) v = apply_pre(pre, v, i, pp.lg_n);
         if constexpr (Dit)
           if (pp.lg_s) v = v * boundary(f[m]);
@@ -345,7 +329,7 @@ __global__ void __launch_bounds__(bound_threads<LgR>, bound_blocks<LgR>)
         fr_d v = x[m];
         if constexpr (!Dit)
           if (pp.lg_s) v = v * boundary(f[m]);
-        store(dst + global_index(f[m]), v);
+        store16(dst + global_index(f[m]), v);
       }
     } else {
       if (gi > 0) __syncthreads();  // every thread has read the previous exchange
@@ -377,14 +361,14 @@ __global__ void bit_reverse_kernel(fr_d* d_a, unsigned lg_n, fr_d s, pow_table p
     if constexpr (Post == post::constant) return v * s;
     if constexpr (Post == post::powers) return v * (s * pows.at(idx));
   };
-  const fr_d x = load(d_a + i);
+  const fr_d x = load16(d_a + i);
   if (i == r) {
-    if constexpr (Post != post::none) store(d_a + i, factor(i, x));
+    if constexpr (Post != post::none) store16(d_a + i, factor(i, x));
     return;
   }
-  const fr_d y = load(d_a + r);
-  store(d_a + i, factor(i, y));
-  store(d_a + r, factor(r, x));
+  const fr_d y = load16(d_a + r);
+  store16(d_a + i, factor(i, y));
+  store16(d_a + r, factor(r, x));
 }
 
 /// The same permutation through shared memory, for lg_n >= 2 lg_bt: index
@@ -415,8 +399,8 @@ __global__ void __launch_bounds__(bt * bt)
     v.l[4] = y.x, v.l[5] = y.y, v.l[6] = y.z, v.l[7] = y.w;
     return v;
   };
-  put(buf[0], h, l, load(d_a + ((h << row_shift) | (m << lg_bt) | l)));
-  if (m != mr) put(buf[1], h, l, load(d_a + ((h << row_shift) | (mr << lg_bt) | l)));
+  put(buf[0], h, l, load16(d_a + ((h << row_shift) | (m << lg_bt) | l)));
+  if (m != mr) put(buf[1], h, l, load16(d_a + ((h << row_shift) | (mr << lg_bt) | l)));
   __syncthreads();
   // destination (h, l) of tile t holds the source tile's (rev l, rev h)
   const std::uint32_t sh = rev_bits(l, lg_bt), sl = rev_bits(h, lg_bt);
@@ -425,7 +409,7 @@ __global__ void __launch_bounds__(bt * bt)
     fr_d v = get(src, sh, sl);
     if constexpr (Post == post::constant) v = v * s;
     if constexpr (Post == post::powers) v = v * (s * pows.at(i));
-    store(d_a + i, v);
+    store16(d_a + i, v);
   };
   finish(mr, buf[0]);
   if (m != mr) finish(m, buf[1]);
@@ -438,12 +422,12 @@ __global__ void h_combine_kernel(const fr_d* __restrict__ d_d, const fr_d* __res
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= (1u << lg_n)) return;
   const std::uint32_t i = rev_bits(j, lg_n);
-  store(d_h + j, load_ro(d_d + i) * s - load_ro(d_e + i) * t.at(j));
+  store16(d_h + j, load16_ro(d_d + i) * s - load16_ro(d_e + i) * t.at(j));
 }
 
 __global__ void scale_kernel(fr_d* d_a, std::uint32_t n, fr_d s) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) store(d_a + i, load(d_a + i) * s);
+  if (i < n) store16(d_a + i, load16(d_a + i) * s);
 }
 
 /// a_i = a_i b_i - c_i, then (WithScale) times s.
@@ -452,15 +436,15 @@ __global__ void mul_sub_kernel(fr_d* d_a, const fr_d* __restrict__ d_b,
                                const fr_d* __restrict__ d_c, std::uint32_t n, fr_d s) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
-  fr_d v = load(d_a + i) * load_ro(d_b + i) - load_ro(d_c + i);
+  fr_d v = load16(d_a + i) * load16_ro(d_b + i) - load16_ro(d_c + i);
   if constexpr (WithScale) v = v * s;
-  store(d_a + i, v);
+  store16(d_a + i, v);
 }
 
 /// W[e] = lo[e mod 2^split] * hi[e >> split] for e < count.
 __global__ void expand_powers_kernel(fr_d* d_out, std::uint32_t count, pow_table pows) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < count) store(d_out + i, pows.at(i));
+  if (i < count) store16(d_out + i, pows.at(i));
 }
 
 // ---- host-side tables -------------------------------------------------------------

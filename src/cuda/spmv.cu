@@ -29,6 +29,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/gpu/vector_io.cuh>
 
 namespace cuzk::r1cs {
 namespace {
@@ -68,20 +69,8 @@ struct matrix_views {
   matrix_view m[3];
 };
 
-__device__ __forceinline__ fr_d load_fr(const fr_d* p) {
-  const uint4* q = reinterpret_cast<const uint4*>(p);
-  const uint4 lo = __ldg(q), hi = __ldg(q + 1);
-  fr_d r;
-  r.l[0] = lo.x, r.l[1] = lo.y, r.l[2] = lo.z, r.l[3] = lo.w;
-  r.l[4] = hi.x, r.l[5] = hi.y, r.l[6] = hi.z, r.l[7] = hi.w;
-  return r;
-}
-
-__device__ __forceinline__ void store_fr(fr_d* p, const fr_d& v) {
-  uint4* q = reinterpret_cast<uint4*>(p);
-  q[0] = make_uint4(v.l[0], v.l[1], v.l[2], v.l[3]);
-  q[1] = make_uint4(v.l[4], v.l[5], v.l[6], v.l[7]);
-}
+using gpu::load16_ro;
+using gpu::store16;
 
 /// acc += coefficient(id) * w[col] for the |batch| non-zeros k, k + stride,
 /// ... that lie before |end|: all index loads first, then all w gathers,
@@ -105,7 +94,7 @@ __device__ __forceinline__ void add_batch(fr_d& acc, const matrix_view& m, std::
   fr_d x[B];
 #pragma unroll
   for (unsigned j = 0; j < B; ++j)
-    if (id[j] != no_id) x[j] = load_fr(w + col[j]);
+    if (id[j] != no_id) x[j] = load16_ro(w + col[j]);
 #pragma unroll
   for (unsigned j = 0; j < B; ++j) {
     if (id[j] == no_id) continue;
@@ -114,7 +103,7 @@ __device__ __forceinline__ void add_batch(fr_d& acc, const matrix_view& m, std::
     else if (id[j] == r1cs_shape::coeff_minus_one)
       acc -= x[j];
     else
-      acc += x[j] * load_fr(coeffs + id[j]);
+      acc += x[j] * load16_ro(coeffs + id[j]);
   }
 }
 
@@ -141,7 +130,7 @@ __global__ void __launch_bounds__(tune::spmv::threads)
   if (end - begin > short_row_max) return;
   fr_d acc = fr_d::zero();
   for (std::uint64_t k = begin; k < end; k += tune::spmv::batch) add_batch(acc, m, k, end, 1, w, coeffs);
-  store_fr(m.out + i, acc);
+  store16(m.out + i, acc);
 }
 
 __global__ void __launch_bounds__(tune::spmv::threads)
@@ -157,7 +146,7 @@ __global__ void __launch_bounds__(tune::spmv::threads)
     add_batch(acc, m, k, end, 32, w, coeffs);
   acc = warp_sum(acc);
   if (lane == 0)
-    store_fr((dst & partial_flag) ? m.partials + (dst & ~partial_flag) : m.out + dst, acc);
+    store16((dst & partial_flag) ? m.partials + (dst & ~partial_flag) : m.out + dst, acc);
 }
 
 __global__ void __launch_bounds__(tune::spmv::threads) long_rows_kernel(matrix_views v) {
@@ -167,9 +156,9 @@ __global__ void __launch_bounds__(tune::spmv::threads) long_rows_kernel(matrix_v
   const unsigned lane = threadIdx.x % 32;
   const long_row lr = m.longs[r];
   fr_d acc = fr_d::zero();
-  for (std::uint32_t k = lane; k < lr.count; k += 32) acc += load_fr(m.partials + lr.first + k);
+  for (std::uint32_t k = lane; k < lr.count; k += 32) acc += load16_ro(m.partials + lr.first + k);
   acc = warp_sum(acc);
-  if (lane == 0) store_fr(m.out + lr.row, acc);
+  if (lane == 0) store16(m.out + lr.row, acc);
 }
 
 /// The row classification of one matrix (host side).

@@ -12,6 +12,7 @@
 #include <tbb/parallel_for.h>
 
 #include <cuzk/ec/subgroup.hpp>
+#include <cuzk/groth16/assemble.hpp>
 #include <cuzk/groth16/verifier.hpp>
 #include <cuzk/msm/msm.hpp>
 #include <cuzk/ntt/ntt.hpp>
@@ -152,16 +153,13 @@ proof circom_prove(const io::zkey_file& zk, std::span<const fr> w, const fr& r, 
       &st.msm_c, [&] { return msm::msm<ff::fp>(c_bases, w.subspan(std::size_t(zk.n_public) + 1)); });
   const g1_jacobian msm_h = timed(&st.msm_h, [&] { return msm::msm<ff::fp>(h_bases, p); });
 
-  const g1_jacobian pi_a = g1_jacobian::from_affine(zk.alpha1) + msm_a + ec::mul(zk.delta1, r);
-  const g2_jacobian pi_b = g2_jacobian::from_affine(zk.beta2) + msm_b2 + ec::mul(zk.delta2, s);
-  g1_jacobian pi_c = msm_c + msm_h + ec::mul(pi_a, s) - ec::mul(zk.delta1, r * s);
-  if (!r.is_zero()) {
-    const g1_jacobian msm_b1 = timed(&st.msm_b1, [&] { return msm::msm<ff::fp>(b1_bases, w); });
-    const g1_jacobian b1 = g1_jacobian::from_affine(zk.beta1) + msm_b1 + ec::mul(zk.delta1, s);
-    pi_c += ec::mul(b1, r);
-  }
+  // B1 only enters C as r B1: skipped when r = 0 (assemble.hpp)
+  const g1_jacobian msm_b1 = r.is_zero() ? g1_jacobian::identity()
+                                         : timed(&st.msm_b1, [&] { return msm::msm<ff::fp>(b1_bases, w); });
+  const proof out = assemble_proof({zk.alpha1, zk.beta1, zk.delta1, zk.beta2, zk.delta2},
+                                   {msm_a, msm_b1, msm_c, msm_h, msm_b2}, r, s);
   if (stats) stats->total = seconds_since(t_start);
-  return {pi_a.to_affine(), pi_b.to_affine(), pi_c.to_affine()};
+  return out;
 }
 
 proof circom_prove(const io::zkey_file& zk, std::span<const fr> w, circom_prove_stats* stats) {

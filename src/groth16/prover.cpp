@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <cuzk/groth16/assemble.hpp>
 #include <cuzk/msm/msm.hpp>
 #include <cuzk/ntt/domain.hpp>
 #include <cuzk/ntt/ntt.hpp>
@@ -100,42 +101,28 @@ proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w
   msm::config mc;
   mc.stop = stop;
 
-  using ec::g1_jacobian;
-  using ec::g2_jacobian;
   const std::size_t ni = shape.num_inputs;
   const std::size_t nbi = shape.b_input_density.count();
   const std::span<const ec::g1_affine> a_q(p.a), b1_q(p.b_g1);
   const std::span<const ec::g2_affine> b2_q(p.b_g2);
 
-  // A = alpha + sum a_i A_i + r delta
-  g1_jacobian a = g1_jacobian::from_affine(p.vk.alpha_g1);
-  a += msm::msm<ff::fp>(a_q.first(ni), w.inputs, mc);
-  a += msm::msm_dense<ff::fp>(a_q.subspan(ni), w.aux, view_of(shape.a_aux_density), mc);
-  a += ec::mul(p.vk.delta_g1, r);
+  // the query sums, then A, B, C from them (assemble.hpp)
+  query_sums q;
+  q.a = msm::msm<ff::fp>(a_q.first(ni), w.inputs, mc);
+  q.a += msm::msm_dense<ff::fp>(a_q.subspan(ni), w.aux, view_of(shape.a_aux_density), mc);
   if (t) t->msm_a_ms = ms_since(t0);
-
-  // B = beta + sum b_i B_i + s delta, in G1 and G2
-  g1_jacobian b1 = g1_jacobian::from_affine(p.vk.beta_g1);
-  b1 += msm::msm_dense<ff::fp>(b1_q.first(nbi), w.inputs, view_of(shape.b_input_density), mc);
-  b1 += msm::msm_dense<ff::fp>(b1_q.subspan(nbi), w.aux, view_of(shape.b_aux_density), mc);
-  b1 += ec::mul(p.vk.delta_g1, s);
+  q.b1 = msm::msm_dense<ff::fp>(b1_q.first(nbi), w.inputs, view_of(shape.b_input_density), mc);
+  q.b1 += msm::msm_dense<ff::fp>(b1_q.subspan(nbi), w.aux, view_of(shape.b_aux_density), mc);
   if (t) t->msm_b1_ms = ms_since(t0);
-  g2_jacobian b2 = g2_jacobian::from_affine(p.vk.beta_g2);
-  b2 += msm::msm_dense<ff::fp2>(b2_q.first(nbi), w.inputs, view_of(shape.b_input_density), mc);
-  b2 += msm::msm_dense<ff::fp2>(b2_q.subspan(nbi), w.aux, view_of(shape.b_aux_density), mc);
-  b2 += ec::mul(p.vk.delta_g2, s);
+  q.b2 = msm::msm_dense<ff::fp2>(b2_q.first(nbi), w.inputs, view_of(shape.b_input_density), mc);
+  q.b2 += msm::msm_dense<ff::fp2>(b2_q.subspan(nbi), w.aux, view_of(shape.b_aux_density), mc);
   if (t) t->msm_b2_ms = ms_since(t0);
-
-  // C = sum aux_j L_j + sum h_k H_k + s A + r B1 - r s delta
-  g1_jacobian c = msm::msm<ff::fp>(p.l, w.aux, mc);
+  q.l = msm::msm<ff::fp>(p.l, w.aux, mc);
   if (t) t->msm_l_ms = ms_since(t0);
-  c += msm::msm<ff::fp>(p.h, h, mc);
+  q.h = msm::msm<ff::fp>(p.h, h, mc);
   if (t) t->msm_h_ms = ms_since(t0);
-  c += ec::mul(a, s);
-  c += ec::mul(b1, r);
-  c += -ec::mul(p.vk.delta_g1, r * s);
 
-  const proof out{a.to_affine(), b2.to_affine(), c.to_affine()};
+  const proof out = assemble_proof(proof_points::of(p.vk), q, r, s);
   if (t) {
     auto end = start;
     t->total_ms = ms_since(end);

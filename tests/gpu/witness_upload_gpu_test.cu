@@ -16,6 +16,7 @@
 #include <cuzk/groth16/witness_upload_gpu.hpp>
 
 #include "common/test_seed.hpp"
+#include "common/witness_values.hpp"
 #include "gpu/gpu_test_util.hpp"
 
 namespace {
@@ -23,15 +24,7 @@ namespace {
 using namespace cuzk;
 using ff::fr;
 
-std::vector<fr> make_values(std::size_t n, double p0, double p1, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<fr> v(n);
-  for (auto& x : v) {
-    const double r = u(rng);
-    x = r < p0 ? fr::zero() : r < p0 + p1 ? fr::one() : fr::random(rng);
-  }
-  return v;
-}
+using cuzk::test::witness_values;
 
 /// Uploads |all| (split at |n_inputs|) through |up| and checks the device copy;
 /// d_w gets two sentinel elements past the end that must stay untouched.
@@ -62,13 +55,13 @@ TEST(GpuCodedWitness, ExpandEqualsOriginal) {
   for (const std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
                               std::size_t(255), std::size_t(256), std::size_t(257), std::size_t(4097),
                               std::size_t(100003), std::size_t(1) << 21}) {
-    check_upload(up, make_values(n, 0.51, 0.47, rng), std::min<std::size_t>(n, 7));
+    check_upload(up, witness_values(n, 0.51, 0.47, rng), std::min<std::size_t>(n, 7));
     check_upload(up, std::vector<fr>(n, fr::zero()), std::min<std::size_t>(n, 7));
     check_upload(up, std::vector<fr>(n, fr::one()), std::min<std::size_t>(n, 7));
-    check_upload(up, make_values(n, 0, 0, rng), std::min<std::size_t>(n, 7));
+    check_upload(up, witness_values(n, 0, 0, rng), std::min<std::size_t>(n, 7));
   }
   // larger than the uploader
-  const auto big = make_values((std::size_t(1) << 21) + 1, 0.5, 0.5, rng);
+  const auto big = witness_values((std::size_t(1) << 21) + 1, 0.5, 0.5, rng);
   const auto cw = groth16::encode_witness(big, {});
   gpu::device_buffer<fr> d_w(big.size()), d_o(1);
   EXPECT_THROW(up.upload(cw, d_w.data(), d_o.data(), nullptr), std::invalid_argument);
@@ -82,8 +75,8 @@ TEST(GpuCodedWitness, ExpandWrapsTheStagingRing) {
   const std::size_t n = (std::size_t(1) << 23) + 77;
   static_assert(groth16::gpu_witness_staging_bytes == std::size_t(128) << 20);
   groth16::gpu_witness_uploader up(0, n);
-  check_upload(up, make_values(n, 0.1, 0.1, rng), 40);
-  check_upload(up, make_values(n, 0.3, 0.3, rng), 40);
+  check_upload(up, witness_values(n, 0.1, 0.1, rng), 40);
+  check_upload(up, witness_values(n, 0.3, 0.3, rng), 40);
 }
 
 }  // namespace

@@ -14,23 +14,14 @@
 #include <cuzk/groth16/coded_witness.hpp>
 
 #include "common/test_seed.hpp"
+#include "common/witness_values.hpp"
 
 namespace {
 
 using cuzk::ff::fr;
 using cuzk::groth16::coded_witness;
 
-/// |n| values: zero with probability |p0|, one with |p1|, else random (which
-/// may itself be anything but is almost never 0 or 1).
-std::vector<fr> make_values(std::size_t n, double p0, double p1, std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> u(0, 1);
-  std::vector<fr> v(n);
-  for (auto& x : v) {
-    const double r = u(rng);
-    x = r < p0 ? fr::zero() : r < p0 + p1 ? fr::one() : fr::random(rng);
-  }
-  return v;
-}
+using cuzk::test::witness_values;
 
 void round_trip(const std::vector<fr>& all, std::size_t n_inputs) {
   SCOPED_TRACE(::testing::Message() << all.size() << " values, " << n_inputs << " inputs");
@@ -71,7 +62,7 @@ TEST(CodedWitness, RoundTripsRandomPorepMix) {
                               std::size_t(255), std::size_t(256), std::size_t(257), std::size_t(1000),
                               std::size_t(65535), std::size_t(65536), std::size_t(65537),
                               std::size_t(300001), std::size_t(1) << 20}) {
-    const auto v = make_values(n, 0.51, 0.47, rng);
+    const auto v = witness_values(n, 0.51, 0.47, rng);
     round_trip(v, std::min<std::size_t>(n, 1 + rng() % 40));
     round_trip(v, 0);
     round_trip(v, n);
@@ -83,7 +74,7 @@ TEST(CodedWitness, RoundTripsUniformWitnesses) {
   for (const std::size_t n : {std::size_t(1), std::size_t(37), std::size_t(256), std::size_t(70001)}) {
     round_trip(std::vector<fr>(n, fr::zero()), std::min<std::size_t>(n, 3));
     round_trip(std::vector<fr>(n, fr::one()), std::min<std::size_t>(n, 3));
-    round_trip(make_values(n, 0, 0, rng), std::min<std::size_t>(n, 3));
+    round_trip(witness_values(n, 0, 0, rng), std::min<std::size_t>(n, 3));
     // other values next to 0 and 1: -1 and 2, between zeros
     std::vector<fr> edge(n);
     for (std::size_t i = 0; i < n; ++i)
@@ -98,7 +89,7 @@ TEST(CodedWitness, RoundTripsUniformWitnesses) {
 
 TEST(CodedWitness, BoundedEncodeStopsAtTooManyOthers) {
   std::mt19937_64 rng(cuzk::test::test_seed("CodedWitness.BoundedEncodeStopsAtTooManyOthers"));
-  const auto v = make_values(100000, 0.5, 0.45, rng);
+  const auto v = witness_values(100000, 0.5, 0.45, rng);
   const coded_witness full = cuzk::groth16::encode_witness(v, {});
   const std::size_t others = full.others.size();
   ASSERT_GT(others, 0u);
@@ -116,7 +107,7 @@ TEST(CodedWitness, BoundedEncodeStopsAtTooManyOthers) {
 
 TEST(CodedWitness, DecodeRejectsMalformedForms) {
   std::mt19937_64 rng(cuzk::test::test_seed("CodedWitness.DecodeRejectsMalformedForms"));
-  const auto v = make_values(1000, 0.3, 0.3, rng);
+  const auto v = witness_values(1000, 0.3, 0.3, rng);
   const coded_witness good = cuzk::groth16::encode_witness(v, {});
   coded_witness bad = good;
   bad.codes.pop_back();

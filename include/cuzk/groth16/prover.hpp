@@ -12,6 +12,7 @@
 //   3. MSMs: A over inputs and dense aux, B in G1 and G2 over the B
 //      densities, L over aux, H over h
 //   4. A = α + ΣA + rδ, B = β + ΣB + sδ, C = ΣL + ΣH + sA + rB₁ − rsδ
+//      (assemble.hpp, shared with the GPU and circom provers)
 // Memory: three m-element Fr vectors (96·m bytes) besides the inputs.
 
 #include <atomic>
