@@ -16,6 +16,7 @@
 #include "common/test_seed.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "daemon_test_support.hpp"
+#include "proto_request.hpp"
 #include "grpc_service.hpp"
 #include "http_status.hpp"
 
@@ -26,19 +27,7 @@ using namespace std::chrono_literals;
 namespace eng = cuzk::engine;
 namespace pb = cuzk::v1;
 
-pb::SubmitProofRequest to_pb(const eng::proof_request& r) {
-  pb::SubmitProofRequest q;
-  q.set_request_id(r.request_id);
-  q.set_proof_kind(pb::ProofKind(int(r.kind)));
-  q.set_sector_size(r.sector_size);
-  q.set_registered_proof(r.registered_proof);
-  q.set_priority(pb::Priority(int(r.prio)));
-  q.set_vanilla_proof(std::string(r.vanilla_proof.begin(), r.vanilla_proof.end()));
-  for (const auto& v : r.vanilla_proofs) q.add_vanilla_proofs(std::string(v.begin(), v.end()));
-  q.set_randomness(std::string(r.randomness.begin(), r.randomness.end()));
-  q.set_partition_index(r.partition_index);
-  return q;
-}
+using test::to_pb;
 
 std::vector<std::uint8_t> bytes(const std::string& s) { return {s.begin(), s.end()}; }
 

@@ -47,6 +47,7 @@
 #include "common/test_seed.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "daemon_test_support.hpp"
+#include "proto_request.hpp"
 #include "grpc_service.hpp"
 #include "json_log.hpp"
 #include "process_support.hpp"
@@ -61,24 +62,7 @@ namespace fs = std::filesystem;
 namespace pb = cuzk::v1;
 using grpc::StatusCode;
 
-pb::SubmitProofRequest to_pb(const eng::proof_request& r) {
-  pb::SubmitProofRequest q;
-  q.set_request_id(r.request_id);
-  q.set_proof_kind(pb::ProofKind(int(r.kind)));
-  q.set_sector_size(r.sector_size);
-  q.set_registered_proof(r.registered_proof);
-  q.set_priority(pb::Priority(int(r.prio)));
-  q.set_vanilla_proof(std::string(r.vanilla_proof.begin(), r.vanilla_proof.end()));
-  for (const auto& v : r.vanilla_proofs) q.add_vanilla_proofs(std::string(v.begin(), v.end()));
-  q.set_randomness(std::string(r.randomness.begin(), r.randomness.end()));
-  q.set_partition_index(r.partition_index);
-  q.set_sector_number(r.sector_number);
-  q.set_miner_id(r.miner_id);
-  q.set_comm_r_old(std::string(r.comm_r_old.begin(), r.comm_r_old.end()));
-  q.set_comm_r_new(std::string(r.comm_r_new.begin(), r.comm_r_new.end()));
-  q.set_comm_d_new(std::string(r.comm_d_new.begin(), r.comm_d_new.end()));
-  return q;
-}
+using test::to_pb;
 
 // A daemon in process: winning, window, PoRep (real, or the chain test kind)
 // and SnapDeals; placeholder files under the 2 KiB PoRep and SnapDeals names

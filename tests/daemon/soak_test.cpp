@@ -30,6 +30,7 @@
 #include "common/test_seed.hpp"
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "daemon_test_support.hpp"
+#include "proto_request.hpp"
 #include "grpc_service.hpp"
 
 namespace {
@@ -47,17 +48,7 @@ std::uint64_t rss_bytes() {
   return resident * std::uint64_t(::sysconf(_SC_PAGESIZE));
 }
 
-pb::SubmitProofRequest to_pb(const eng::proof_request& r) {
-  pb::SubmitProofRequest q;
-  q.set_request_id(r.request_id);
-  q.set_proof_kind(pb::ProofKind(int(r.kind)));
-  q.set_registered_proof(r.registered_proof);
-  q.set_priority(pb::Priority(int(r.prio)));
-  q.set_vanilla_proof(std::string(r.vanilla_proof.begin(), r.vanilla_proof.end()));
-  for (const auto& v : r.vanilla_proofs) q.add_vanilla_proofs(std::string(v.begin(), v.end()));
-  q.set_randomness(std::string(r.randomness.begin(), r.randomness.end()));
-  return q;
-}
+using test::to_pb;
 
 struct accepted_job {
   std::string vk_stem;
