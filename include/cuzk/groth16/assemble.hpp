@@ -9,8 +9,8 @@
 // so the proof's bytes do not depend on how a prover formed them: GPU and
 // CPU proofs are equal for the same r, s.
 // Cost: four G1 and one G2 scalar multiplications by 255-bit scalars and
-// three conversions to affine (one inversion each); ~1 ms, negligible next
-// to the MSMs.
+// three conversions to affine (one inversion each): small next to the
+// MSMs.
 
 #include <cuzk/ec/bls12_381.hpp>
 #include <cuzk/ff/bls12_381.hpp>

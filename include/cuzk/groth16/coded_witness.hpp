@@ -19,9 +19,10 @@
 // Encoding (encode_witness): all host threads (oneTBB), two passes over
 // blocks of values: codes and per-group counts, then (after a prefix over
 // the groups) the other values gathered into place. Reads the witness once
-// (plus the ~1% other values again); estimated 30-60 ms at 32 GiB on 16
-// cores (the upload mode of cuzk-gpu-bench measures it). The GPU prover
-// encodes before it takes the per-device kernel lock; the expansion on the
+// (plus the ~1% other values again); 91.5 ms at 32 GiB on the H200 host's
+// 16 cores (`cuzk-gpu-bench upload`, bench/RESULTS.md 2026-12-02). The GPU
+// prover and the engine (prover_backend::prepare) encode before the device
+// lock; the expansion on the
 // device is src/cuda/witness_upload.cu (witness_upload_gpu.hpp).
 // Invariants: values fully reduced Montgomery Fr (the codes compare words).
 
