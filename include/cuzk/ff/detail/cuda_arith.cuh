@@ -31,7 +31,8 @@
 // add/sub/neg keep full reduction (a + b < 2p < 2^(32N')).
 // Cost, N' words: mul 4N'^2 + 3N' multiply-adds (Fr: 280, Fp: 612) plus
 // N' + 1 for the final subtraction; sqr (sqr_mont) 3N'^2 + 5N' (Fp: 528);
-// add/sub ~3N' integer ops. No branches on the data (the final choices are selects);
+// add/sub ~3N' integer ops. Fr (low_words_one_and_max) saves, per step, the
+// multiplication forming m and the two lowest products of m p. No branches on the data (the final choices are selects);
 // NTT/MSM inputs are public in a prover anyway.
 //
 // Compiles only with nvcc (.cuh); the host-side parts (constants, layout
@@ -135,10 +136,24 @@ inline constexpr words<2 * P::n_limbs> one32 = split32<P::n_limbs>(mont_field<P>
 template <class P>
 inline constexpr std::uint32_t n0_32 = std::uint32_t(mont_field<P>::n0);
 
+/// A modulus whose two low words are 1 and 2^32 - 1 (Fr's:
+/// 0x...ffffffff00000001), so n0 = 2^32 - 1 and the Montgomery factor of a
+/// step is m = -x0 for the step's low word x0. Then m p_0 = m and
+/// m p_1 = x0 + 2^32 (x0 ? ~x0 : 0): the two lowest products of every
+/// reduction step, and the multiplication forming m, become adds and a
+/// select (Fr: per step, one multiplication and two of the sixteen
+/// multiply-add halves of m p).
+template <class P>
+inline constexpr bool low_words_one_and_max =
+    modulus32<P>.v[0] == 1u && modulus32<P>.v[1] == 0xffffffffu;
+
 static_assert(std::uint32_t(modulus32<fr_params>.v[0] * n0_32<fr_params>) == 0xffffffffu,
               "n0 must satisfy p * n0 = -1 mod 2^32");
 static_assert(std::uint32_t(modulus32<fp_params>.v[0] * n0_32<fp_params>) == 0xffffffffu,
               "n0 must satisfy p * n0 = -1 mod 2^32");
+static_assert(low_words_one_and_max<fr_params> && !low_words_one_and_max<fp_params>,
+              "Fr's reduction takes the short form, Fp's the general one");
+static_assert(!low_words_one_and_max<fr_params> || n0_32<fr_params> == 0xffffffffu);
 static_assert(modulus32<fr_params>.v[7] < 0x80000000u && modulus32<fp_params>.v[11] < 0x80000000u,
               "the carry bounds of mul_mont need a spare top bit");
 
@@ -183,12 +198,60 @@ __device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::uint32_t* a
   y[W - 1] = madc_hi(a[W - 1], b, y[W - 1]);
 }
 
+/// x += m p over p's even words, as mac_even; Low: p_0 = 1 (low_words_one_and_max).
+template <int W, bool Low>
+__device__ __forceinline__ void mac_even_p(std::uint32_t* x, std::uint32_t* y,
+                                           const std::uint32_t* p, std::uint32_t m) {
+  if constexpr (!Low) {
+    mac_even<W>(x, y, p, m);
+  } else {
+    x[0] = add_cc(x[0], m);  // x0 - x0: 0, the carry set when x0 != 0
+    x[1] = addc_cc(x[1], 0);
+#pragma unroll
+    for (int j = 2; j < W; j += 2) {
+      x[j] = madc_lo_cc(p[j], m, x[j]);
+      x[j + 1] = madc_hi_cc(p[j], m, x[j + 1]);
+    }
+    y[W - 1] = addc(y[W - 1], 0);
+  }
+}
+
+/// y += m p over p's odd words, as mac_odd; Low: p_1 = 2^32 - 1 and
+/// m = -x0, so m p_1 = x0 + 2^32 (x0 ? ~x0 : 0).
+template <int W, bool CarryIn, bool Low>
+__device__ __forceinline__ void mac_odd_p(std::uint32_t* y, const std::uint32_t* p,
+                                          std::uint32_t m, std::uint32_t x0) {
+  if constexpr (!Low) {
+    mac_odd<W, CarryIn>(y, p, m);
+  } else {
+    const std::uint32_t hi1 = x0 ? ~x0 : 0u;
+    if constexpr (CarryIn) y[0] = addc_cc(y[0], x0);
+    else y[0] = add_cc(y[0], x0);
+    y[1] = addc_cc(y[1], hi1);
+#pragma unroll
+    for (int j = 3; j < W - 1; j += 2) {
+      y[j - 1] = madc_lo_cc(p[j], m, y[j - 1]);
+      y[j] = madc_hi_cc(p[j], m, y[j]);
+    }
+    y[W - 2] = madc_lo_cc(p[W - 1], m, y[W - 2]);
+    y[W - 1] = madc_hi(p[W - 1], m, y[W - 1]);
+  }
+}
+
+/// The step's Montgomery factor m = x0 n0 (Low: -x0).
+template <bool Low>
+__device__ __forceinline__ std::uint32_t redc_factor(std::uint32_t x0, std::uint32_t n0) {
+  if constexpr (Low) return 0u - x0;
+  else return x0 * n0;
+}
+
 /// One Montgomery step on T = x + 2^32 y: T += m p, so that x[0] becomes 0.
-template <int W>
+template <int W, bool Low>
 __device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y,
-                                          const std::uint32_t* p, std::uint32_t m) {
-  mac_even<W>(x, y, p, m);
-  mac_odd<W, false>(y, p, m);
+                                          const std::uint32_t* p, std::uint32_t n0) {
+  const std::uint32_t x0 = x[0], m = redc_factor<Low>(x0, n0);
+  mac_even_p<W, Low>(x, y, p, m);
+  mac_odd_p<W, false, Low>(y, p, m, x0);
 }
 
 /// r = t - p when t >= p, else t (t < 2p < 2^(32W)).
@@ -218,7 +281,7 @@ __device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_
 /// every step (register renaming once unrolled).
 /// Invariants: a, b < p < 2^(32W - 1); T < 2p after every step, so
 /// T + a b_i + m p < 2^(32(W+1)): y's top word never carries out.
-template <int W>
+template <int W, bool Low = false>
 __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a,
                                          const std::uint32_t* b, const std::uint32_t* p,
                                          std::uint32_t n0) {
@@ -232,7 +295,7 @@ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* 
     v[j] = a[j + 1] * b[0];
     v[j + 1] = __umulhi(a[j + 1], b[0]);
   }
-  redc_step<W>(u, v, p, u[0] * n0);
+  redc_step<W, Low>(u, v, p, n0);
 #pragma unroll
   for (int i = 1; i < W; ++i) {
     std::uint32_t* x = (i % 2) ? v : u;  // the previous y
@@ -247,7 +310,7 @@ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* 
     y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
     y[W - 1] = madc_hi(a[W - 1], bi, 0);
     mac_even<W>(x, y, a, bi);
-    redc_step<W>(x, y, p, x[0] * n0);
+    redc_step<W, Low>(x, y, p, n0);
   }
   // T / 2^32 = y + x[1 ..] (x[0] = 0); W even, so the last step's x is v
   std::uint32_t t[W];
@@ -272,7 +335,7 @@ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* 
 /// of p) one conditional subtraction leaves it below p.
 /// Cost: W(W-1) + 4W multiply-adds for the product, 2W^2 + 2W for the
 /// reduction, ~3W adds and selects (Fp: 528 against mul's 612 + 36).
-template <int W>
+template <int W, bool Low = false>
 __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* a,
                                          const std::uint32_t* p, std::uint32_t n0) {
   std::uint32_t t[2 * W];
@@ -313,7 +376,7 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
   std::uint32_t u[W], v[W];
 #pragma unroll
   for (int j = 0; j < W; ++j) u[j] = t[j], v[j] = 0;
-  redc_step<W>(u, v, p, u[0] * n0);
+  redc_step<W, Low>(u, v, p, n0);
 #pragma unroll
   for (int i = 1; i < W; ++i) {
     std::uint32_t* x = (i % 2) ? v : u;
@@ -324,9 +387,9 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
     y[W - 2] = 0;
     y[W - 1] = 0;
     x[0] = add_cc(x[0], low);
-    const std::uint32_t m = x[0] * n0;
-    mac_odd<W, true>(y, p, m);  // takes the carry of x[0] + low
-    mac_even<W>(x, y, p, m);
+    const std::uint32_t x0 = x[0], m = redc_factor<Low>(x0, n0);
+    mac_odd_p<W, true, Low>(y, p, m, x0);  // takes the carry of x[0] + low
+    mac_even_p<W, Low>(x, y, p, m);
   }
   // (W even: the last step's x is v) reduced low half = u + v[1 ..]; + the
   // high half; then subtract p once when the sum is >= p
@@ -442,8 +505,8 @@ struct alignas(8) mont_d {
   }
   __device__ __forceinline__ friend mont_d operator*(const mont_d& a, const mont_d& b) {
     mont_d r;
-    ff::detail::cuda::mul_mont<n_words>(r.l, a.l, b.l, ff::detail::cuda::d_modulus<P>.v,
-                                        ff::detail::cuda::n0_32<P>);
+    ff::detail::cuda::mul_mont<n_words, ff::detail::cuda::low_words_one_and_max<P>>(
+        r.l, a.l, b.l, ff::detail::cuda::d_modulus<P>.v, ff::detail::cuda::n0_32<P>);
     return r;
   }
   __device__ __forceinline__ mont_d operator-() const {
@@ -457,8 +520,8 @@ struct alignas(8) mont_d {
 
   __device__ __forceinline__ mont_d sqr() const {
     mont_d r;
-    ff::detail::cuda::sqr_mont<n_words>(r.l, l, ff::detail::cuda::d_modulus<P>.v,
-                                        ff::detail::cuda::n0_32<P>);
+    ff::detail::cuda::sqr_mont<n_words, ff::detail::cuda::low_words_one_and_max<P>>(
+        r.l, l, ff::detail::cuda::d_modulus<P>.v, ff::detail::cuda::n0_32<P>);
     return r;
   }
   __device__ __forceinline__ mont_d dbl() const { return *this + *this; }
