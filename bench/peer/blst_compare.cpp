@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // Side-by-side timing of cuzk and blst on the same machine, same process:
-// field mul/sqr/inverse, G1 mixed add and double, G1/G2 scalar mul, one
-// pairing. Built only when CMake is given -DCUZK_BLST_DIR=<blst checkout
-// with libblst.a built> (blst is a peer to measure against, not a
-// dependency). Reports median [min, max] ns per call over 9 rounds after a
-// warm-up, and the cuzk/blst ratio of medians.
+// field mul/sqr, Fp/Fr inverse (against both of blst's), G1 mixed add and
+// double, G1/G2 scalar mul, one pairing. Built only when CMake is given
+// -DCUZK_BLST_DIR=<blst checkout with libblst.a built> (blst is a peer to
+// measure against, not a dependency). Reports median [min, max] ns per call
+// over 9 rounds after a warm-up, and the cuzk/blst ratio of medians.
 #include <blst.h>
 
 #include <algorithm>
@@ -67,8 +67,21 @@ int main() {
   std::memcpy(&bd, d.l, 32);
   row("Fr mul", time_op([&] { c = c * d; }, 1 << 20),
       time_op([&] { blst_fr_mul(&bc, &bc, &bd); }, 1 << 20));
-  row("Fp inverse", time_op([&] { a = a.inverse() + b; }, 2000),
-      time_op([&] { blst_fp_inverse(&ba, &ba); blst_fp_add(&ba, &ba, &bb); }, 2000));
+  // Inversions: "+ b" keeps the chain off the fixed points 1 and -1 and
+  // costs one addition on both sides. cuzk's inverse() is variable time,
+  // inverse_fermat() its constant-time alternative (the inverse() before
+  // 2026-12-02); blst_*_inverse is constant time, blst_*_eucl_inverse is
+  // blst's Euclidean entry point.
+  const timing blst_fp_inv =
+      time_op([&] { blst_fp_inverse(&ba, &ba); blst_fp_add(&ba, &ba, &bb); }, 4000);
+  row("Fp inverse", time_op([&] { a = a.inverse() + b; }, 4000), blst_fp_inv);
+  row("Fp inv vs eucl", time_op([&] { a = a.inverse() + b; }, 4000),
+      time_op([&] { blst_fp_eucl_inverse(&ba, &ba); blst_fp_add(&ba, &ba, &bb); }, 4000));
+  row("Fp inv Fermat", time_op([&] { a = a.inverse_fermat() + b; }, 1000), blst_fp_inv);
+  row("Fr inverse", time_op([&] { c = c.inverse() + d; }, 4000),
+      time_op([&] { blst_fr_inverse(&bc, &bc); blst_fr_add(&bc, &bc, &bd); }, 4000));
+  row("Fr inv vs eucl", time_op([&] { c = c.inverse() + d; }, 4000),
+      time_op([&] { blst_fr_eucl_inverse(&bc, &bc); blst_fr_add(&bc, &bc, &bd); }, 4000));
 
   // G1 add/double
   auto p = ec::mul(ec::g1_jacobian::generator(), ff::fr::random(rng));
