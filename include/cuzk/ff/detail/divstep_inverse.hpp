@@ -100,8 +100,8 @@ struct divstep_matrix {
 
 /// 62 divsteps on the low words of f (odd) and g; returns the new eta.
 /// Runs of zeros in g are consumed in one shift. When g is odd, a multiple
-/// w of f is added to clear up to 4 low bits of g (6 right after a swap,
-/// when eta is large), never more than eta + 1 bits, because every step in
+/// w of f is added to clear up to 4 low bits of g (6 right after a swap),
+/// never more than eta + 1 bits, because every step in
 /// the run must see eta >= 0 to be the "g += f" kind. Matrix arithmetic is
 /// unsigned (wrapping, so no signed overflow in constant evaluation); the
 /// entries end within 2^62 in magnitude, so the casts are exact.
@@ -131,7 +131,8 @@ constexpr std::int64_t divsteps62_var(std::int64_t eta, std::uint64_t f, std::ui
       r = 0 - v0;
       const int limit = int(eta) + 1 > left ? left : int(eta) + 1;
       const std::uint64_t m = (~std::uint64_t(0) >> (64 - limit)) & 63;
-      // -g / f mod 64: f (2 - f^2) is f^-1 mod 64 for odd f (two Newton steps from f = f^-1 mod 8)
+      // -g / f mod 64: f (2 - f^2) is f^-1 mod 64 for odd f (one Newton step from
+      // f = f^-1 mod 8), so -g f (2 - f^2) = g f (f^2 - 2)
       w = (f * g * (f * f - 2)) & m;
     } else {
       const int limit = int(eta) + 1 > left ? left : int(eta) + 1;
