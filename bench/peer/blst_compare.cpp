@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // Side-by-side timing of cuzk and blst on the same machine, same process:
-// field mul/sqr/inverse, G1 mixed add and double, G1/G2 scalar mul, one
-// pairing. Built only when CMake is given -DCUZK_BLST_DIR=<blst checkout
-// with libblst.a built> (blst is a peer to measure against, not a
-// dependency). Reports median [min, max] ns per call over 9 rounds after a
-// warm-up, and the cuzk/blst ratio of medians.
+// field mul/sqr, Fp/Fr inverse (against both of blst's), G1 mixed add and
+// double, G1 to affine (one and 64 points), G1/G2 scalar mul, one pairing.
+// Built only when CMake is given -DCUZK_BLST_DIR=<blst checkout with
+// libblst.a built> (blst is a peer to measure against, not a dependency).
+// Reports median [min, max] ns per call over 9 rounds after a warm-up, and
+// the cuzk/blst ratio of medians.
 #include <blst.h>
 
 #include <algorithm>
@@ -15,6 +16,7 @@
 #include <random>
 #include <vector>
 
+#include <cuzk/ec/batch_normalize.hpp>
 #include <cuzk/ec/bls12_381.hpp>
 #include <cuzk/ec/pairing.hpp>
 
@@ -67,8 +69,21 @@ int main() {
   std::memcpy(&bd, d.l, 32);
   row("Fr mul", time_op([&] { c = c * d; }, 1 << 20),
       time_op([&] { blst_fr_mul(&bc, &bc, &bd); }, 1 << 20));
-  row("Fp inverse", time_op([&] { a = a.inverse() + b; }, 2000),
-      time_op([&] { blst_fp_inverse(&ba, &ba); blst_fp_add(&ba, &ba, &bb); }, 2000));
+  // Inversions: "+ b" keeps the chain off the fixed points 1 and -1 and
+  // costs one addition on both sides. cuzk's inverse() is variable time,
+  // inverse_fermat() its constant-time alternative (the inverse() before
+  // 2026-12-02); blst_*_inverse is constant time, blst_*_eucl_inverse is
+  // blst's Euclidean entry point.
+  const timing blst_fp_inv =
+      time_op([&] { blst_fp_inverse(&ba, &ba); blst_fp_add(&ba, &ba, &bb); }, 4000);
+  row("Fp inverse", time_op([&] { a = a.inverse() + b; }, 4000), blst_fp_inv);
+  row("Fp inv vs eucl", time_op([&] { a = a.inverse() + b; }, 4000),
+      time_op([&] { blst_fp_eucl_inverse(&ba, &ba); blst_fp_add(&ba, &ba, &bb); }, 4000));
+  row("Fp inv Fermat", time_op([&] { a = a.inverse_fermat() + b; }, 1000), blst_fp_inv);
+  row("Fr inverse", time_op([&] { c = c.inverse() + d; }, 4000),
+      time_op([&] { blst_fr_inverse(&bc, &bc); blst_fr_add(&bc, &bc, &bd); }, 4000));
+  row("Fr inv vs eucl", time_op([&] { c = c.inverse() + d; }, 4000),
+      time_op([&] { blst_fr_eucl_inverse(&bc, &bc); blst_fr_add(&bc, &bc, &bd); }, 4000));
 
   // G1 add/double
   auto p = ec::mul(ec::g1_jacobian::generator(), ff::fr::random(rng));
@@ -83,6 +98,29 @@ int main() {
       time_op([&] { blst_p1_add_or_double_affine(&bp, &bp, &bq); }, 1 << 16));
   row("G1 double", time_op([&] { p = p.dbl(); }, 1 << 16),
       time_op([&] { blst_p1_double(&bp, &bp); }, 1 << 16));
+
+  // Point normalisation, the main user of inversion: one point (one
+  // inversion), and 64 points at once (one inversion + 6 M per point). The
+  // same 64 Jacobian points on both sides (same Montgomery form).
+  std::vector<ec::g1_jacobian> pts;
+  for (auto s = p; pts.size() < 64; s = s.dbl()) pts.push_back(s);
+  std::vector<blst_p1> bpts(pts.size());
+  std::vector<const blst_p1*> bptrs;
+  for (std::size_t i = 0; i < pts.size(); ++i) {
+    std::memcpy(&bpts[i].x, pts[i].x.l, 48);
+    std::memcpy(&bpts[i].y, pts[i].y.l, 48);
+    std::memcpy(&bpts[i].z, pts[i].z.l, 48);
+    bptrs.push_back(&bpts[i]);
+  }
+  std::vector<ec::g1_affine> affs(pts.size());
+  std::vector<blst_p1_affine> baffs(pts.size());
+  std::size_t next = 0;
+  row("G1 to affine",
+      time_op([&] { affs[next % 64] = pts[next % 64].to_affine(); ++next; }, 4000),
+      time_op([&] { blst_p1_to_affine(&baffs[next % 64], &bpts[next % 64]); ++next; }, 4000));
+  row("G1 64 to affine", time_op([&] { ec::batch_to_affine<ff::fp>(pts, affs); }, 500),
+      time_op([&] { blst_p1s_to_affine(baffs.data(), bptrs.data(), bptrs.size()); }, 500));
+  if (std::memcmp(affs[5].x.l, &baffs[5].x, 48) != 0) std::printf("to affine: cuzk != blst\n");
 
   // scalar mul with a random 255-bit scalar
   const ff::fr k = ff::fr::random(rng);

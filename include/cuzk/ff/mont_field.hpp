@@ -13,8 +13,10 @@
 // derived here at compile time, so each modulus is written exactly once.
 //
 // Costs (Zen 5, see bench/RESULTS.md): mul/sqr are the unit; inverse is a
-// Fermat exponentiation (~bits squarings + bits/2 multiplications), so batch
-// inversions where they matter.
+// variable-time divstep inversion (detail/divstep_inverse.hpp; about 60 Fp
+// multiplications' worth, 1.75 us), so still batch inversions where they
+// matter. inverse_fermat() is the constant-time alternative (~bits squarings
+// + bits/2 multiplications).
 
 #include <array>
 #include <cstddef>
@@ -25,6 +27,7 @@
 #include <type_traits>
 
 #include <cuzk/ff/detail/bigint.hpp>
+#include <cuzk/ff/detail/divstep_inverse.hpp>
 #include <cuzk/ff/detail/host_arith.hpp>
 
 namespace cuzk::ff {
@@ -43,6 +46,9 @@ class mont_field {
   static constexpr limbs r2_mod_p = detail::pow2_mod<n_limbs>(128 * n_limbs, modulus);
   /// p - 1 = 2^two_adicity * odd
   static constexpr unsigned two_adicity = detail::trailing_zeros(detail::sub_small(modulus, 1));
+  /// modulus and R^2 in the divstep inversion's limb form
+  static constexpr detail::divstep_ctx<n_limbs> divstep_constants =
+      detail::make_divstep_ctx(modulus, r2_mod_p);
 
   static_assert(modulus[0] & 1, "modulus must be odd");
   static_assert(modulus[n_limbs - 1] < (std::uint64_t(1) << 63) - 1,
@@ -211,8 +217,19 @@ class mont_field {
   }
   constexpr mont_field pow(std::uint64_t e) const { return pow(detail::limbs<1>{e}); }
 
-  /// Multiplicative inverse by Fermat (a^(p-2)); inverse of 0 is 0.
-  constexpr mont_field inverse() const { return pow(detail::sub_small(modulus, 2)); }
+  /// Multiplicative inverse; inverse of 0 is 0. VARIABLE TIME (its running
+  /// time depends on the value): fine for this project's uses, which all
+  /// invert public data (point normalisation, pairing, setup constants).
+  /// The divstep loop inverts the raw representative aR; starting it from
+  /// R^2 instead of 1 makes it return R^2 / (aR) = a^-1 R, the Montgomery
+  /// form of the answer, with no correcting multiplication.
+  constexpr mont_field inverse() const {
+    if (is_zero()) return zero();
+    return from_raw(detail::divstep_inverse(raw(), divstep_constants));
+  }
+  /// Constant-time inverse by Fermat (a^(p-2)); inverse of 0 is 0. For any
+  /// use that inverts a secret; ~11x slower than inverse() for Fp, ~7x for Fr.
+  constexpr mont_field inverse_fermat() const { return pow(detail::sub_small(modulus, 2)); }
 
   /// Legendre symbol: 0 for zero, 1 for a non-zero square, -1 otherwise.
   constexpr int legendre() const {
