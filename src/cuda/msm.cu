@@ -14,12 +14,14 @@
 //  2. CUB exclusive scan of the counters: each bucket's range in one
 //     entries array (a counting sort: no key/value sort, no run-length
 //     encoding).
-//  3. scatter_digits_kernel: the same digits again, each written as
-//     (term index | sign) into a slot of its bucket's range. At 2^27 terms
-//     this pass (with the scan) is ~52 ms per batch of 5 windows against
-//     ~7 ms for the counting pass (bench/RESULTS.md 2026-12-02); the
-//     returning atomics' latency is not the cause (four windows' atomics
-//     in flight at once measured the same).
+//  3. The same digits again, each written as (term index | sign) into a
+//     slot of its bucket's range. While a batch's entries fit a share of
+//     the L2, directly (scatter_digits_kernel); above that, random 4-byte
+//     stores into a multi-GB array cost a DRAM sector read-modify-write
+//     each (125 ms of a 2^27 MSM, 2026-12-02), so the digits are first
+//     binned by key range into a pair buffer with one run per block and
+//     bin (partition_digits_kernel), then stored bin by bin
+//     (scatter_pairs_kernel), the destinations of one bin staying in the L2.
 //  4. Bucket sums, a segmented tree with no host round trip: a bucket of s
 //     entries is summed by ceil(s / cap0) threads (mixed additions, cap0 =
 //     tuning::msm::bucket_segment); a bucket with one segment writes its sum
@@ -33,10 +35,13 @@
 //     taken longest first (a CUB radix sort of ~9-bit lengths), so the
 //     lanes of a warp do nearly equal work.
 //  5. reduce_buckets_kernel: sum_d d S_d per window by running sums over
-//     chunks of buckets and a shared-memory tree; the block sums of every
-//     batch stay on the device until the end.
-// One download and one stream synchronisation per MSM; the host adds the
-// block sums and combines the windows (Horner, c doublings per window).
+//     chunks of buckets, then per block a shared-memory tree and a suffix
+//     scan, which replace each thread's multiplication by its chunk's
+//     first digit (that was a quarter of a G2 MSM at c = 16); two sums per
+//     block stay on the device until the end, when finish_windows_kernel
+//     forms every window's sum from its blocks' (one block per window).
+// One download (the W window sums) and one stream synchronisation per MSM;
+// the host combines the windows (Horner, c doublings per window).
 //
 // Invariants: scalars are Montgomery Fr, never modified; bases are affine
 // with infinity as x = y = 0 (the complete mixed addition skips it); device
@@ -114,6 +119,26 @@ unsigned lg_floor(std::size_t n) {
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
 
+/// Window-sum threads take at least 2^this buckets: G1 is work-bound there
+/// (2L additions against the block's scan and trees), G2 latency-bound
+/// (short chains over many threads).
+template <class F>
+inline constexpr unsigned reduce_min_lg_buckets =
+    std::is_same_v<F, ff::fp> ? tune::reduce_min_lg_buckets_g1 : tune::reduce_min_lg_buckets_g2;
+
+/// Partial sums one thread adds per level after level 0:
+/// tuning::msm::partial_segment, or CUZK_MSM_PARTIAL_SEGMENT (>= 2; tuning
+/// only). Fewer per thread means more, shorter levels: those levels run few
+/// threads, so their time is the latency of a thread's chain of additions.
+std::uint32_t partial_segment() {
+  static const std::uint32_t cap = [] {
+    const char* e = std::getenv("CUZK_MSM_PARTIAL_SEGMENT");
+    const long v = e && *e ? std::atol(e) : 0;
+    return v >= 2 ? std::uint32_t(v) : std::uint32_t(tune::partial_segment);
+  }();
+  return cap;
+}
+
 /// Everything sized from (n, c, point size) alone, so the host knows every
 /// launch and buffer without reading the data.
 struct plan {
@@ -124,6 +149,7 @@ struct plan {
   std::size_t nb;            // buckets per batch (wpb B)
   std::size_t multi, single;  // terms that may have several non-zero digits / at most one (in window 0)
   std::size_t entries;       // bound on a batch's non-zero digits: single + wpb multi
+  std::size_t pairs;         // the partitioned scatter's pair buffer (entries); holds any one window
   std::size_t seg0;          // bound on level-0 segments
   // later levels: partial-sum bounds and thread bounds, ping-pong buffers
   std::vector<std::size_t> level_parts, level_threads;
@@ -134,7 +160,10 @@ struct plan {
   /// |multi_digit|: how many of the n scalars may have more than one
   /// non-zero digit (n when unknown); the others are 0 or 1, which have at
   /// most one, in window 0.
-  plan(std::size_t n_, unsigned c_, std::size_t xyzz_bytes, std::size_t multi_digit)
+  /// |min_lg_l|: the least lg of buckets per window-sum thread
+  /// (reduce_min_lg_buckets<F>).
+  plan(std::size_t n_, unsigned c_, std::size_t xyzz_bytes, std::size_t multi_digit,
+       unsigned min_lg_l)
       : n(n_), c(c_), point_bytes(xyzz_bytes) {
     windows = (256 + c - 1) / c;
     lg_b = c - 1;
@@ -154,7 +183,8 @@ struct plan {
     wpb = unsigned(ceil_div(windows, batches));  // even batches
     nb = std::size_t(wpb) * buckets;
     entries = single + std::size_t(wpb) * multi;
-    const std::size_t cap0 = tune::bucket_segment, cap = tune::partial_segment;
+    pairs = std::min(entries, std::max(tune::partition_pair_bytes / 8, single + multi));
+    const std::size_t cap0 = tune::bucket_segment, cap = partial_segment();
     seg0 = entries / cap0 + std::min(nb, entries) + 1;
     // after level 0: multi-segment buckets hold <= 2 entries / cap0 partials
     // (each such bucket has > cap0 entries), at most ceil(n / cap0) in one
@@ -171,12 +201,11 @@ struct plan {
       else part_a = std::max(part_a, parts);
       into_b = !into_b;
     }
-    // window sums: a thread takes L >= 32 buckets (2 L additions) so that
-    // they outweigh its multiplication by the chunk's first digit (~1.5
-    // lg B operations; with L = 4 that was 3/4 of the kernel: 27 of 55 ms
-    // of a 2^20 G2 MSM at c = 16), and at most 2^13 threads per window
-    // (more block sums for the host to add)
-    lg_l = std::max(lg_b > 13 ? lg_b - 13 : 0u, std::min(lg_b, 5u));
+    // window sums: a thread takes L = 2^lg_l buckets (2L additions; the
+    // block's scan and trees add ~2 lg RT more), at least 2^min_lg_l, and
+    // there are at most 2^13 threads per window (64 blocks of 128 for
+    // finish_windows_kernel)
+    lg_l = std::max(lg_b > 13 ? lg_b - 13 : 0u, std::min(lg_b, min_lg_l));
     lg_tt = lg_b - lg_l;
     lg_rt = std::min({lg_tt, lg_floor(tune::reduce_threads), lg_floor((48u << 10) / point_bytes)});
   }
@@ -184,8 +213,14 @@ struct plan {
   std::size_t window_bytes() const {
     return multi * 4 + buckets * (point_bytes + 7 * 4) + 2 * multi / tune::bucket_segment * point_bytes;
   }
+  /// Non-zero digits windows [wa, wb) may hold.
+  std::size_t entries_of(unsigned wa, unsigned wb) const {
+    return (wa == 0 ? single : 0) + std::size_t(wb - wa) * multi;
+  }
   std::size_t per_window_sums() const { return std::size_t(1) << (lg_tt - lg_rt); }
-  std::size_t block_sums() const { return std::size_t(windows) * per_window_sums(); }
+  /// Two per block (reduce_buckets_kernel's A and R), then one per window.
+  std::size_t block_sums() const { return 2 * std::size_t(windows) * per_window_sums(); }
+  std::size_t sums() const { return block_sums() + windows; }
   unsigned levels_after() const { return unsigned(level_parts.size()); }
 };
 
@@ -250,7 +285,7 @@ class phase_timer {
     for (std::size_t i = 1; i < _marks.size(); ++i)
       std::fprintf(stderr, " %s %.2f", _marks[i].first,
                    double(_marks[i].second.elapsed_ms_since(_marks[i - 1].second)));
-    std::fprintf(stderr, "; host combine of %zu sums %.2f ms\n", sums, host_ms);
+    std::fprintf(stderr, "; host combine of %zu window sums %.2f ms\n", sums, host_ms);
   }
 
  private:
@@ -285,6 +320,9 @@ struct gpu_msm_workspace::impl {
   // scratch, grown to the largest plan seen; points as raw 16-byte units
   gpu::device_buffer<fr> scalars;  // host scalars are uploaded here
   gpu::device_buffer<std::uint32_t> entries, cnt, off, nseg, npart, seg_off, poff_a, poff_b;
+  gpu::device_buffer<uint2> pairs;             // the partitioned scatter's first pass
+  gpu::device_buffer<std::uint32_t> bin_fill;  // its per-bin counts
+  std::size_t l2_bytes = 0;                    // of |device|, read once
   gpu::device_buffer<std::uint32_t> seg_keys, seg_keys_sorted, seg_order_in, seg_order;
   gpu::device_buffer<uint4> buckets, part_a, part_b, block_sums;
   gpu::device_buffer<unsigned char> temp;
@@ -294,12 +332,14 @@ struct gpu_msm_workspace::impl {
 
   void reserve(const plan& p) {
     grow(entries, p.entries);
+    grow(pairs, p.pairs);
+    grow(bin_fill, tune::partition_max_bins);
     for (auto* b : {&cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b}) grow(*b, p.nb + 1);
     const std::size_t u = p.point_bytes / 16;
     grow(buckets, p.nb * u);
     grow(part_a, p.part_a * u);
     grow(part_b, p.part_b * u);
-    grow(block_sums, p.block_sums() * u);
+    grow(block_sums, p.sums() * u);
     for (auto* b : {&seg_keys, &seg_keys_sorted, &seg_order_in, &seg_order}) grow(*b, p.seg0);
     grow(temp, std::max(scan_temp_bytes(p.nb + 1), sort_temp_bytes(p.seg0)));
   }
@@ -321,7 +361,7 @@ struct gpu_msm_workspace::impl {
   }
 
   std::size_t bytes() const {
-    std::size_t b = scalars.bytes() + temp.bytes() + counter.bytes();
+    std::size_t b = scalars.bytes() + temp.bytes() + counter.bytes() + pairs.bytes() + bin_fill.bytes();
     for (auto* a : {&entries, &cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b, &seg_keys,
                     &seg_keys_sorted, &seg_order_in, &seg_order})
       b += a->bytes();
@@ -359,7 +399,7 @@ struct gpu_msm_workspace::impl {
       multi = count_multi_digit(d_scalars, n, s);
       if (!c) c = gpu_sparse_window_bits(multi);
     }
-    const plan p(n, choose_window(n, c), sizeof(xyzz_t), multi);
+    const plan p(n, choose_window(n, c), sizeof(xyzz_t), multi, reduce_min_lg_buckets<F>);
     reserve(p);
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
     xyzz_t* d_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
@@ -371,31 +411,37 @@ struct gpu_msm_workspace::impl {
       const std::size_t nb = std::size_t(w_count) * p.buckets;
       const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c,
                                   w_first, w_count};
-      sort_batch(bv, nb, s, phases);
+      sort_batch(bv, p, nb, s, phases);
       phases.mark(s, "scatter");
       sum_buckets<F>(d_bases, p, nb, d_buckets, s, phases);
       phases.mark(s, "levels");
       const unsigned rt = 1u << p.lg_rt;
       const dim3 grid(unsigned(p.per_window_sums()), w_count);
       detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(
-          d_buckets, p.lg_b, p.lg_l, d_sums + std::size_t(w_first) * p.per_window_sums());
+          d_buckets, p.lg_b, p.lg_l, d_sums + 2 * std::size_t(w_first) * p.per_window_sums());
       CUZK_CUDA_CHECK_LAUNCH();
       phases.mark(s, "reduce");
     }
-    std::vector<ec::xyzz<F>> h_sums(p.block_sums());
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(h_sums.data(), d_sums, h_sums.size() * sizeof(xyzz_t),
+    // every window's sum on the device, then one download
+    xyzz_t* d_windows = d_sums + p.block_sums();
+    const unsigned g = unsigned(p.per_window_sums());
+    detail::finish_windows_kernel<Fd><<<p.windows, g, g * sizeof(xyzz_t), s>>>(
+        d_sums, p.lg_rt + p.lg_l, d_windows);
+    CUZK_CUDA_CHECK_LAUNCH();
+    phases.mark(s, "windows");
+    std::vector<ec::xyzz<F>> h_windows(p.windows);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(h_windows.data(), d_windows, h_windows.size() * sizeof(xyzz_t),
                                     cudaMemcpyDeviceToHost, s));
     if (after_launch) after_launch();
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 
     const auto t_host = std::chrono::steady_clock::now();
     ec::xyzz<F> acc = ec::xyzz<F>::identity();
-    const std::size_t per = p.per_window_sums();
     for (unsigned w = p.windows; w-- > 0;) {
       for (unsigned k = 0; k < p.c; ++k) acc = acc.dbl();
-      for (std::size_t b = 0; b < per; ++b) acc += h_sums[w * per + b];
+      acc += h_windows[w];
     }
-    phases.print(n, p.c, p.batches, h_sums.size(),
+    phases.print(n, p.c, p.batches, h_windows.size(),
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_host).count());
     return acc.to_jacobian();
   }
@@ -406,17 +452,89 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(items), s));
   }
 
+  /// Entries one bin of the partitioned scatter should hold: a share of
+  /// the L2 (CUZK_MSM_BIN_ENTRIES overrides it, for tuning and for tests
+  /// that reach the partitioned path at small sizes).
+  std::size_t bin_entries() {
+    if (const char* e = std::getenv("CUZK_MSM_BIN_ENTRIES"); e && *e) {
+      const long long v = std::atoll(e);
+      if (v > 0) return std::size_t(v);
+    }
+    if (!l2_bytes) {
+      int l2 = 0;
+      CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+      l2_bytes = std::size_t(std::max(l2, 1 << 20));
+    }
+    return std::max<std::size_t>((l2_bytes >> tune::partition_lg_l2_share) / 4, 1);
+  }
+
   /// Steps 1-3: entries of every non-zero digit of the batch, grouped by
   /// bucket; off[b] .. off[b+1] is bucket b's range (nb + 1 offsets).
-  void sort_batch(const detail::batch_view& bv, std::size_t nb, cudaStream_t s, phase_timer& ph) {
+  void sort_batch(const detail::batch_view& bv, const plan& p, std::size_t nb, cudaStream_t s,
+                  phase_timer& ph) {
     CUZK_CUDA_CHECK(cudaMemsetAsync(cnt.data(), 0, (nb + 1) * sizeof(std::uint32_t), s));
     const unsigned blocks = blocks_for(bv.n, tune::digit_threads);
     detail::count_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, cnt.data());
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "count");
     scan(cnt.data(), off.data(), nb + 1, s);
-    detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(),
-                                                                         entries.data());
+    const unsigned w_end = bv.w_first + bv.w_count;
+    const std::size_t per_bin = bin_entries();
+    // stages of whole windows whose pairs fit the pair buffer
+    std::vector<std::pair<unsigned, unsigned>> stages;
+    for (unsigned wa = bv.w_first; wa < w_end;) {
+      unsigned wb = wa + 1;
+      while (wb < w_end && p.entries_of(wa, wb + 1) <= p.pairs) ++wb;
+      stages.emplace_back(wa, wb);
+      wa = wb;
+    }
+    if (!partition_pays(p, bv.w_first, w_end, stages.size(), per_bin)) {
+      detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(),
+                                                                           entries.data());
+      CUZK_CUDA_CHECK_LAUNCH();
+      return;
+    }
+    for (const auto& [wa, wb] : stages) scatter_stage(bv, p, wa, wb, per_bin, s);
+  }
+
+  /// Whether the partitioned scatter beats the direct one for windows
+  /// [wa, wb) in |stages| stages. Direct: one pass over the scalars, a DRAM
+  /// read-modify-write per multi-digit entry once they overflow the L2.
+  /// Partitioned: one pass over the scalars per stage, cheaper entries.
+  /// tuning::msm::partition_pass_cost (measured) prices a pass over the
+  /// scalars in saved entries; the single-digit terms (the ones of a
+  /// witness, all in one bucket) write in sequence either way and do not
+  /// count. CUZK_MSM_BIN_ENTRIES forces the partitioned path (tests).
+  static bool partition_pays(const plan& p, unsigned wa, unsigned wb, std::size_t stages,
+                             std::size_t per_bin) {
+    const std::size_t all = p.entries_of(wa, wb);
+    if (all <= per_bin) return false;  // the whole batch stays in the L2
+    if (const char* e = std::getenv("CUZK_MSM_BIN_ENTRIES"); e && *e) return true;
+    const double random = double(all - (wa == 0 ? p.single : 0));
+    return random > tune::partition_pass_cost * double(stages) * double(p.n);
+  }
+
+  /// The partitioned scatter of windows [wa, wb) of the batch.
+  void scatter_stage(const detail::batch_view& bv, const plan& p, unsigned wa, unsigned wb,
+                     std::size_t per_bin, cudaStream_t s) {
+    const std::size_t bound = p.entries_of(wa, wb);
+    const std::size_t keys = std::size_t(wb - wa) * p.buckets;
+    // bins of 2^lg_bin keys, each expected to hold about |per_bin| entries
+    unsigned lg_bin = 0;
+    while ((std::size_t(2) << lg_bin) <= keys &&
+           (std::size_t(2) << lg_bin) * double(bound) / double(keys) <= double(per_bin))
+      ++lg_bin;
+    while (ceil_div(keys, std::size_t(1) << lg_bin) > tune::partition_max_bins) ++lg_bin;
+    const detail::stage_view st{wa, wb, std::uint32_t((wa - bv.w_first) * p.buckets),
+                                std::uint32_t((wb - bv.w_first) * p.buckets), lg_bin,
+                                unsigned(ceil_div(keys, std::size_t(1) << lg_bin))};
+    CUZK_CUDA_CHECK(cudaMemsetAsync(bin_fill.data(), 0, st.nbins * sizeof(std::uint32_t), s));
+    const unsigned per_block = tune::partition_threads * tune::partition_terms_per_thread;
+    detail::partition_digits_kernel<<<blocks_for(bv.n, per_block), tune::partition_threads, 0, s>>>(
+        bv, st, off.data(), bin_fill.data(), pairs.data());
+    CUZK_CUDA_CHECK_LAUNCH();
+    detail::scatter_pairs_kernel<<<blocks_for(bound, tune::digit_threads), tune::digit_threads, 0, s>>>(
+        pairs.data(), st, off.data(), cnt.data(), entries.data());
     CUZK_CUDA_CHECK_LAUNCH();
   }
 
@@ -454,7 +572,7 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "level0");
     // later levels: the partial sums, ping-pong between part_a and part_b
-    cap = tune::partial_segment;
+    cap = partial_segment();
     xyzz_t *in = pa, *out = pb;
     in_off = out_off;
     out_off = spare_off;
@@ -654,9 +772,10 @@ template <class F>
 std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits) {
   if (n == 0) return 0;
   const std::size_t xb = sizeof(ec::xyzz<F>);
-  const plan p(n, choose_window(n, window_bits), xb, n);
-  const std::size_t words = p.entries + 7 * (p.nb + 1) + 4 * p.seg0;
-  const std::size_t points = p.nb + p.part_a + p.part_b + p.block_sums();
+  const plan p(n, choose_window(n, window_bits), xb, n, reduce_min_lg_buckets<F>);
+  const std::size_t words =
+      p.entries + 2 * p.pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
+  const std::size_t points = p.nb + p.part_a + p.part_b + p.sums();
   // CUB's scratch: the segment sort's is about one more copy of its keys
   // and values; the scans' a few bytes per 1 K items; plus slack
   const std::size_t cub = 8 * p.seg0 + (p.nb + 1) / 64 + (std::size_t(1) << 20);

@@ -64,18 +64,6 @@ __device__ __forceinline__ xyzz_d<Fd> infinity() {
   return r;
 }
 
-/// k * p for k < 2^32 (double-and-add from the top bit).
-template <class Fd>
-__device__ xyzz_d<Fd> mul_small(const xyzz_d<Fd>& p, std::uint32_t k) {
-  xyzz_d<Fd> r = infinity<Fd>();
-  if (k == 0) return r;
-  for (int bit = 31 - __clz(k); bit >= 0; --bit) {
-    r = dbl(r);
-    if ((k >> bit) & 1) r = add(r, p);
-  }
-  return r;
-}
-
 using gpu::load16_ro;
 using gpu::store16;
 
@@ -104,11 +92,30 @@ struct batch_view {
 /// collectives inside |emit| still see this lane). Digits are in
 /// [-(2^(c-1) - 1), 2^(c-1)]: a window value above 2^(c-1) becomes
 /// value - 2^c and carries one into the next window.
-/// Term |i|'s scalar in canonical form (Montgomery times raw 1).
+/// Whether Montgomery-form |k| is 0 or 1 (word for word: both forms are unique).
+__device__ __forceinline__ void classify_binary(const fr_d& k, bool& zero, bool& is_one) {
+  const fr_d one = fr_d::one();
+  zero = true, is_one = true;
+#pragma unroll
+  for (int w = 0; w < fr_d::n_words; ++w) {
+    zero &= k.l[w] == 0;
+    is_one &= k.l[w] == one.l[w];
+  }
+}
+
+/// Term |i|'s scalar in canonical form (Montgomery times raw 1). 0 and 1
+/// (Montgomery form compared word for word) skip the multiplication: ~98% of
+/// a witness, so about two warps in three of a witness MSM's digit passes
+/// (one in three has a lane with another value) multiply nothing.
 __device__ __forceinline__ fr_d canonical_scalar(const batch_view& bv, std::uint32_t i) {
-  fr_d one_raw = fr_d::zero();
-  one_raw.l[0] = 1;
-  return bv.scalars[i] * one_raw;
+  const fr_d k = bv.scalars[i];
+  bool zero, is_one;
+  classify_binary(k, zero, is_one);
+  fr_d r = fr_d::zero();
+  if (is_one) r.l[0] = 1;
+  if (zero || is_one) return r;
+  r.l[0] = 1;
+  return k * r;
 }
 
 /// Window |w|'s signed digit of canonical |k|, with the borrow |carry|
@@ -130,16 +137,23 @@ __device__ __forceinline__ std::uint32_t digit_key(const batch_view& bv, unsigne
   return (w - bv.w_first) * (1u << (bv.c - 1)) + mag - 1;
 }
 
+/// The same for windows [wa, wb) of the batch only, from canonical |k|.
+template <class Emit>
+__device__ __forceinline__ void for_each_digit_of(const batch_view& bv, const fr_d& k, unsigned wa,
+                                                  unsigned wb, Emit&& emit) {
+  std::int32_t carry = 0;
+  for (unsigned w = 0; w < wb; ++w) {
+    const std::int32_t d = signed_digit(k, w, bv.c, carry);
+    if (w < wa) continue;
+    emit(d != 0, digit_key(bv, w, d), d < 0);
+  }
+}
+
 template <class Emit>
 __device__ __forceinline__ void for_each_digit(const batch_view& bv, std::uint32_t i, bool valid,
                                                Emit&& emit) {
   const fr_d k = valid ? canonical_scalar(bv, i) : fr_d::zero();
-  std::int32_t carry = 0;
-  for (unsigned w = 0; w < bv.w_first + bv.w_count; ++w) {
-    const std::int32_t d = signed_digit(k, w, bv.c, carry);
-    if (w < bv.w_first) continue;
-    emit(d != 0, digit_key(bv, w, d), d < 0);
-  }
+  for_each_digit_of(bv, k, bv.w_first, bv.w_first + bv.w_count, emit);
 }
 
 /// Lanes of this warp below this one.
@@ -185,23 +199,120 @@ __global__ void __launch_bounds__(tune::digit_threads)
   });
 }
 
+// ---- the partitioned scatter ---------------------------------------------------------
+//
+// Above an L2's worth of entries, the direct scatter's 4-byte stores land at
+// random addresses of a multi-GB array, each its own DRAM sector
+// read-modify-write (ncu at 2^26: 58 GB moved to write 2.8 GB). The
+// partitioned scatter writes every digit twice instead: first (key, entry)
+// pairs into bins of 2^lg_bin consecutive keys (the bins are in key order,
+// so bin b's range of the stage's entries is known from the counting
+// scan), each block reserving one run per bin; then the pairs are read back
+// in order and stored into their buckets, while the destination addresses
+// stay within one bin's few MB, which the L2 holds. About 20 bytes of DRAM
+// traffic per digit instead of ~80.
+
+/// Windows [wa, wb) of a batch, whose keys are [key_lo, key_hi); bins of
+/// 2^lg_bin keys from key_lo.
+struct stage_view {
+  unsigned wa, wb;
+  std::uint32_t key_lo, key_hi;
+  unsigned lg_bin, nbins;
+};
+
+/// Pass 1: every non-zero digit of the stage as {key, term | sign} into
+/// its bin's part of |pairs| (positions relative to the stage's first entry,
+/// off[key_lo]). A block takes tune::partition_terms_per_thread terms per
+/// thread, counts its digits per bin in shared memory, reserves one run per
+/// bin (one global atomic per block and bin: |fill| holds each bin's count
+/// so far, zero on entry) and writes its digits into those runs.
+__global__ void __launch_bounds__(tune::partition_threads)
+    partition_digits_kernel(batch_view bv, stage_view st, const std::uint32_t* __restrict__ off,
+                            std::uint32_t* __restrict__ fill, uint2* __restrict__ pairs) {
+  __shared__ std::uint32_t run[tune::partition_max_bins];
+  constexpr unsigned per = tune::partition_terms_per_thread;
+  const unsigned lane = threadIdx.x % 32;
+  for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) run[b] = 0;
+  __syncthreads();
+  const std::uint32_t first = blockIdx.x * (blockDim.x * per) + threadIdx.x;
+  // canonical scalars kept for both passes, in registers as long as every
+  // index is a constant (unrolled loops; no lambda captures the array)
+  fr_d k[per];
+#pragma unroll
+  for (unsigned t = 0; t < per; ++t) {
+    const std::uint32_t i = first + t * blockDim.x;
+    k[t] = i < bv.n ? canonical_scalar(bv, i) : fr_d::zero();
+  }
+  // count: warp-aggregated (the ones of a witness all hit one bin)
+#pragma unroll
+  for (unsigned t = 0; t < per; ++t)
+    for_each_digit_of(bv, k[t], st.wa, st.wb, [&](bool nz, std::uint32_t key, bool) {
+      const unsigned active = __ballot_sync(full_mask, nz);
+      if (!nz) return;
+      const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
+      const unsigned peers = __match_any_sync(active, bin);
+      if ((peers & lanes_below()) == 0) atomicAdd(run + bin, __popc(peers));
+    });
+  __syncthreads();
+  const std::uint32_t stage_first = off[st.key_lo];
+  for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) {
+    const std::uint32_t n_b = run[b];
+    if (n_b == 0) continue;
+    const std::uint32_t bin_first = off[st.key_lo + (b << st.lg_bin)] - stage_first;
+    run[b] = bin_first + atomicAdd(fill + b, n_b);
+  }
+  __syncthreads();
+#pragma unroll
+  for (unsigned t = 0; t < per; ++t) {
+    const std::uint32_t i = first + t * blockDim.x;
+    for_each_digit_of(bv, k[t], st.wa, st.wb, [&](bool nz, std::uint32_t key, bool neg) {
+      const unsigned active = __ballot_sync(full_mask, nz);
+      if (!nz) return;
+      const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
+      const unsigned peers = __match_any_sync(active, bin);
+      const unsigned leader = __ffs(peers) - 1;
+      std::uint32_t at = 0;
+      if (lane == leader) at = atomicAdd(run + bin, __popc(peers));
+      at = __shfl_sync(peers, at, leader) + __popc(peers & lanes_below());
+      pairs[at] = make_uint2(key, i | (neg ? sign_bit : 0u));
+    });
+  }
+}
+
+/// Pass 2: the stage's pairs, read in bin order, each stored into a slot of
+/// its bucket's range (the direct scatter's slot rule: cnt[key] counted
+/// down). Threads past the stage's entry count (known on the device only)
+/// do nothing.
+__global__ void __launch_bounds__(tune::digit_threads)
+    scatter_pairs_kernel(const uint2* __restrict__ pairs, stage_view st,
+                         const std::uint32_t* __restrict__ off, std::uint32_t* __restrict__ cnt,
+                         std::uint32_t* __restrict__ entries) {
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  const unsigned lane = threadIdx.x % 32;
+  const bool valid = t < off[st.key_hi] - off[st.key_lo];
+  const uint2 e = valid ? pairs[t] : make_uint2(0, 0);
+  const unsigned active = __ballot_sync(full_mask, valid);
+  if (!valid) return;
+  const unsigned peers = __match_any_sync(active, e.x);
+  const unsigned leader = __ffs(peers) - 1;
+  const unsigned k = __popc(peers);
+  std::uint32_t top = 0;
+  if (lane == leader) top = atomicSub(cnt + e.x, k);
+  top = __shfl_sync(peers, top, leader);
+  entries[off[e.x] + top - k + __popc(peers & lanes_below())] = e.y;
+}
+
 /// *count += the scalars of d_scalars[0, n) that are neither 0 nor 1
 /// (Montgomery form compared word for word: both are unique there). Grid
 /// stride; one atomic per warp.
 __global__ void __launch_bounds__(tune::digit_threads)
     count_multi_digit_kernel(const fr_d* __restrict__ scalars, std::size_t n,
                              unsigned long long* __restrict__ count) {
-  const fr_d one = fr_d::one();
   unsigned mine = 0;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
-    const fr_d k = scalars[i];
-    bool zero = true, is_one = true;
-#pragma unroll
-    for (int w = 0; w < fr_d::n_words; ++w) {
-      zero &= k.l[w] == 0;
-      is_one &= k.l[w] == one.l[w];
-    }
+    bool zero, is_one;
+    classify_binary(scalars[i], zero, is_one);
     mine += !(zero || is_one);
   }
 #pragma unroll
@@ -328,35 +439,109 @@ __global__ void __launch_bounds__(tune::accumulate_threads)
 
 // ---- window sums ---------------------------------------------------------------------
 
-/// sum_d d * S_d over each window's buckets (S_d at position d - 1). Grid
-/// (blocks per window, windows) of RT threads; thread t of a window owns
-/// L = 2^lg_l consecutive buckets, d_lo = first + 1 .. first + L, and forms
-/// sum (d - d_lo + 1) S_d by running sums from the top (2L additions) plus
-/// first * sum S_d (double-and-add); a shared-memory tree sums each block.
+/// sh[0] = sh[0] + ... + sh[n - 1] (n a power of two, n threads; sh is
+/// overwritten). Ends synchronised.
+template <class Fd>
+__device__ __forceinline__ void block_sum(xyzz_d<Fd>* sh, unsigned j, unsigned n) {
+  for (unsigned half = n / 2; half > 0; half /= 2) {
+    if (j < half) sh[j] = add(sh[j], sh[j + half]);
+    __syncthreads();
+  }
+}
+
+/// From thread j's |r| (n threads, n a power of two): total = sum_j r_j and
+/// weighted = sum_j j r_j (= sum_{i >= 1} sum_{j >= i} r_j: a suffix scan,
+/// then a tree), both set in thread 0 only. Starts and ends synchronised.
+template <class Fd>
+__device__ __forceinline__ void block_weighted_sum(xyzz_d<Fd>* sh, unsigned j, unsigned n,
+                                                   const xyzz_d<Fd>& r, xyzz_d<Fd>& total,
+                                                   xyzz_d<Fd>& weighted) {
+  sh[j] = r;
+  __syncthreads();
+  for (unsigned d = 1; d < n; d *= 2) {
+    const bool has = j + d < n;
+    const xyzz_d<Fd> v = has ? sh[j + d] : infinity<Fd>();
+    __syncthreads();
+    if (has) sh[j] = add(sh[j], v);
+    __syncthreads();
+  }
+  if (j == 0) {
+    total = sh[0];
+    sh[0] = infinity<Fd>();
+  }
+  __syncthreads();
+  block_sum(sh, j, n);
+  if (j == 0) weighted = sh[0];
+  __syncthreads();
+}
+
+/// sum_d d * S_d over each window's buckets (S_d at position d - 1), in two
+/// parts per block. Grid (G blocks per window, windows) of RT threads;
+/// thread j of block k owns the L = 2^lg_l buckets from first = (k RT + j) L
+/// and forms by running sums from the top (2L additions) R_j = sum S_d and
+/// A_j = sum (d - first) S_d, so that its share of the window sum is
+/// A_j + first R_j. The block writes
+///   A_k = sum_j A_j + L sum_j j R_j  and  R_k = sum_j R_j,
+/// and the window sum is sum_k A_k + RT L sum_k k R_k (finish_windows_kernel).
+/// No thread multiplies by its first digit (that was a quarter of a G2 MSM
+/// at c = 16), so L may be small: many threads with short chains, which is
+/// what G2 (latency-bound here) needs.
+/// Output: sums[2 (w G + k)] = A_k, sums[2 (w G + k) + 1] = R_k.
 /// RT * sizeof(xyzz) bytes of shared memory.
 template <class Fd>
 __global__ void __launch_bounds__(tune::reduce_threads)
     reduce_buckets_kernel(const xyzz_d<Fd>* __restrict__ buckets, unsigned lg_b, unsigned lg_l,
-                          xyzz_d<Fd>* __restrict__ block_sums) {
+                          xyzz_d<Fd>* __restrict__ sums) {
   extern __shared__ uint4 smem_raw[];
   xyzz_d<Fd>* sh = reinterpret_cast<xyzz_d<Fd>*>(smem_raw);
-  const unsigned w = blockIdx.y;
-  const std::uint32_t chunk = blockIdx.x * blockDim.x + threadIdx.x;
-  const std::uint32_t first = chunk << lg_l;
+  const unsigned w = blockIdx.y, j = threadIdx.x, rt = blockDim.x;
+  const std::uint32_t first = (blockIdx.x * rt + j) << lg_l;
   const xyzz_d<Fd>* bw = buckets + (std::size_t(w) << lg_b);
+  xyzz_d<Fd>* out = sums + 2 * (std::size_t(w) * gridDim.x + blockIdx.x);
   xyzz_d<Fd> running = infinity<Fd>(), acc = infinity<Fd>();
   for (std::uint32_t p = first + (1u << lg_l); p-- > first;) {
     running = add(running, load16_ro(bw + p));
     acc = add(acc, running);
   }
-  acc = add(acc, mul_small(running, first));
-  sh[threadIdx.x] = acc;
+  sh[j] = acc;
   __syncthreads();
-  for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
-    if (threadIdx.x < half) sh[threadIdx.x] = add(sh[threadIdx.x], sh[threadIdx.x + half]);
-    __syncthreads();
+  block_sum(sh, j, rt);
+  if (j == 0) out[0] = sh[0];
+  __syncthreads();
+  xyzz_d<Fd> total, weighted;
+  block_weighted_sum(sh, j, rt, running, total, weighted);
+  if (j == 0) {
+    for (unsigned k = 0; k < lg_l; ++k) weighted = dbl(weighted);
+    out[0] = add(out[0], weighted);
+    out[1] = total;
   }
-  if (threadIdx.x == 0) block_sums[std::size_t(w) * gridDim.x + blockIdx.x] = sh[0];
+}
+
+/// One block of G threads per window: thread k takes block k's (A_k, R_k)
+/// from reduce_buckets_kernel and the block writes the window sum
+/// sum_k A_k + 2^lg_weight sum_k k R_k (2^lg_weight = RT L) to
+/// window_sums[w_first + w]. G * sizeof(xyzz) bytes of shared memory.
+template <class Fd>
+__global__ void __launch_bounds__(tune::reduce_threads)
+    finish_windows_kernel(const xyzz_d<Fd>* __restrict__ sums, unsigned lg_weight,
+                          xyzz_d<Fd>* __restrict__ window_sums) {
+  extern __shared__ uint4 smem_raw[];
+  xyzz_d<Fd>* sh = reinterpret_cast<xyzz_d<Fd>*>(smem_raw);
+  const unsigned w = blockIdx.x, k = threadIdx.x, g = blockDim.x;
+  const xyzz_d<Fd>* in = sums + 2 * (std::size_t(w) * g + k);
+  sh[k] = load16_ro(in);
+  const xyzz_d<Fd> r = load16_ro(in + 1);
+  __syncthreads();
+  block_sum(sh, k, g);
+  xyzz_d<Fd> a_total;
+  if (k == 0) a_total = sh[0];
+  __syncthreads();
+  xyzz_d<Fd> total, weighted;
+  block_weighted_sum(sh, k, g, r, total, weighted);
+  if (k == 0) {
+    for (unsigned b = 0; b < lg_weight; ++b) weighted = dbl(weighted);
+    window_sums[w] = add(a_total, weighted);
+  }
 }
 
 }  // namespace cuzk::msm::detail

@@ -6,13 +6,16 @@
 // P/-P pairs and infinity bases at the same sizes; degenerate inputs (all
 // zero, all one, all equal: one hot bucket per window); every window width
 // the API accepts at 2^12; the one-shot entry point; argument errors; the
-// count of multi-digit scalars and the sparse window on a witness mix.
+// count of multi-digit scalars and the sparse window on a witness mix; the
+// direct and the partitioned scatter on both sides of their threshold.
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <cuzk/ec/batch_normalize.hpp>
@@ -223,6 +226,48 @@ TEST(GpuMsm, BitHeavyScalarsAcrossSegmentSizes) {
     // only ones, and only zeros and ones (no Pippenger part at all)
     for (std::size_t i = 0; i < n; ++i) scalars[i] = (rng() & 1) ? fr::one() : fr::zero();
     expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars), "0/1 only n=" + std::to_string(n));
+  }
+}
+
+// The two scatter paths (msm_kernels.cuh): the direct one while a batch's
+// entries fit a share of the L2, the partitioned one (bins of keys, then
+// buckets) above it. CUZK_MSM_BIN_ENTRIES moves the threshold, so both run
+// at small sizes: 1 entry per bin (as many bins as the shared counters
+// allow), 37 (bins of a few keys, uneven), and 10^9 (direct at every size).
+// Random scalars, the witness mix (one bin holding nearly every entry) and
+// every scalar 1; the 2^27 linearity test below reaches the partitioned
+// path in several stages per batch.
+TEST(GpuMsm, PartitionedAndDirectScatterMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.PartitionedAndDirectScatterMatchCpu"));
+  struct env_guard {
+    ~env_guard() { unsetenv("CUZK_MSM_BIN_ENTRIES"); }
+  } restore;
+  msm::gpu_msm_context ctx;
+  for (const std::size_t n : {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13,
+                              (std::size_t(1) << 17) + 3}) {
+    const std::span<const g1_affine> bases(pool().data(), n);
+    ctx.upload_bases(bases);
+    auto random = cuzk::test::random_elements<fr>(n, rng);
+    random[0] = fr::zero();
+    random[n - 1] = -fr::one();
+    std::vector<fr> witness(n), ones(n, fr::one());
+    for (auto& k : witness) {
+      const unsigned u = unsigned(rng() % 100);
+      k = u < 51 ? fr::zero() : u < 97 ? fr::one() : fr::random(rng);
+    }
+    const g1_jacobian want_random = msm::msm<fp>(bases, random);
+    const g1_jacobian want_witness = msm::msm<fp>(bases, witness);
+    const g1_jacobian want_ones = msm::msm<fp>(bases, ones);
+    for (const char* per_bin : {"1", "37", "1000000000"}) {
+      setenv("CUZK_MSM_BIN_ENTRIES", per_bin, 1);
+      const std::string at = " n=" + std::to_string(n) + " entries per bin " + per_bin;
+      expect_same(ctx.run(random), want_random, "random" + at);
+      expect_same(ctx.run(random, 9), want_random, "random c=9" + at);
+      expect_same(ctx.run(witness, 0, msm::gpu_scalar_mix::mostly_binary), want_witness,
+                  "witness mix" + at);
+      expect_same(ctx.run(ones), want_ones, "all one" + at);
+    }
   }
 }
 

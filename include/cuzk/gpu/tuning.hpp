@@ -43,6 +43,14 @@ struct msm {
   static constexpr unsigned digit_threads = 256;
   static constexpr unsigned accumulate_threads = 128;
   static constexpr unsigned reduce_threads = 128;
+  /// Window sums: each thread takes at least 2^this buckets, more only to
+  /// keep 2^13 threads per window. G1 is work-bound there (a thread's 2L
+  /// additions against the ~2 lg reduce_threads of its block's scan and
+  /// trees; 2^3 measured 3.3 ms against 2.4 at 2^21); G2 is latency-bound
+  /// (short chains over many threads: 2^3 took a 2^20 G2 MSM's window sums
+  /// from 8.2 to 6.9 ms on the H200, 2026-12-02).
+  static constexpr unsigned reduce_min_lg_buckets_g1 = 5;
+  static constexpr unsigned reduce_min_lg_buckets_g2 = 3;
   /// Resident blocks per SM asked of the G1 level-0 kernel (its register
   /// cap: 65536 / (accumulate_threads * this)).
   static constexpr unsigned accumulate_min_blocks_g1 = 4;
@@ -54,16 +62,42 @@ struct msm {
   /// duplicated scalars) is spread over many threads.
   static constexpr unsigned bucket_segment = 256;
   /// Partial sums one thread adds at each later level (XYZZ additions).
-  static constexpr unsigned partial_segment = 32;
+  /// Those levels run few threads, so their time is a thread's chain of
+  /// additions: 8 took the 32 GiB PoRep's witness MSMs' later levels from
+  /// 1.5 / 1.5 / 1.4 / 6.7 ms (L, A, B_G1, B_G2 at 32) to 0.85 / 0.83 / 0.66 /
+  /// 2.75 on the H200 (2026-12-02; the H MSM's from 1.19 to 1.36 per batch).
+  static constexpr unsigned partial_segment = 8;
   /// Scratch bound per batch of windows: windows are processed in as few
   /// batches as keep entries, buckets and partial sums under this.
   static constexpr std::size_t batch_bytes = std::size_t(4) << 30;
+  /// The partitioned scatter (msm_kernels.cuh), used once a stage's entries
+  /// exceed what the L2 holds: threads per block and terms per thread of its
+  /// first pass (a block's runs per bin grow with both), the most bins a
+  /// stage may have (shared-memory counters), the fraction of the L2 one
+  /// bin's entries may take (1 / 2^this; at 2^24 on the H200, 60 MiB of L2:
+  /// bins of 2^18 / 2^20 / 2^22 entries gave 14.4 / 12.3 / 9.3 ms of scatter),
+  /// and the (key, entry) pair buffer, which always holds at least the
+  /// largest window.
+  static constexpr unsigned partition_threads = 256;
+  static constexpr unsigned partition_terms_per_thread = 4;
+  static constexpr unsigned partition_max_bins = 2048;
+  static constexpr unsigned partition_lg_l2_share = 2;
+  static constexpr std::size_t partition_pair_bytes = std::size_t(1) << 30;
+  /// The partitioned scatter is used for a batch when its multi-digit
+  /// entries exceed this many per term and stage: each stage reads every
+  /// scalar again. Measured on the H200 (2026-12-02): a stage's pass over
+  /// the scalars cost ~51 ps per term, and each entry ~44 ps partitioned
+  /// against ~77 ps direct (the 2^27 H MSM at one window per stage: 64 ms
+  /// per five-window batch, 52 direct; 2^24 in two stages: 12 ms, 22 direct).
+  static constexpr double partition_pass_cost = 1.55;
 };
 static_assert(msm::min_window >= 2 && msm::max_window <= 24 && msm::min_window <= msm::max_window);
 static_assert(msm::min_explicit_window >= 2 && msm::min_explicit_window <= msm::min_window);
 static_assert(is_pow2(msm::digit_threads) && is_pow2(msm::accumulate_threads) &&
               is_pow2(msm::reduce_threads) && msm::digit_threads % 32 == 0);
 static_assert(msm::bucket_segment >= 2 && msm::partial_segment >= 2);
+static_assert(is_pow2(msm::partition_threads) && msm::partition_threads % 32 == 0 &&
+              msm::partition_terms_per_thread >= 1);
 
 /// R1CS SpMV (a = A·w, b = B·w; src/cuda/spmv.cu, cuzk/r1cs/spmv_gpu.hpp).
 /// First values from the PoRep row lengths (2 KiB partition, A: 99.4% of
