@@ -314,9 +314,13 @@ TEST(integrity_limits, out_of_range_counts_are_refused_in_milliseconds_with_memo
       EXPECT_NE(st.error_message().find(c.expect), std::string::npos) << st.error_message();
       rss_max = std::max(rss_max, rss_bytes());
     }
-    // 10 ms, plus the transfer of what the client sent (the 4 MiB entry: ~20 ms on loopback)
+    // What this guards against is work in proportion to a claimed count (a
+    // 25 M-entry allocation or loop: seconds). The bound is 100 ms plus the
+    // transfer of what the client sent (the 4 MiB entry: ~20 ms on
+    // loopback): refusals take 1-3 ms on an idle machine, and on the shared
+    // 2-core box with builds running the best of 3 was seen above 10 ms.
     const double mib = double(c.q.ByteSizeLong()) / (1 << 20);
-    EXPECT_LT(best_ms, 10.0 + 10.0 * mib);
+    EXPECT_LT(best_ms, 100.0 + 10.0 * mib);
     std::printf("%-32s %8.3f MiB refused in %.2f ms\n", c.name, mib, best_ms);
   }
   // the 10k-entry and 4 MiB requests are themselves a few MB on both sides
