@@ -60,7 +60,7 @@ class fixed_base_table {
     }
     tbb::parallel_for(0u, n_windows, [&](unsigned w) {
       const affine<F> step = window_base[w].to_affine();  // mixed additions below
-      std::vector<jacobian<F>> proj(per_window);  // one window at a time: 19 MB for G2, c = 16
+      std::vector<jacobian<F>> proj(per_window);  // one window at a time: 2.4 MB for G2, c = 13
       jacobian<F> acc = window_base[w];
       for (std::size_t d = 0; d < per_window; ++d) {
         proj[d] = acc;
@@ -93,6 +93,7 @@ class fixed_base_table {
   std::span<const affine<F>> table() const noexcept { return _table; }
 
  private:
+  static_assert(window_bits >= 1 && window_bits <= 24, "2^c table points per window");
   using limbs = decltype(ff::fr::zero().to_canonical());
 
   static unsigned digit(const limbs& c, unsigned w) {
