@@ -3,7 +3,7 @@
 # `make demo`: the main job end to end — a 2 KiB PoRep C2 proved through the
 # daemon and verified. Steps: (1) 2 KiB PoRep parameters from our seeded
 # setup (TEST parameters: anyone with the seed can forge proofs; the first
-# run takes a few minutes on 2 cores, later runs reuse them) and two
+# run takes one to two minutes on 2 cores, later runs reuse them) and two
 # synthetic C1 outputs, cached under $CUZK_DEMO_DATA (default data/demo);
 # (2) build/bin/cuzk on a unix socket with the HTTP status listener (GPU
 # backend when a GPU is present, else CPU); (3) cuzk-bench single proves the
@@ -27,7 +27,7 @@ trap cleanup EXIT
 
 echo "== cuzk demo: 2 KiB PoRep C2 through the daemon (data in $DATA)"
 if ! ls "$DATA"/params/*.vk > /dev/null 2>&1; then
-  echo "-- generating 2 KiB PoRep test parameters (seeded setup, once; a few minutes on 2 cores)"
+  echo "-- generating 2 KiB PoRep test parameters (seeded setup, once; one to two minutes on 2 cores)"
   "$B/cuzk-bench" gen-params --type porep --sector-size 2KiB --seed 1 --out "$DATA/params.tmp"
   rm -rf "$DATA/params" && mv "$DATA/params.tmp" "$DATA/params"
 fi

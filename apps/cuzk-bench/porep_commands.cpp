@@ -85,7 +85,8 @@ int gen_params(const gen_params_options& o) {
   const r1cs::r1cs_shape shape = circuits::porep_shape(*info);
   const double shape_s = seconds_since(t0);
   const auto t1 = clock_type::now();
-  const groth16::parameters params = groth16::generate_parameters(shape, seed);
+  groth16::setup_timings st;
+  const groth16::parameters params = groth16::generate_parameters(shape, seed, &st);
   const double setup_s = seconds_since(t1);
   const auto t2 = clock_type::now();
   io::write_parameters(params, param_path(o.out, *size, ".params"));
@@ -94,6 +95,11 @@ int gen_params(const gen_params_options& o) {
   std::printf("wrote %s.{params,vk,meta}\n", param_path(o.out, *size, "").string().c_str());
   std::printf("constraints %zu, inputs %zu, aux %zu; shape %.2f s, setup %.2f s, write %.2f s\n",
               shape.num_constraints, shape.num_inputs, shape.num_aux, shape_s, setup_s, seconds_since(t2));
+  std::printf("setup steps (s): lagrange %.2f, uvw %.2f, scalars %.2f, tables %.2f, vk %.2f, h %.2f (%zu), "
+              "l %.2f (%zu), a %.2f (%zu), b_g1 %.2f (%zu), b_g2 %.2f (%zu)\n",
+              st.lagrange_ms / 1e3, st.uvw_ms / 1e3, st.scalars_ms / 1e3, st.tables_ms / 1e3, st.vk_ms / 1e3,
+              st.h_ms / 1e3, params.h.size(), st.l_ms / 1e3, params.l.size(), st.a_ms / 1e3, params.a.size(),
+              st.b_g1_ms / 1e3, params.b_g1.size(), st.b_g2_ms / 1e3, params.b_g2.size());
   return 0;
 }
 
