@@ -680,7 +680,7 @@ engine::submitted engine::submit(proof_request req) {
   };
   {
     std::lock_guard lk(p.mu);
-    if (!p.accepting) throw unsupported_request("the engine is shutting down and accepts no new proofs");
+    if (!p.accepting) throw shutting_down_error();
     p.purge_expired_locked();
     if (!req.request_id.empty()) {
       auto it = p.jobs.find(req.request_id);
@@ -707,7 +707,7 @@ engine::submitted engine::submit(proof_request req) {
   p.srs.check_available(j->circuit_id);  // missing_parameters_error: refused now, not at its first partition
   if (p.cfg.check_vanilla_proofs) j->cj->check_vanilla();  // invalid_request before any proving
   std::lock_guard lk(p.mu);
-  if (!p.accepting) throw unsupported_request("the engine is shutting down and accepts no new proofs");
+  if (!p.accepting) throw shutting_down_error();
   if (!req.request_id.empty()) {
     auto it = p.jobs.find(req.request_id);  // a racing duplicate
     if (it != p.jobs.end() && same_request(it->second)) return {it->first, 0, true};

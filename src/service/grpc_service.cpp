@@ -60,10 +60,10 @@ Status guarded_in(const std::filesystem::path& param_cache, F&& f) {
     return f();
   } catch (const engine::invalid_request& e) {
     return st(StatusCode::INVALID_ARGUMENT, e.what());
+  } catch (const engine::shutting_down_error& e) {
+    return st(StatusCode::UNAVAILABLE, e.what());
   } catch (const engine::unsupported_request& e) {
-    return st(std::string(e.what()).find("shutting down") != std::string::npos ? StatusCode::UNAVAILABLE
-                                                                                 : StatusCode::UNIMPLEMENTED,
-              e.what());
+    return st(StatusCode::UNIMPLEMENTED, e.what());
   } catch (const engine::not_found_error& e) {
     return st(StatusCode::NOT_FOUND, e.what());
   } catch (const engine::already_exists_error& e) {

@@ -7,8 +7,8 @@
 // beyond), so GetStatus and the control calls answer whatever the number of
 // waiting clients.
 // Every engine exception becomes a status and never crosses the boundary:
-// invalid_request -> INVALID_ARGUMENT, unsupported_request -> UNIMPLEMENTED
-// (UNAVAILABLE while shutting down), not_found_error -> NOT_FOUND, an SRS
+// invalid_request -> INVALID_ARGUMENT, unsupported_request -> UNIMPLEMENTED,
+// shutting_down_error -> UNAVAILABLE, not_found_error -> NOT_FOUND, an SRS
 // in use -> FAILED_PRECONDITION, anything else -> INTERNAL.
 // Message size: requests above daemon.max_message_size are refused with
 // INVALID_ARGUMENT naming both sizes (gRPC itself accepts up to twice the

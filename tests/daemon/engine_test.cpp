@@ -133,6 +133,13 @@ TEST(engine_jobs, missing_parameter_file_is_refused_at_submit_naming_it) {
   EXPECT_EQ(f.e->status().failed, 0u);
 }
 
+TEST(engine_jobs, submit_after_shutdown_is_refused_with_its_own_error) {
+  // the service maps this type, not a message text, to UNAVAILABLE
+  engine_fixture f(test::small_config(""));
+  f.e->shutdown(0ms);
+  EXPECT_THROW(f.e->submit(test::chain_request("late", 1, 0)), eng::shutting_down_error);
+}
+
 TEST(engine_jobs, cancel_queued_and_running_jobs_frees_memory) {
   eng::engine_config cfg = test::small_config("");
   cfg.max_parallel_synthesis = 1;

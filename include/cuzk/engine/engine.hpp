@@ -158,8 +158,8 @@ class engine {
     std::uint32_t queue_position = 0;
     bool duplicate = false;
   };
-  /// Throws invalid_request, unsupported_request (no handler for the kind,
-  /// or the engine is shutting down).
+  /// Throws invalid_request, unsupported_request (no handler for the kind)
+  /// or shutting_down_error.
   submitted submit(proof_request req);
   /// The job's result; TIMEOUT when |timeout| passes first (nullopt: no
   /// limit). Throws not_found_error.

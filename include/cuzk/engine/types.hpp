@@ -4,7 +4,7 @@
 // the cuzk.v1 proto enums), the request the service hands to the engine, a
 // job's result and timings, and the exceptions the service maps to gRPC
 // codes (invalid_request -> INVALID_ARGUMENT, unsupported_request ->
-// UNIMPLEMENTED, not_found_error -> NOT_FOUND, already_exists_error ->
+// UNIMPLEMENTED, shutting_down_error -> UNAVAILABLE, not_found_error -> NOT_FOUND, already_exists_error ->
 // ALREADY_EXISTS, missing_parameters_error -> FAILED_PRECONDITION,
 // budget_error -> the job fails with its message). No gRPC types here: the
 // engine library does not depend on gRPC.
@@ -102,6 +102,13 @@ class invalid_request : public std::invalid_argument {
 class unsupported_request : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A proof submitted after shutdown began: UNAVAILABLE (the client may try
+/// another daemon or retry after the restart).
+class shutting_down_error : public std::runtime_error {
+ public:
+  shutting_down_error() : std::runtime_error("the engine is shutting down and accepts no new proofs") {}
 };
 
 /// Unknown job or circuit id.
