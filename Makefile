@@ -5,7 +5,7 @@ BUILD ?= build
 PRESET ?= release
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test test-full demo bench format clean
+.PHONY: all deps configure build test test-full demo format clean
 
 all: build
 
@@ -28,9 +28,6 @@ test-full: build
 
 demo: build
 	@./scripts/demo.sh $(BUILD)
-
-bench: build
-	@./scripts/run-bench.sh $(BUILD)
 
 format:
 	@git ls-files '*.hpp' '*.cpp' '*.cuh' '*.cu' | xargs clang-format -i
