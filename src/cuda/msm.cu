@@ -330,10 +330,14 @@ struct gpu_msm_workspace::impl {
 
   explicit impl(int dev) : device(dev) {}
 
-  void reserve(const plan& p) {
+  /// Scratch for |p|; the pair buffer (up to tune::partition_pair_bytes)
+  /// only when some batch takes the partitioned scatter.
+  void reserve(const plan& p, bool partitioned) {
     grow(entries, p.entries);
-    grow(pairs, p.pairs);
-    grow(bin_fill, tune::partition_max_bins);
+    if (partitioned) {
+      grow(pairs, p.pairs);
+      grow(bin_fill, tune::partition_max_bins);
+    }
     for (auto* b : {&cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b}) grow(*b, p.nb + 1);
     const std::size_t u = p.point_bytes / 16;
     grow(buckets, p.nb * u);
@@ -400,7 +404,16 @@ struct gpu_msm_workspace::impl {
       if (!c) c = gpu_sparse_window_bits(multi);
     }
     const plan p(n, choose_window(n, c), sizeof(xyzz_t), multi, reduce_min_lg_buckets<F>);
-    reserve(p);
+    const std::size_t forced = forced_bin_entries();
+    const std::size_t per_bin = forced ? forced : l2_bin_entries();
+    std::vector<scatter_plan> scatters;
+    bool partitioned = false;
+    for (unsigned bt = 0; bt < p.batches; ++bt) {
+      const unsigned w_first = bt * p.wpb, w_end = std::min(w_first + p.wpb, p.windows);
+      scatters.push_back(plan_scatter(p, w_first, w_end, per_bin, forced != 0));
+      partitioned |= scatters.back().partitioned;
+    }
+    reserve(p, partitioned);
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
     xyzz_t* d_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
     phase_timer phases;
@@ -411,7 +424,7 @@ struct gpu_msm_workspace::impl {
       const std::size_t nb = std::size_t(w_count) * p.buckets;
       const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c,
                                   w_first, w_count};
-      sort_batch(bv, p, nb, s, phases);
+      sort_batch(bv, p, nb, scatters[bt], per_bin, s, phases);
       phases.mark(s, "scatter");
       sum_buckets<F>(d_bases, p, nb, d_buckets, s, phases);
       phases.mark(s, "levels");
@@ -452,14 +465,20 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(items), s));
   }
 
+  /// CUZK_MSM_BIN_ENTRIES (> 0): entries per bin of the partitioned
+  /// scatter, which it then takes wherever a batch outgrows one bin (for
+  /// tuning, and for tests that reach it at small sizes); 0 when unset.
+  /// Read at every MSM, so a test can change it between runs.
+  static std::size_t forced_bin_entries() {
+    const char* e = std::getenv("CUZK_MSM_BIN_ENTRIES");
+    if (!e || !*e) return 0;
+    const long long v = std::atoll(e);
+    return v > 0 ? std::size_t(v) : 0;
+  }
+
   /// Entries one bin of the partitioned scatter should hold: a share of
-  /// the L2 (CUZK_MSM_BIN_ENTRIES overrides it, for tuning and for tests
-  /// that reach the partitioned path at small sizes).
-  std::size_t bin_entries() {
-    if (const char* e = std::getenv("CUZK_MSM_BIN_ENTRIES"); e && *e) {
-      const long long v = std::atoll(e);
-      if (v > 0) return std::size_t(v);
-    }
+  /// the L2 (its size read once).
+  std::size_t l2_bin_entries() {
     if (!l2_bytes) {
       int l2 = 0;
       CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
@@ -468,50 +487,54 @@ struct gpu_msm_workspace::impl {
     return std::max<std::size_t>((l2_bytes >> tune::partition_lg_l2_share) / 4, 1);
   }
 
+  /// How one batch's digits reach their buckets: in stages of whole windows
+  /// whose pairs fit the pair buffer, partitioned or direct.
+  struct scatter_plan {
+    std::vector<std::pair<unsigned, unsigned>> stages;
+    bool partitioned = false;
+  };
+
+  /// The scatter of windows [w_first, w_end). Direct: one pass over the
+  /// scalars, a DRAM read-modify-write per multi-digit entry once they
+  /// overflow the L2. Partitioned: one pass over the scalars per stage,
+  /// cheaper entries. tuning::msm::partition_pass_cost (measured) prices a
+  /// pass over the scalars in saved entries; the single-digit terms (the
+  /// ones of a witness, all in one bucket) write in sequence either way and
+  /// do not count. |forced|: partitioned whenever the batch outgrows a bin.
+  static scatter_plan plan_scatter(const plan& p, unsigned w_first, unsigned w_end,
+                                   std::size_t per_bin, bool forced) {
+    scatter_plan sp;
+    for (unsigned wa = w_first; wa < w_end;) {
+      unsigned wb = wa + 1;
+      while (wb < w_end && p.entries_of(wa, wb + 1) <= p.pairs) ++wb;
+      sp.stages.emplace_back(wa, wb);
+      wa = wb;
+    }
+    const std::size_t all = p.entries_of(w_first, w_end);
+    if (all <= per_bin) return sp;  // the whole batch stays in the L2
+    const double random = double(all - (w_first == 0 ? p.single : 0));
+    sp.partitioned =
+        forced || random > tune::partition_pass_cost * double(sp.stages.size()) * double(p.n);
+    return sp;
+  }
+
   /// Steps 1-3: entries of every non-zero digit of the batch, grouped by
   /// bucket; off[b] .. off[b+1] is bucket b's range (nb + 1 offsets).
-  void sort_batch(const detail::batch_view& bv, const plan& p, std::size_t nb, cudaStream_t s,
-                  phase_timer& ph) {
+  void sort_batch(const detail::batch_view& bv, const plan& p, std::size_t nb,
+                  const scatter_plan& sp, std::size_t per_bin, cudaStream_t s, phase_timer& ph) {
     CUZK_CUDA_CHECK(cudaMemsetAsync(cnt.data(), 0, (nb + 1) * sizeof(std::uint32_t), s));
     const unsigned blocks = blocks_for(bv.n, tune::digit_threads);
     detail::count_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, cnt.data());
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "count");
     scan(cnt.data(), off.data(), nb + 1, s);
-    const unsigned w_end = bv.w_first + bv.w_count;
-    const std::size_t per_bin = bin_entries();
-    // stages of whole windows whose pairs fit the pair buffer
-    std::vector<std::pair<unsigned, unsigned>> stages;
-    for (unsigned wa = bv.w_first; wa < w_end;) {
-      unsigned wb = wa + 1;
-      while (wb < w_end && p.entries_of(wa, wb + 1) <= p.pairs) ++wb;
-      stages.emplace_back(wa, wb);
-      wa = wb;
-    }
-    if (!partition_pays(p, bv.w_first, w_end, stages.size(), per_bin)) {
+    if (!sp.partitioned) {
       detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(),
                                                                            entries.data());
       CUZK_CUDA_CHECK_LAUNCH();
       return;
     }
-    for (const auto& [wa, wb] : stages) scatter_stage(bv, p, wa, wb, per_bin, s);
-  }
-
-  /// Whether the partitioned scatter beats the direct one for windows
-  /// [wa, wb) in |stages| stages. Direct: one pass over the scalars, a DRAM
-  /// read-modify-write per multi-digit entry once they overflow the L2.
-  /// Partitioned: one pass over the scalars per stage, cheaper entries.
-  /// tuning::msm::partition_pass_cost (measured) prices a pass over the
-  /// scalars in saved entries; the single-digit terms (the ones of a
-  /// witness, all in one bucket) write in sequence either way and do not
-  /// count. CUZK_MSM_BIN_ENTRIES forces the partitioned path (tests).
-  static bool partition_pays(const plan& p, unsigned wa, unsigned wb, std::size_t stages,
-                             std::size_t per_bin) {
-    const std::size_t all = p.entries_of(wa, wb);
-    if (all <= per_bin) return false;  // the whole batch stays in the L2
-    if (const char* e = std::getenv("CUZK_MSM_BIN_ENTRIES"); e && *e) return true;
-    const double random = double(all - (wa == 0 ? p.single : 0));
-    return random > tune::partition_pass_cost * double(stages) * double(p.n);
+    for (const auto& [wa, wb] : sp.stages) scatter_stage(bv, p, wa, wb, per_bin, s);
   }
 
   /// The partitioned scatter of windows [wa, wb) of the batch.
@@ -773,6 +796,8 @@ std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits) {
   if (n == 0) return 0;
   const std::size_t xb = sizeof(ec::xyzz<F>);
   const plan p(n, choose_window(n, window_bits), xb, n, reduce_min_lg_buckets<F>);
+  // the pair buffer is charged even where the direct scatter will be taken
+  // (that choice needs the device's L2 size)
   const std::size_t words =
       p.entries + 2 * p.pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
   const std::size_t points = p.nb + p.part_a + p.part_b + p.sums();

@@ -87,11 +87,6 @@ struct batch_view {
   unsigned c, w_first, w_count;
 };
 
-/// Calls |emit(key, negative)| for every non-zero signed digit of term |i|
-/// in the batch's windows (|valid| false: no digits, but the warp-wide
-/// collectives inside |emit| still see this lane). Digits are in
-/// [-(2^(c-1) - 1), 2^(c-1)]: a window value above 2^(c-1) becomes
-/// value - 2^c and carries one into the next window.
 /// Whether Montgomery-form |k| is 0 or 1 (word for word: both forms are unique).
 __device__ __forceinline__ void classify_binary(const fr_d& k, bool& zero, bool& is_one) {
   const fr_d one = fr_d::one();
@@ -137,7 +132,11 @@ __device__ __forceinline__ std::uint32_t digit_key(const batch_view& bv, unsigne
   return (w - bv.w_first) * (1u << (bv.c - 1)) + mag - 1;
 }
 
-/// The same for windows [wa, wb) of the batch only, from canonical |k|.
+/// Calls |emit(nonzero, key, negative)| for each window of [wa, wb) of the
+/// batch, from canonical |k|: every lane calls it for every window, so the
+/// warp-wide collectives inside |emit| see all lanes (|nonzero| false: no
+/// digit there). Digits are in [-(2^(c-1) - 1), 2^(c-1)]: a window value
+/// above 2^(c-1) becomes value - 2^c and carries one into the next window.
 template <class Emit>
 __device__ __forceinline__ void for_each_digit_of(const batch_view& bv, const fr_d& k, unsigned wa,
                                                   unsigned wb, Emit&& emit) {
@@ -149,6 +148,8 @@ __device__ __forceinline__ void for_each_digit_of(const batch_view& bv, const fr
   }
 }
 
+/// The same over all the batch's windows for term |i| (|valid| false: a
+/// lane past the end, with no digits).
 template <class Emit>
 __device__ __forceinline__ void for_each_digit(const batch_view& bv, std::uint32_t i, bool valid,
                                                Emit&& emit) {
@@ -163,6 +164,28 @@ __device__ __forceinline__ unsigned lanes_below() {
   return m;
 }
 
+// Lanes of one warp that share a counter (|peers|, from __match_any_sync on
+// the key) are merged into one atomic by their lowest lane: the ones of a
+// witness all hit one bucket and one bin, and 32 atomics on one address
+// serialise.
+
+/// *counter += the size of this lane's group.
+__device__ __forceinline__ void add_merged(unsigned peers, std::uint32_t* counter) {
+  if ((peers & lanes_below()) == 0) atomicAdd(counter, __popc(peers));
+}
+
+/// A distinct slot for each lane of the group, one atomic per group:
+/// counting up, the slots are [old, old + size); counting down (CountDown),
+/// [left - size, left) where |left| is what the counter held.
+template <bool CountDown>
+__device__ __forceinline__ std::uint32_t claim_slot(unsigned peers, std::uint32_t* counter) {
+  const unsigned leader = __ffs(peers) - 1, size = __popc(peers);
+  std::uint32_t base = 0;
+  if (threadIdx.x % 32 == leader)
+    base = CountDown ? atomicSub(counter, size) - size : atomicAdd(counter, size);
+  return __shfl_sync(peers, base, leader) + __popc(peers & lanes_below());
+}
+
 /// cnt[key] += 1 for every non-zero digit. Lanes of a warp that hit the same
 /// bucket (duplicated scalars, scalars equal to 1) are merged into one atomic.
 __global__ void __launch_bounds__(tune::digit_threads)
@@ -171,8 +194,7 @@ __global__ void __launch_bounds__(tune::digit_threads)
   for_each_digit(bv, i, i < bv.n, [&](bool nz, std::uint32_t key, bool) {
     const unsigned active = __ballot_sync(full_mask, nz);
     if (!nz) return;
-    const unsigned peers = __match_any_sync(active, key);
-    if ((peers & lanes_below()) == 0) atomicAdd(cnt + key, __popc(peers));
+    add_merged(__match_any_sync(active, key), cnt + key);
   });
 }
 
@@ -184,17 +206,10 @@ __global__ void __launch_bounds__(tune::digit_threads)
     scatter_digits_kernel(batch_view bv, const std::uint32_t* __restrict__ off,
                           std::uint32_t* __restrict__ cnt, std::uint32_t* __restrict__ entries) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned lane = threadIdx.x % 32;
   for_each_digit(bv, i, i < bv.n, [&](bool nz, std::uint32_t key, bool neg) {
     const unsigned active = __ballot_sync(full_mask, nz);
     if (!nz) return;
-    const unsigned peers = __match_any_sync(active, key);
-    const unsigned leader = __ffs(peers) - 1;
-    const unsigned k = __popc(peers);
-    std::uint32_t top = 0;
-    if (lane == leader) top = atomicSub(cnt + key, k);
-    top = __shfl_sync(peers, top, leader);
-    const std::uint32_t slot = top - k + __popc(peers & lanes_below());
+    const std::uint32_t slot = claim_slot<true>(__match_any_sync(active, key), cnt + key);
     entries[off[key] + slot] = i | (neg ? sign_bit : 0u);
   });
 }
@@ -231,7 +246,6 @@ __global__ void __launch_bounds__(tune::partition_threads)
                             std::uint32_t* __restrict__ fill, uint2* __restrict__ pairs) {
   __shared__ std::uint32_t run[tune::partition_max_bins];
   constexpr unsigned per = tune::partition_terms_per_thread;
-  const unsigned lane = threadIdx.x % 32;
   for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) run[b] = 0;
   __syncthreads();
   const std::uint32_t first = blockIdx.x * (blockDim.x * per) + threadIdx.x;
@@ -250,8 +264,7 @@ __global__ void __launch_bounds__(tune::partition_threads)
       const unsigned active = __ballot_sync(full_mask, nz);
       if (!nz) return;
       const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
-      const unsigned peers = __match_any_sync(active, bin);
-      if ((peers & lanes_below()) == 0) atomicAdd(run + bin, __popc(peers));
+      add_merged(__match_any_sync(active, bin), run + bin);
     });
   __syncthreads();
   const std::uint32_t stage_first = off[st.key_lo];
@@ -269,11 +282,7 @@ __global__ void __launch_bounds__(tune::partition_threads)
       const unsigned active = __ballot_sync(full_mask, nz);
       if (!nz) return;
       const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
-      const unsigned peers = __match_any_sync(active, bin);
-      const unsigned leader = __ffs(peers) - 1;
-      std::uint32_t at = 0;
-      if (lane == leader) at = atomicAdd(run + bin, __popc(peers));
-      at = __shfl_sync(peers, at, leader) + __popc(peers & lanes_below());
+      const std::uint32_t at = claim_slot<false>(__match_any_sync(active, bin), run + bin);
       pairs[at] = make_uint2(key, i | (neg ? sign_bit : 0u));
     });
   }
@@ -288,18 +297,11 @@ __global__ void __launch_bounds__(tune::digit_threads)
                          const std::uint32_t* __restrict__ off, std::uint32_t* __restrict__ cnt,
                          std::uint32_t* __restrict__ entries) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  const unsigned lane = threadIdx.x % 32;
   const bool valid = t < off[st.key_hi] - off[st.key_lo];
   const uint2 e = valid ? pairs[t] : make_uint2(0, 0);
   const unsigned active = __ballot_sync(full_mask, valid);
   if (!valid) return;
-  const unsigned peers = __match_any_sync(active, e.x);
-  const unsigned leader = __ffs(peers) - 1;
-  const unsigned k = __popc(peers);
-  std::uint32_t top = 0;
-  if (lane == leader) top = atomicSub(cnt + e.x, k);
-  top = __shfl_sync(peers, top, leader);
-  entries[off[e.x] + top - k + __popc(peers & lanes_below())] = e.y;
+  entries[off[e.x] + claim_slot<true>(__match_any_sync(active, e.x), cnt + e.x)] = e.y;
 }
 
 /// *count += the scalars of d_scalars[0, n) that are neither 0 nor 1
