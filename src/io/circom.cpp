@@ -25,6 +25,7 @@
 #include <tbb/parallel_for.h>
 
 #include <cuzk/ec/subgroup.hpp>
+#include <cuzk/io/hex.hpp>
 
 namespace cuzk::io {
 
@@ -33,15 +34,7 @@ static_assert(std::endian::native == std::endian::little,
 
 namespace {
 
-std::string hex_be(const std::uint8_t* le, std::size_t n) {
-  static const char digits[] = "0123456789abcdef";
-  std::string s = "0x";
-  for (std::size_t i = n; i-- > 0;) {
-    s += digits[le[i] >> 4];
-    s += digits[le[i] & 15];
-  }
-  return s;
-}
+std::string hex_be(const std::uint8_t* le, std::size_t n) { return "0x" + to_hex_reversed({le, n}); }
 
 // ---- file mapping ------------------------------------------------------
 

@@ -39,6 +39,7 @@
 #include <tbb/parallel_reduce.h>
 
 #include <cuzk/ec/serialization.hpp>
+#include <cuzk/io/hex.hpp>
 
 namespace cuzk::io {
 
@@ -344,13 +345,7 @@ struct evp_ctx {
     unsigned int len = 0;
     if (EVP_DigestFinal_ex(ctx, md.data(), &len) != 1 || len != 64)
       throw std::runtime_error("OpenSSL: BLAKE2b final failed");
-    static constexpr char digits[] = "0123456789abcdef";
-    std::string s;
-    for (std::size_t i = 0; i < 16; ++i) {
-      s += digits[md[i] >> 4];
-      s += digits[md[i] & 15];
-    }
-    return s;
+    return to_hex({md.data(), 16});
   }
 };
 

@@ -22,6 +22,7 @@
 
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/io/format_error.hpp>
+#include <cuzk/io/hex.hpp>
 
 namespace cuzk::io::c1_json {
 
@@ -37,10 +38,8 @@ inline std::string quoted(std::string_view s) {
     if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
       out += char(c);
     } else {
-      static const char hex[] = "0123456789abcdef";
       out += "\\x";
-      out += hex[c >> 4];
-      out += hex[c & 15];
+      append_hex(out, c);
     }
   }
   if (s.size() > n) out += "...";

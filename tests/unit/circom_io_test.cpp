@@ -398,7 +398,9 @@ TEST(circom_io_malformed, magic_version_prime) {
     set_bn254_prime(b, h.content + 4);
     expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); },
                         {"section 1 (header)", "byte offset " + std::to_string(h.content + 4),
-                         "wrong prime", "BN254"});
+                         "wrong prime", "BN254",
+                         // r written most significant digit first (io::to_hex_reversed)
+                         "expected BLS12-381's r 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"});
     put_u32(b, h.content, 48);
     expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); }, {"section 1 (header)", "n8 = 48"});
   }
