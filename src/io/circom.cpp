@@ -8,11 +8,6 @@
 // file offset of the field being decoded.
 #include <cuzk/io/circom.hpp>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <bit>
@@ -26,6 +21,7 @@
 
 #include <cuzk/ec/subgroup.hpp>
 #include <cuzk/io/hex.hpp>
+#include <cuzk/io/mapped_file.hpp>
 
 namespace cuzk::io {
 
@@ -35,50 +31,6 @@ static_assert(std::endian::native == std::endian::little,
 namespace {
 
 std::string hex_be(const std::uint8_t* le, std::size_t n) { return "0x" + to_hex_reversed({le, n}); }
-
-// ---- file mapping ------------------------------------------------------
-
-/// Read-only mapping of a whole file (RAII). An empty file maps to an empty span.
-class mapped_file {
- public:
-  mapped_file(const std::filesystem::path& path, const char* kind) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-      throw format_error(kind, path.string(), "", format_error::no_offset,
-                         std::string("cannot open: ") + std::strerror(errno));
-    struct stat st{};
-    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-      const int err = errno;
-      ::close(fd);
-      throw format_error(kind, path.string(), "", format_error::no_offset,
-                         S_ISREG(st.st_mode) ? std::string("cannot stat: ") + std::strerror(err)
-                                             : std::string("not a regular file"));
-    }
-    _size = std::size_t(st.st_size);
-    if (_size > 0) {
-      void* p = ::mmap(nullptr, _size, PROT_READ, MAP_PRIVATE, fd, 0);
-      if (p == MAP_FAILED) {
-        const int err = errno;
-        ::close(fd);
-        throw format_error(kind, path.string(), "", format_error::no_offset,
-                           std::string("cannot map: ") + std::strerror(err));
-      }
-      ::madvise(p, _size, MADV_SEQUENTIAL);
-      _data = static_cast<const std::uint8_t*>(p);
-    }
-    ::close(fd);
-  }
-  mapped_file(const mapped_file&) = delete;
-  mapped_file& operator=(const mapped_file&) = delete;
-  ~mapped_file() {
-    if (_data) ::munmap(const_cast<std::uint8_t*>(_data), _size);
-  }
-  std::span<const std::uint8_t> bytes() const { return {_data, _size}; }
-
- private:
-  const std::uint8_t* _data = nullptr;
-  std::size_t _size = 0;
-};
 
 // ---- bounded reading ---------------------------------------------------
 
@@ -406,7 +358,7 @@ r1cs_file parse_r1cs(std::span<const std::uint8_t> bytes, std::string_view path)
 }
 
 r1cs_file read_r1cs(const std::filesystem::path& path) {
-  const mapped_file f(path, "r1cs");
+  const mapped_file f(path, "r1cs", true);
   return parse_r1cs(f.bytes(), path.string());
 }
 
@@ -432,7 +384,7 @@ wtns_file parse_wtns(std::span<const std::uint8_t> bytes, std::string_view path)
 }
 
 wtns_file read_wtns(const std::filesystem::path& path) {
-  const mapped_file f(path, "wtns");
+  const mapped_file f(path, "wtns", true);
   return parse_wtns(f.bytes(), path.string());
 }
 
@@ -547,7 +499,7 @@ zkey_file parse_zkey(std::span<const std::uint8_t> bytes, std::string_view path,
 }
 
 zkey_file read_zkey(const std::filesystem::path& path, const zkey_options& options) {
-  const mapped_file f(path, "zkey");
+  const mapped_file f(path, "zkey", true);
   return parse_zkey(f.bytes(), path.string(), options);
 }
 

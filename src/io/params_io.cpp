@@ -13,11 +13,6 @@
 
 #include <cuzk/io/params.hpp>
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -395,66 +390,8 @@ const section& parameter_layout::at(std::string_view name) const {
 
 mapped_parameter_file::mapped_parameter_file(const std::filesystem::path& path,
                                              parameter_file_kind kind)
-    : _path(path) {
-  const char* kn = kind_name(kind);
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    throw format_error(kn, path.string(), "", format_error::no_offset,
-                       std::string("cannot open: ") + std::strerror(errno));
-  struct stat st{};
-  if (::fstat(fd, &st) != 0) {
-    const int err = errno;
-    ::close(fd);
-    throw format_error(kn, path.string(), "", format_error::no_offset,
-                       std::string("cannot stat: ") + std::strerror(err));
-  }
-  if (!S_ISREG(st.st_mode)) {
-    ::close(fd);
-    throw format_error(kn, path.string(), "", format_error::no_offset, "not a regular file");
-  }
-  _size = std::uint64_t(st.st_size);
-  if (_size > 0) {
-    void* p = ::mmap(nullptr, static_cast<std::size_t>(_size), PROT_READ, MAP_PRIVATE, fd, 0);
-    if (p == MAP_FAILED) {
-      const int err = errno;
-      ::close(fd);
-      throw format_error(kn, path.string(), "", format_error::no_offset,
-                         std::string("cannot map: ") + std::strerror(err));
-    }
-    _data = static_cast<const std::uint8_t*>(p);
-  }
-  ::close(fd);
-  try {
-    _layout = parameter_layout::parse(bytes(), kind, path.string());
-  } catch (...) {
-    release();
-    throw;
-  }
-}
-
-mapped_parameter_file::mapped_parameter_file(mapped_parameter_file&& other) noexcept
-    : _path(std::move(other._path)),
-      _data(std::exchange(other._data, nullptr)),
-      _size(std::exchange(other._size, 0)),
-      _layout(std::move(other._layout)) {}
-
-mapped_parameter_file& mapped_parameter_file::operator=(mapped_parameter_file&& other) noexcept {
-  if (this != &other) {
-    release();
-    _path = std::move(other._path);
-    _data = std::exchange(other._data, nullptr);
-    _size = std::exchange(other._size, 0);
-    _layout = std::move(other._layout);
-  }
-  return *this;
-}
-
-mapped_parameter_file::~mapped_parameter_file() { release(); }
-
-void mapped_parameter_file::release() noexcept {
-  if (_data) ::munmap(const_cast<std::uint8_t*>(_data), static_cast<std::size_t>(_size));
-  _data = nullptr;
-  _size = 0;
+    : _path(path), _map(path, kind_name(kind)) {
+  _layout = parameter_layout::parse(bytes(), kind, path.string());
 }
 
 // ---- reading ----------------------------------------------------------------------

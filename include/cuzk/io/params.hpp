@@ -59,6 +59,7 @@
 
 #include <cuzk/groth16/keys.hpp>
 #include <cuzk/io/format_error.hpp>
+#include <cuzk/io/mapped_file.hpp>
 
 namespace cuzk::io {
 
@@ -128,26 +129,23 @@ class mapped_parameter_file {
   /// cannot be opened or mapped, or is malformed.
   explicit mapped_parameter_file(const std::filesystem::path& path,
                                  parameter_file_kind kind = parameter_file_kind::parameters);
-  mapped_parameter_file(mapped_parameter_file&& other) noexcept;
-  mapped_parameter_file& operator=(mapped_parameter_file&& other) noexcept;
+  mapped_parameter_file(mapped_parameter_file&& other) noexcept = default;
+  mapped_parameter_file& operator=(mapped_parameter_file&& other) noexcept = default;
   mapped_parameter_file(const mapped_parameter_file&) = delete;
   mapped_parameter_file& operator=(const mapped_parameter_file&) = delete;
-  ~mapped_parameter_file();
+  ~mapped_parameter_file() = default;
 
   const std::filesystem::path& path() const { return _path; }
-  std::uint64_t size() const { return _size; }
-  std::span<const std::uint8_t> bytes() const { return {_data, _size}; }
+  std::uint64_t size() const { return _map.size(); }
+  std::span<const std::uint8_t> bytes() const { return _map.bytes(); }
   const parameter_layout& layout() const { return _layout; }
   std::span<const section> sections() const { return _layout.sections(); }
   const section* find(std::string_view name) const noexcept { return _layout.find(name); }
   const section& at(std::string_view name) const { return _layout.at(name); }
 
  private:
-  void release() noexcept;
-
   std::filesystem::path _path;
-  const std::uint8_t* _data = nullptr;
-  std::uint64_t _size = 0;
+  mapped_file _map;
   parameter_layout _layout;
 };
 
