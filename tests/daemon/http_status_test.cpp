@@ -6,7 +6,14 @@
 //    are all answered within 3 s each (before: 8 workers held for 5 s each,
 //    1 of 11 answered);
 //  * no Access-Control-Allow-Origin header (before: "*");
-//  * with an auth token, /status and /metrics need "Authorization: Bearer".
+//  * with an auth token, /status and /metrics need "Authorization: Bearer";
+//  * 240 idle sockets against a cap of 16 connections: the server holds at
+//    most twice the cap, fresh requests answer within a second each, and the
+//    descriptor count returns to its baseline (before: every socket queued
+//    with its descriptor, each holding a worker in turn);
+//  * a request trickled a byte every 200 ms (under the 1 s read timeout), in
+//    its head or its body, is cut at the 3 s request deadline while /status
+//    answers (before: held until the client stopped).
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -14,8 +21,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <cstdio>
 #include <chrono>
+#include <filesystem>
 #include <random>
+#include <thread>
 
 #include <httplib.h>
 
@@ -51,6 +63,22 @@ int connect_to(int port) {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   EXPECT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
   return fd;
+}
+
+std::size_t open_fds() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
+template <class F>
+bool eventually(F done, std::chrono::milliseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > end) return false;
+    std::this_thread::sleep_for(20ms);
+  }
+  return true;
 }
 
 TEST(http_status, slow_and_silent_sockets_do_not_block_status) {
@@ -106,6 +134,127 @@ TEST(http_status, no_cors_header_and_the_token_is_required_when_configured) {
     EXPECT_EQ(right->status, 200) << path;
     EXPECT_FALSE(right->has_header("Access-Control-Allow-Origin"));
   }
+}
+
+TEST(http_status, a_flood_of_idle_connections_is_capped_and_fresh_requests_still_answer) {
+  fixture f;
+  service::http_status_options o;
+  o.threads = 4;
+  o.max_connections = 16;
+  service::http_status_server http(*f.e, "127.0.0.1:0", o);
+  {
+    httplib::Client warm("127.0.0.1", http.port());
+    ASSERT_TRUE(warm.Get("/status"));
+  }
+  ASSERT_TRUE(eventually([&] { return http.counters().open == 0; }, 3s));
+  const std::size_t base = open_fds();
+  std::vector<int> hostile;
+  for (int i = 0; i < 200; ++i) hostile.push_back(connect_to(http.port()));
+  for (int i = 0; i < 40; ++i) {
+    const int fd = connect_to(http.port());
+    const char part[] = "GET /status HTTP/1.1\r\nHost: x";
+    EXPECT_EQ(::send(fd, part, sizeof part - 1, 0), ssize_t(sizeof part - 1));
+    hostile.push_back(fd);
+  }
+  const std::size_t flood = hostile.size() + 1;  // and the warm-up connection
+  ASSERT_TRUE(eventually([&] { return http.counters().accepted >= flood; }, 5s))
+      << http.counters().accepted;
+  // every client socket is still open here: what is above base + 240 is the
+  // server's. It may exceed the cap (16) only until the poller has caught up
+  // with the accept loop, and never twice the cap.
+  const std::size_t now = open_fds();
+  ASSERT_GE(now, base + hostile.size());
+  const std::size_t held = now - base - hostile.size();
+  EXPECT_LE(held, 2 * o.max_connections) << "descriptors held by the server";
+  EXPECT_LE(http.counters().open, 2 * o.max_connections);
+  auto worst = 0ms;
+  for (int i = 0; i < 10; ++i) {
+    httplib::Client c("127.0.0.1", http.port());
+    c.set_connection_timeout(3, 0);
+    c.set_read_timeout(3, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = c.Get("/status");
+    const auto took = std::chrono::steady_clock::now() - t0;
+    ASSERT_TRUE(r) << "request " << i << ": " << httplib::to_string(r.error());
+    EXPECT_EQ(r->status, 200);
+    EXPECT_LT(took, 1s) << "request " << i;
+    worst = std::max(worst, std::chrono::duration_cast<std::chrono::milliseconds>(took));
+  }
+  EXPECT_LE(http.counters().open, 2 * o.max_connections);
+  const auto n = http.counters();
+  // all but at most the cap were closed by the server before sending a request
+  EXPECT_GE(n.evicted + n.refused + n.idle_closed, hostile.size() - o.max_connections)
+      << "evicted " << n.evicted << " refused " << n.refused << " idle_closed " << n.idle_closed;
+  for (int fd : hostile) ::close(fd);
+  EXPECT_TRUE(eventually([&] { return open_fds() <= base + 2; }, 3s))
+      << "open descriptors " << open_fds() << ", baseline " << base;
+  EXPECT_TRUE(eventually([&] { return http.counters().open == 0; }, 3s)) << http.counters().open;
+  std::printf(
+      "240 idle sockets, cap 16: server held %zu descriptors; evicted %zu, refused %zu, idle "
+      "closed %zu; "
+      "worst fresh /status %lld ms; descriptors after close %zu (baseline %zu)\n",
+      held, n.evicted, n.refused, n.idle_closed, static_cast<long long>(worst.count()), open_fds(),
+      base);
+}
+
+TEST(http_status, a_request_trickled_below_the_read_timeout_is_cut_at_its_deadline) {
+  fixture f;
+  service::http_status_options o;
+  o.threads = 2;
+  ASSERT_EQ(o.request_deadline, 3000ms);
+  ASSERT_EQ(o.read_timeout, 1000ms);
+  service::http_status_server http(*f.e, "127.0.0.1:0", o);
+  // one trickles an endless header line (read by the poller), one a body
+  // (read by a worker, which it holds until the deadline)
+  const std::string heads[] = {"GET /status HTTP/1.1\r\nHost: x\r\nX-Slow: ",
+                               "GET /status HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n"};
+  std::atomic<long> cut_after_ms[2] = {-1, -1};
+  std::vector<std::thread> tricklers;
+  for (int k = 0; k < 2; ++k)
+    tricklers.emplace_back([&, k] {
+      const int fd = connect_to(http.port());
+      const auto t0 = std::chrono::steady_clock::now();
+      const auto& h = heads[k];
+      if (::send(fd, h.data(), h.size(), MSG_NOSIGNAL) != ssize_t(h.size())) return;
+      while (std::chrono::steady_clock::now() - t0 < 7s) {
+        std::this_thread::sleep_for(200ms);
+        char b = 'a';
+        const bool sent = ::send(fd, &b, 1, MSG_NOSIGNAL) == 1;
+        const ssize_t r = ::recv(fd, &b, 1, MSG_DONTWAIT);
+        if (!sent || r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
+          cut_after_ms[k] = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                std::chrono::steady_clock::now() - t0)
+                                .count();
+          break;
+        }
+      }
+      ::close(fd);
+    });
+  std::this_thread::sleep_for(500ms);
+  long status_ms = -1;
+  {
+    httplib::Client c("127.0.0.1", http.port());
+    c.set_connection_timeout(3, 0);
+    c.set_read_timeout(3, 0);
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = c.Get("/status");
+    status_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
+            .count();
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 200);
+    EXPECT_LT(status_ms, 1000) << "while two requests trickle";
+  }
+  for (auto& t : tricklers) t.join();
+  for (int k = 0; k < 2; ++k) {
+    // not by the read timeout (1 s: a byte comes every 200 ms), by the
+    // deadline (3 s); the upper bound is loose for a loaded machine
+    EXPECT_GE(cut_after_ms[k].load(), 2500) << (k ? "body" : "head") << " trickler";
+    EXPECT_LE(cut_after_ms[k].load(), 5500) << (k ? "body" : "head") << " trickler";
+  }
+  EXPECT_GE(http.counters().cut, 2u);
+  std::printf("trickled head cut after %ld ms, body after %ld ms; /status meanwhile %ld ms\n",
+              cut_after_ms[0].load(), cut_after_ms[1].load(), status_ms);
 }
 
 }  // namespace
