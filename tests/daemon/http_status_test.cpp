@@ -13,7 +13,9 @@
 //    with its descriptor, each holding a worker in turn);
 //  * a request trickled a byte every 200 ms (under the 1 s read timeout), in
 //    its head or its body, is cut at the 3 s request deadline while /status
-//    answers (before: held until the client stopped).
+//    answers (before: held until the client stopped);
+//  * keep-alive and pipelined requests still work on the server's own
+//    connection handling, and keep_alive_max closes the connection.
 #include <gtest/gtest.h>
 
 #include <arpa/inet.h>
@@ -255,6 +257,55 @@ TEST(http_status, a_request_trickled_below_the_read_timeout_is_cut_at_its_deadli
   EXPECT_GE(http.counters().cut, 2u);
   std::printf("trickled head cut after %ld ms, body after %ld ms; /status meanwhile %ld ms\n",
               cut_after_ms[0].load(), cut_after_ms[1].load(), status_ms);
+}
+
+TEST(http_status, keep_alive_and_pipelined_requests_share_one_connection_up_to_keep_alive_max) {
+  fixture f;
+  service::http_status_options o;
+  o.keep_alive_max = 3;
+  service::http_status_server http(*f.e, "127.0.0.1:0", o);
+  const int fd = connect_to(http.port());
+  const auto read_until = [fd](std::size_t responses, std::string& got) {
+    const auto end = std::chrono::steady_clock::now() + 3s;
+    char b[4096];
+    for (;;) {
+      std::size_t n = 0;
+      for (auto p = got.find("HTTP/1.1 200 OK"); p != std::string::npos;
+           p = got.find("HTTP/1.1 200 OK", p + 1))
+        ++n;
+      if (n >= responses || std::chrono::steady_clock::now() > end) return n;
+      timeval tv{0, 100000};
+      ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+      const ssize_t r = ::recv(fd, b, sizeof b, 0);
+      if (r == 0) return n;
+      if (r > 0) got.append(b, std::size_t(r));
+    }
+  };
+  // two requests in one segment: the second is already buffered when the
+  // first is answered
+  const std::string two =
+      "GET /status HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(fd, two.data(), two.size(), 0), ssize_t(two.size()));
+  std::string got;
+  EXPECT_EQ(read_until(2, got), 2u) << got.substr(0, 300);
+  EXPECT_NE(got.find("\"uptime_secs\""), std::string::npos);
+  EXPECT_EQ(got.find("Connection: close"), std::string::npos);
+  // the third (keep_alive_max) after a pause on the same connection: answered
+  // and closed
+  std::this_thread::sleep_for(300ms);
+  const std::string third = "GET /status HTTP/1.1\r\nHost: x\r\n\r\n";
+  ASSERT_EQ(::send(fd, third.data(), third.size(), 0), ssize_t(third.size()));
+  EXPECT_EQ(read_until(3, got), 3u);
+  EXPECT_NE(got.find("Connection: close"), std::string::npos);
+  char b;
+  timeval tv{2, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  std::string rest;
+  ssize_t r;
+  while ((r = ::recv(fd, &b, 1, 0)) > 0) rest += b;
+  EXPECT_EQ(r, 0) << "closed after keep_alive_max requests";
+  ::close(fd);
+  EXPECT_EQ(http.counters().accepted, 1u);
 }
 
 }  // namespace
