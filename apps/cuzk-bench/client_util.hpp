@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Helpers shared by cuzk-bench's daemon client subcommands: address
-// normalisation, hex and base64 decoding, the --vanilla file format (a JSON
-// array of base64 strings, Go's json.Marshal([][]byte); anything else is one
-// raw proof), proof-type names, and the gRPC channel.
+// normalisation, hex decoding, the --vanilla file format (a JSON array of
+// base64 strings, Go's json.Marshal([][]byte); anything else is one raw
+// proof), proof-type names, and the gRPC channel.
 #include <cstdint>
 #include <fstream>
 #include <iterator>
@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cuzk/engine/types.hpp>
+#include <cuzk/io/base64.hpp>
 
 #include "cuzk/v1/proving.grpc.pb.h"
 
@@ -42,64 +43,18 @@ inline std::vector<std::uint8_t> from_hex(const std::string& s, const char* what
   return out;
 }
 
-inline std::vector<std::uint8_t> from_base64(const std::string& s) {
-  std::vector<std::uint8_t> out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : s) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+' || c == '-') v = 62;
-    else if (c == '/' || c == '_') v = 63;
-    else if (c == '=' || c == '\n' || c == '\r') continue;
-    else throw std::runtime_error("bad base64 character");
-    acc = (acc << 6) | std::uint32_t(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(std::uint8_t(acc >> bits));
-    }
-  }
-  return out;
-}
-
-inline std::string to_base64(const std::vector<std::uint8_t>& b) {
-  static const char* t = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < b.size(); i += 3) {
-    const std::uint32_t v = (std::uint32_t(b[i]) << 16) | (std::uint32_t(b[i + 1]) << 8) | b[i + 2];
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += t[(v >> 6) & 63];
-    out += t[v & 63];
-  }
-  if (i + 1 == b.size()) {
-    const std::uint32_t v = std::uint32_t(b[i]) << 16;
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == b.size()) {
-    const std::uint32_t v = (std::uint32_t(b[i]) << 16) | (std::uint32_t(b[i + 1]) << 8);
-    out += t[v >> 18];
-    out += t[(v >> 12) & 63];
-    out += t[(v >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
-/// --vanilla: a JSON array of base64 strings, or one raw proof.
+/// --vanilla: a JSON array of base64 strings, or one raw proof. Lenient
+/// base64 (io/base64.hpp): files written by hand or by other tools may use
+/// the URL-safe alphabet, drop the padding or wrap lines.
 inline std::vector<std::vector<std::uint8_t>> read_vanilla_file(const std::string& path) {
   const auto raw = read_file_bytes(path);
   const auto j = nlohmann::json::parse(raw.begin(), raw.end(), nullptr, false);
   if (j.is_array()) {
-    std::vector<std::vector<std::uint8_t>> out;
-    for (const auto& e : j) {
-      if (!e.is_string()) throw std::runtime_error(path + ": JSON array elements must be base64 strings");
-      out.push_back(from_base64(e.get<std::string>()));
+    std::vector<std::vector<std::uint8_t>> out(j.size());
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (!j[i].is_string()) throw std::runtime_error(path + ": JSON array elements must be base64 strings");
+      if (const auto e = io::decode_base64(j[i].get_ref<const std::string&>(), io::base64_mode::lenient, out[i]))
+        throw std::runtime_error(path + ": element " + std::to_string(i) + ": " + e->message());
     }
     return out;
   }

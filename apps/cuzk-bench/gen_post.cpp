@@ -17,6 +17,7 @@
 #include <cuzk/gadgets/merkle.hpp>
 #include <cuzk/gadgets/poseidon.hpp>
 #include <cuzk/groth16/setup.hpp>
+#include <cuzk/io/base64.hpp>
 #include <cuzk/io/hex.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/io/post_vanilla.hpp>
@@ -71,11 +72,11 @@ int run(const options& o) {
     auto cfg = circuits::winning_post_params(2048);
     cfg.sector_count = 1;
     cfg.challenge_count = circuits::winning_post_challenge_count;
-    arr.push_back(to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 1 + rng() % 1000, cfg, rand, 0))));
+    arr.push_back(io::to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 1 + rng() % 1000, cfg, rand, 0))));
   } else {
     const auto cfg = circuits::window_post_params(2048, circuits::post_api_version::v1_2_0);
     for (std::size_t i = 0; i < o.sectors; ++i)
-      arr.push_back(to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 100 + i, cfg, rand, i))));
+      arr.push_back(io::to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 100 + i, cfg, rand, i))));
   }
   std::ofstream(o.out_dir + "/vanilla.json") << arr.dump() << "\n";
   std::ofstream(o.out_dir + "/randomness.hex") << io::to_hex(rand) << "\n";

@@ -33,6 +33,7 @@
 // the c1_output; nlohmann::json::parse of the same text took 2.65 s and
 // ~160 MB of DOM.
 
+#include <cuzk/io/base64.hpp>
 #include <cuzk/io/format_error.hpp>
 #include <cuzk/io/porep_c1.hpp>
 
@@ -373,65 +374,6 @@ c1_output read_c1_object(cursor& c) {
 
 // ---- the lotus-bench / curio wrapper ----------------------------------------
 
-/// Standard base64 alphabet value of each byte, or -1.
-struct base64_table {
-  std::array<std::int8_t, 256> v{};
-  constexpr base64_table() {
-    for (auto& x : v) x = -1;
-    for (int i = 0; i < 26; ++i) {
-      v[std::size_t('A' + i)] = std::int8_t(i);
-      v[std::size_t('a' + i)] = std::int8_t(26 + i);
-    }
-    for (int i = 0; i < 10; ++i) v[std::size_t('0' + i)] = std::int8_t(52 + i);
-    v[std::size_t('+')] = 62;
-    v[std::size_t('/')] = 63;
-  }
-};
-constexpr base64_table base64_values;
-
-/// Strict standard base64 (RFC 4648 §4, Go's base64.StdEncoding output):
-/// padded to a multiple of 4, no whitespace, zero unused bits. Returns the
-/// decoded bytes or fails through |c| naming the first bad character.
-std::string base64_decode(cursor& c, std::string_view s, const char* value_at) {
-  const auto bad = [&](std::size_t i, const std::string& why) {
-    c.fail_at(value_at, "invalid base64 at character " + std::to_string(i) + ": " + why);
-  };
-  if (s.size() % 4 != 0) bad(s.size(), "length " + std::to_string(s.size()) + " is not a multiple of 4");
-  const std::size_t quads = s.size() / 4;
-  std::string out(quads * 3, '\0');
-  char* o = out.data();
-  const auto* in = reinterpret_cast<const unsigned char*>(s.data());
-  std::size_t pad = 0;
-  for (std::size_t q = 0; q < quads; ++q, in += 4) {
-    int v[4];
-    for (int j = 0; j < 4; ++j) v[j] = base64_values.v[in[j]];
-    if ((v[0] | v[1] | v[2] | v[3]) < 0) {
-      // padding is only allowed as "xx==" or "xxx=" in the last quad
-      const std::size_t at = q * 4;
-      for (int j = 0; j < 4; ++j) {
-        if (v[j] >= 0) continue;
-        if (in[j] != '=')
-          bad(at + std::size_t(j), "character " + quoted(std::string_view(s.data() + at + std::size_t(j), 1)) +
-                                       " is not in the alphabet");
-        if (q + 1 != quads || j < 2 || (j == 2 && in[3] != '=')) bad(at + std::size_t(j), "misplaced '='");
-        pad = std::size_t(4 - j);
-        break;
-      }
-      for (std::size_t j = 4 - pad; j < 4; ++j) v[j] = 0;
-    }
-    const std::uint32_t w = std::uint32_t(v[0]) << 18 | std::uint32_t(v[1]) << 12 | std::uint32_t(v[2]) << 6 |
-                            std::uint32_t(v[3]);
-    if ((pad == 1 && (w & 0xff)) || (pad == 2 && (w & 0xffff)))
-      bad(q * 4, "non-zero bits after the last byte");
-    o[0] = char(w >> 16);
-    o[1] = char((w >> 8) & 0xff);
-    o[2] = char(w & 0xff);
-    o += 3;
-  }
-  out.resize(out.size() - pad);
-  return out;
-}
-
 c1_output read_wrapper(cursor& c, std::string_view label) {
   static constexpr std::array<std::string_view, 3> fields{"SectorNum", "Phase1Out", "SectorSize"};
   std::optional<c1_output> out;
@@ -446,7 +388,9 @@ c1_output read_wrapper(cursor& c, std::string_view label) {
       sector_size = c.u64("SectorSize");
     } else {
       const std::string_view b64 = c.string("a base64 string");
-      const std::string inner = base64_decode(c, b64, at);
+      // Strict (Go's base64.StdEncoding): one spelling per C1.
+      std::string inner;
+      if (const auto e = decode_base64(b64, base64_mode::strict, inner)) c.fail_at(at, e->message());
       cursor ic(inner, label, "Phase1Out", /*inner=*/true);
       if (ic.peek() != '{') ic.fail("expected the C1 JSON object, found " + ic.found());
       out = read_c1_object(ic);

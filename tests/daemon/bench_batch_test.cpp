@@ -26,6 +26,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cuzk/io/base64.hpp>
+
 #include "../../apps/cuzk-bench/client_util.hpp"
 #include "common/test_seed.hpp"
 #include "daemon_test_support.hpp"
@@ -128,7 +130,7 @@ class bench_batch : public ::testing::Test {
   std::string wpost_inputs(std::mt19937_64& rng, cuzk::test::post_case* out = nullptr) {
     const cuzk::test::post_case c = cuzk::test::window_case(rng, "unused");
     nlohmann::json v = nlohmann::json::array();
-    for (const auto& p : c.req.vanilla_proofs) v.push_back(cuzk::bench_app::to_base64(p));
+    for (const auto& p : c.req.vanilla_proofs) v.push_back(cuzk::io::to_base64(p));
     std::ofstream(dir / "vanilla.json") << v.dump();
     std::string rand_hex;
     for (std::uint8_t b : c.req.randomness) {

@@ -4,6 +4,7 @@
 // rust-filecoin-proofs-api / filecoin-proofs, round trips on seeded random
 // C1 outputs of the right shapes, and one test per class of bad input that
 // checks the error names the JSON path.
+#include <cuzk/io/base64.hpp>
 #include <cuzk/io/porep_c1.hpp>
 
 #include <gtest/gtest.h>
@@ -265,32 +266,8 @@ TEST(PorepC1Json, KeyOrderWhitespaceAndEscapes) {
   EXPECT_TRUE(parse_c1_json(escaped) == want);
 }
 
-std::string base64(std::string_view in) {
-  static const char* a = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 3 <= in.size(); i += 3) {
-    const std::uint32_t w = std::uint32_t(std::uint8_t(in[i])) << 16 |
-                            std::uint32_t(std::uint8_t(in[i + 1])) << 8 | std::uint8_t(in[i + 2]);
-    for (int s = 18; s >= 0; s -= 6) out += a[(w >> s) & 63];
-  }
-  if (i + 1 == in.size()) {
-    const std::uint32_t w = std::uint32_t(std::uint8_t(in[i])) << 16;
-    out += a[(w >> 18) & 63];
-    out += a[(w >> 12) & 63];
-    out += "==";
-  } else if (i + 2 == in.size()) {
-    const std::uint32_t w = std::uint32_t(std::uint8_t(in[i])) << 16 | std::uint32_t(std::uint8_t(in[i + 1])) << 8;
-    out += a[(w >> 18) & 63];
-    out += a[(w >> 12) & 63];
-    out += a[(w >> 6) & 63];
-    out += '=';
-  }
-  return out;
-}
-
 std::string wrap(std::string_view c1, std::uint64_t sector_size, std::string_view num = "7") {
-  return "{\"SectorNum\":" + std::string(num) + ",\"Phase1Out\":\"" + base64(c1) +
+  return "{\"SectorNum\":" + std::string(num) + ",\"Phase1Out\":\"" + to_base64(c1) +
          "\",\"SectorSize\":" + std::to_string(sector_size) + "}";
 }
 
@@ -302,7 +279,7 @@ TEST(PorepC1Json, Wrapper) {
   EXPECT_TRUE(parse_c1_json(wrap(t + " ", 2048)) == want);
   EXPECT_TRUE(parse_c1_json(wrap(t + "  ", 2048)) == want);
   // Keys in another order.
-  EXPECT_TRUE(parse_c1_json("{\"SectorSize\":2048,\"Phase1Out\":\"" + base64(t) + "\",\"SectorNum\":1}") ==
+  EXPECT_TRUE(parse_c1_json("{\"SectorSize\":2048,\"Phase1Out\":\"" + to_base64(t) + "\",\"SectorNum\":1}") ==
               want);
   expect_error(wrap(t, 4096), "SectorSize", "does not match registered_proof StackedDrg2KiBV1_1 (2048 bytes)");
   expect_error("{\"SectorNum\":1,\"SectorSize\":2048}", "", "missing field \"Phase1Out\"");

@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/io/base64.hpp>
 #include <cuzk/io/post_vanilla.hpp>
 #include <cuzk/r1cs/r1cs.hpp>
 
@@ -42,28 +43,6 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
 }
 
 std::string fixture(const char* name) { return test::shared_dir() + "/filecoin-fixtures/curio/" + name; }
-
-std::vector<std::uint8_t> base64_decode(const std::string& s) {
-  std::vector<std::uint8_t> out;
-  std::uint32_t acc = 0;
-  int bits = 0;
-  for (char c : s) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else break;  // '=' padding
-    acc = (acc << 6) | std::uint32_t(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(std::uint8_t(acc >> bits));
-    }
-  }
-  return out;
-}
 
 // RFC 4648 base32, lower case, no padding (multibase prefix 'b').
 std::vector<std::uint8_t> base32_decode(const std::string& s) {
@@ -101,7 +80,9 @@ const post_fixture& load_fixture() {
     r.proof = io::read_fallback_post_sector_proof(r.bytes, "post.vproof");
     std::ifstream js(fixture("postpub.json"));
     const nlohmann::json j = nlohmann::json::parse(js);
-    const auto rnd = base64_decode(j.at("Randomness").get<std::string>());
+    std::vector<std::uint8_t> rnd;
+    if (const auto e = io::decode_base64(j.at("Randomness").get<std::string>(), io::base64_mode::strict, rnd))
+      throw std::runtime_error("Randomness: " + e->message());
     if (rnd.size() != 32) throw std::runtime_error("randomness is not 32 bytes");
     std::copy(rnd.begin(), rnd.end(), r.randomness.begin());
     const auto& sector = j.at("ChallengedSectors").at(0);
