@@ -346,7 +346,7 @@ void gpu_prover::init() {
 
 gpu_prover::~gpu_prover() = default;
 
-pending_proof gpu_prover::prove_start(const witness& w) {
+pending_proof gpu_prover::prove_start(const witness& w, const gpu_stage_check& between_stages) {
   const r1cs::r1cs_shape& sh = *_impl->shape;
   require(w.inputs.size() == sh.num_inputs, "witness has " + num(w.inputs.size()) +
                                                 " inputs, circuit has " + num(sh.num_inputs));
@@ -360,28 +360,31 @@ pending_proof gpu_prover::prove_start(const witness& w) {
   const auto t_encode = std::chrono::steady_clock::now();
   const std::optional<coded_witness> cw =
       encode_witness(w.inputs, w.aux, gpu_coded_witness_max_others(sh.num_variables()));
-  return start(cw ? &*cw : nullptr, cw ? nullptr : &w, ms_since(t_encode));
+  return start(cw ? &*cw : nullptr, cw ? nullptr : &w, ms_since(t_encode), between_stages);
 }
 
-pending_proof gpu_prover::prove_start_uncoded(const witness& w) {
+pending_proof gpu_prover::prove_start_uncoded(const witness& w,
+                                              const gpu_stage_check& between_stages) {
   const r1cs::r1cs_shape& sh = *_impl->shape;
   require(w.inputs.size() == sh.num_inputs && w.aux.size() == sh.num_aux,
           "witness has " + num(w.inputs.size()) + " inputs and " + num(w.aux.size()) +
               " aux values, circuit has " + num(sh.num_inputs) + " and " + num(sh.num_aux));
   require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
-  return start(nullptr, &w, 0);
+  return start(nullptr, &w, 0, between_stages);
 }
 
-pending_proof gpu_prover::prove_start(const coded_witness& cw) {
+pending_proof gpu_prover::prove_start(const coded_witness& cw,
+                                      const gpu_stage_check& between_stages) {
   const r1cs::r1cs_shape& sh = *_impl->shape;
   require(cw.size == sh.num_variables(), "coded witness has " + num(cw.size) +
                                              " values, circuit has " + num(sh.num_variables()));
   require(cw.codes.size() == coded_witness::code_words(cw.size), "coded witness is inconsistent");
   require(cw.size > 0 && (cw.codes[0] & 3) == coded_witness::code_one, "inputs[0] must be ONE");
-  return start(&cw, nullptr, 0);
+  return start(&cw, nullptr, 0, between_stages);
 }
 
-pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, double encode_ms) {
+pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, double encode_ms,
+                                const gpu_stage_check& between_stages) {
   impl& d = *_impl;
   const r1cs::r1cs_shape& sh = *d.shape;
   const parameters& p = *d.params;
@@ -395,9 +398,12 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   const cudaStream_t s = *d.s;
   const auto t_all = std::chrono::steady_clock::now();
   auto t0 = t_all;
+  // every stage ends here, the device idle: abandoning the proof (a
+  // throwing |between_stages|) leaves nothing running on its buffers
   auto sync_and_time = [&](double& slot) {
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
     slot = ms_since(t0);
+    if (between_stages) between_stages();
     t0 = std::chrono::steady_clock::now();
   };
 
@@ -473,7 +479,7 @@ proof gpu_prover::finalize(pending_proof&& pending, const fr& r, const fr& s) co
 }
 
 proof gpu_prover::prove(const witness& w, const fr& r, const fr& s) {
-  return finalize(prove_start(w), r, s);
+  return finalize(prove_start(w, {}), r, s);
 }
 
 int gpu_prover::device() const { return _impl->cfg.device; }

@@ -8,7 +8,8 @@
 //    same r, s, and verifies with the CPU verifier; the same with B_G2 on
 //    the CPU and with the queries streamed in chunks; a tampered input does
 //    not verify; two threads proving at once get correct proofs; wrong
-//    witness sizes are rejected.
+//    witness sizes are rejected; a proof abandoned between stages leaves the
+//    prover usable.
 // Also select_gpu_devices (config list semantics).
 #include <gtest/gtest.h>
 
@@ -211,6 +212,36 @@ TEST(GpuGroth16, ProofEqualsCpuProofAndVerifies) {
   no_one.inputs[0] = fr::zero();
   EXPECT_THROW(prover.prove_start(groth16::encode_witness(no_one.inputs, no_one.aux)),
                std::invalid_argument);
+}
+
+// The between-stages check: called once after each of the eight GPU stages
+// (upload, SpMV, NTT, H, L, A, B_G1, B_G2); a throw from it at any stage
+// leaves prove_start with that exception, and the next proof on the same
+// prover is still the CPU proof byte for byte.
+TEST(GpuGroth16, StageCheckAbandonsTheProofAtEveryStageAndTheProverStaysUsable) {
+  CUZK_REQUIRE_GPU();
+  const auto p = params();
+  const auto w = make_witness(21);
+  const groth16::proof want = groth16::prove(*p, shape(), w, fr::zero(), fr::zero());
+  groth16::gpu_prover prover(p, shape_ptr(), {.device = 0});
+  int calls = 0;
+  const groth16::proof all = prover.finalize(prover.prove_start(w, [&] { ++calls; }), fr::zero(),
+                                             fr::zero());
+  EXPECT_EQ(calls, 8) << "one check per GPU stage";
+  EXPECT_TRUE(all == want);
+  struct abandoned {};
+  for (int stop = 1; stop <= calls; ++stop) {
+    int seen = 0;
+    EXPECT_THROW(prover.prove_start(w,
+                                    [&] {
+                                      if (++seen == stop) throw abandoned{};
+                                    }),
+                 abandoned)
+        << "stop at stage " << stop;
+    EXPECT_EQ(seen, stop) << "no stage ran its check after the throw";
+    EXPECT_TRUE(prover.prove(w, fr::zero(), fr::zero()) == want)
+        << "the proof after abandoning at stage " << stop;
+  }
 }
 
 TEST(GpuGroth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {

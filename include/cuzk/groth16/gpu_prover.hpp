@@ -42,6 +42,7 @@
 // usable for the next call when the failure was not a device fault).
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -115,6 +116,14 @@ struct gpu_prove_timings {
   bool witness_coded = false;
 };
 
+/// Called by prove_start between its GPU stages (upload, SpMV, NTT, each
+/// MSM), with the stage's stream synchronised, under the kernel lock. It
+/// may throw to abandon the proof (the engine's cancellation): the
+/// exception leaves prove_start, the lock is released, and the prover is
+/// usable for the next call. A cancelled partition thus holds the GPU for
+/// at most the stage it is in (the H MSM, ~0.85 s at 32 GiB on an H200).
+using gpu_stage_check = std::function<void()>;
+
 class gpu_prover {
  public:
   gpu_prover(std::shared_ptr<const parameters> params,
@@ -131,13 +140,14 @@ class gpu_prover {
 
   /// The GPU critical path for one witness of this prover's shape (encodes
   /// it first, before taking the kernel lock).
-  pending_proof prove_start(const witness& w);
+  /// |between_stages|: see gpu_stage_check (empty: none).
+  pending_proof prove_start(const witness& w, const gpu_stage_check& between_stages = {});
   /// The same from a witness already encoded (encode_witness), for callers
   /// that encode before they queue for the device; encode_ms is then 0.
-  pending_proof prove_start(const coded_witness& w);
+  pending_proof prove_start(const coded_witness& w, const gpu_stage_check& between_stages = {});
   /// The same sending |w| as it is (for callers whose encode_witness found
   /// it too dense to code); encode_ms is then 0.
-  pending_proof prove_start_uncoded(const witness& w);
+  pending_proof prove_start_uncoded(const witness& w, const gpu_stage_check& between_stages = {});
   /// Proof assembly on the CPU (and B_G2 when configured so).
   proof finalize(pending_proof&& pending, const ff::fr& r, const ff::fr& s) const;
   /// prove_start + finalize.
@@ -158,7 +168,8 @@ class gpu_prover {
  private:
   void init();
   /// Under the kernel lock, from |cw| or (when null) |raw|.
-  pending_proof start(const coded_witness* cw, const witness* raw, double encode_ms);
+  pending_proof start(const coded_witness* cw, const witness* raw, double encode_ms,
+                      const gpu_stage_check& between_stages);
   struct impl;
   std::unique_ptr<impl> _impl;
 };

@@ -120,7 +120,7 @@ class gpu_backend final : public prover_backend {
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s) override {
-    return start(device, params, shape, std::move(w), r, s, nullptr);
+    return start(device, params, shape, std::move(w), r, s, nullptr, {});
   }
 
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
@@ -128,7 +128,9 @@ class gpu_backend final : public prover_backend {
                                              const ff::fr& s, const cancel_token& token,
                                              std::unique_ptr<prepared_witness> prepared) override {
     token.check();
-    return start(device, params, shape, std::move(w), r, s, dynamic_cast<const gpu_prepared*>(prepared.get()));
+    // a cancelled job leaves the device after the GPU stage it is in
+    return start(device, params, shape, std::move(w), r, s, dynamic_cast<const gpu_prepared*>(prepared.get()),
+                 [&token] { token.check(); });
   }
 
   groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
@@ -141,7 +143,8 @@ class gpu_backend final : public prover_backend {
   /// before the device gate), else coding it here.
   std::unique_ptr<pending_proof> start(std::size_t device, const groth16::parameters& params,
                                        const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
-                                       const ff::fr& s, const gpu_prepared* prepared) {
+                                       const ff::fr& s, const gpu_prepared* prepared,
+                                       const groth16::gpu_stage_check& between_stages) {
     if (device >= _ordinals.size())
       throw std::invalid_argument("gpu backend: device index " + std::to_string(device) + " of " +
                                   std::to_string(_ordinals.size()));
@@ -151,9 +154,9 @@ class gpu_backend final : public prover_backend {
     out->s = s;
     {
       const groth16::witness local = std::move(w);  // freed when this scope ends
-      if (!prepared) out->sums = out->prover->prove_start(local);
-      else if (prepared->coded) out->sums = out->prover->prove_start(*prepared->coded);
-      else out->sums = out->prover->prove_start_uncoded(local);
+      if (!prepared) out->sums = out->prover->prove_start(local, between_stages);
+      else if (prepared->coded) out->sums = out->prover->prove_start(*prepared->coded, between_stages);
+      else out->sums = out->prover->prove_start_uncoded(local, between_stages);
     }
     // the engine holds this device's kernel lock: these are this proof's times
     const groth16::gpu_prove_timings t = out->prover->last_timings();
