@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // GPU field arithmetic (cuda_arith.cuh) against the host mont_field, bit for
-// bit: mul, sqr, add, sub, neg for Fr, Fp and Fp2 (cuda_fp2.cuh) on 10^6
+// bit: mul, sqr, add, sub, neg and mul_sub (a b - c d: one reduction for Fp,
+// the generic form for Fr and Fp2) for Fr, Fp and Fp2 (cuda_fp2.cuh) on 10^6
 // random pairs plus every pair of special values (0, 1, p-1, R, R^2 as field elements and as raw
 // limbs, limb-edge values). Also checks the layout contract: a host array
 // copied to the device and back is unchanged, and device one() equals the
@@ -13,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
@@ -28,8 +30,8 @@ using cuzk::ff::fr;
 namespace gpu = cuzk::gpu;
 
 template <class D>
-__global__ void field_ops_kernel(const D* a, const D* b, D* mul, D* sqr, D* add, D* sub, D* neg,
-                                 D* one, std::size_t n) {
+__global__ void field_ops_kernel(const D* a, const D* b, const D* c, const D* d, D* mul, D* sqr,
+                                 D* add, D* sub, D* neg, D* msub, D* one, std::size_t n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i == 0) *one = D::one();
   if (i >= n) return;
@@ -39,6 +41,8 @@ __global__ void field_ops_kernel(const D* a, const D* b, D* mul, D* sqr, D* add,
   add[i] = x + y;
   sub[i] = x - y;
   neg[i] = -x;
+  using cuzk::ec::mul_sub;  // the device overload wins where there is one, as in xyzz
+  msub[i] = mul_sub(x, y, c[i], d[i]);
 }
 
 /// Field elements at the edges: as values and as raw Montgomery limbs.
@@ -114,18 +118,30 @@ void run_field_test(const char* name) {
     b.push_back(i % 16 == 0 ? a.back() : F::random(rng));
   }
   const std::size_t n = a.size();
+  // mul_sub's second product: every third one equals the first (b a: the
+  // result is exactly 0, the reduction's p -> 0 edge), the others pair
+  // neighbouring specials and random values
+  std::vector<F> c(n), d(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    c[i] = i % 3 == 0 ? b[i] : a[(i + 1) % n];
+    d[i] = i % 3 == 0 ? a[i] : b[(i + 2) % n];
+  }
 
-  gpu::device_buffer<F> d_a(n), d_b(n), d_mul(n), d_sqr(n), d_add(n), d_sub(n), d_neg(n), d_one(1);
+  gpu::device_buffer<F> d_a(n), d_b(n), d_c(n), d_d(n), d_mul(n), d_sqr(n), d_add(n), d_sub(n),
+      d_neg(n), d_msub(n), d_one(1);
   d_a.upload(a.data(), n, nullptr);
   d_b.upload(b.data(), n, nullptr);
+  d_c.upload(c.data(), n, nullptr);
+  d_d.upload(d.data(), n, nullptr);
   // poison the outputs: every element must be written
-  for (auto* d : {&d_mul, &d_sqr, &d_add, &d_sub, &d_neg})
+  for (auto* d : {&d_mul, &d_sqr, &d_add, &d_sub, &d_neg, &d_msub})
     CUZK_CUDA_CHECK(cudaMemset(d->data(), 0xa5, d->bytes()));
   const unsigned threads = 256;
   const unsigned blocks = unsigned((n + threads - 1) / threads);
   auto dp = [](gpu::device_buffer<F>& x) { return reinterpret_cast<D*>(x.data()); };
-  field_ops_kernel<D><<<blocks, threads>>>(dp(d_a), dp(d_b), dp(d_mul), dp(d_sqr), dp(d_add),
-                                           dp(d_sub), dp(d_neg), dp(d_one), n);
+  field_ops_kernel<D><<<blocks, threads>>>(dp(d_a), dp(d_b), dp(d_c), dp(d_d), dp(d_mul),
+                                           dp(d_sqr), dp(d_add), dp(d_sub), dp(d_neg), dp(d_msub),
+                                           dp(d_one), n);
   CUZK_CUDA_CHECK_LAUNCH();
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -136,22 +152,25 @@ void run_field_test(const char* name) {
     return h;
   };
   const auto g_mul = fetch(d_mul), g_sqr = fetch(d_sqr), g_add = fetch(d_add),
-             g_sub = fetch(d_sub), g_neg = fetch(d_neg), g_one = fetch(d_one),
+             g_sub = fetch(d_sub), g_neg = fetch(d_neg), g_msub = fetch(d_msub),
+             g_one = fetch(d_one),
              g_a = fetch(d_a);
   ASSERT_TRUE(g_a == a) << "round trip host -> device -> host changed the bytes";
   EXPECT_TRUE(g_one[0] == F::one()) << "device one() differs from host one()";
 
-  std::size_t bad_mul = 0, bad_sqr = 0, bad_add = 0, bad_sub = 0, bad_neg = 0;
+  std::size_t bad_mul = 0, bad_sqr = 0, bad_add = 0, bad_sub = 0, bad_neg = 0, bad_msub = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (!(g_mul[i] == a[i] * b[i]) && bad_mul++ < 3) ADD_FAILURE() << name << " mul mismatch at " << i;
     if (!(g_sqr[i] == a[i].sqr()) && bad_sqr++ < 3) ADD_FAILURE() << name << " sqr mismatch at " << i;
     if (!(g_add[i] == a[i] + b[i]) && bad_add++ < 3) ADD_FAILURE() << name << " add mismatch at " << i;
     if (!(g_sub[i] == a[i] - b[i]) && bad_sub++ < 3) ADD_FAILURE() << name << " sub mismatch at " << i;
     if (!(g_neg[i] == -a[i]) && bad_neg++ < 3) ADD_FAILURE() << name << " neg mismatch at " << i;
+    if (!(g_msub[i] == a[i] * b[i] - c[i] * d[i]) && bad_msub++ < 3)
+      ADD_FAILURE() << name << " mul_sub mismatch at " << i;
   }
-  EXPECT_EQ(bad_mul + bad_sqr + bad_add + bad_sub + bad_neg, 0u)
+  EXPECT_EQ(bad_mul + bad_sqr + bad_add + bad_sub + bad_neg + bad_msub, 0u)
       << "mismatches: mul " << bad_mul << " sqr " << bad_sqr << " add " << bad_add << " sub "
-      << bad_sub << " neg " << bad_neg << " of " << n;
+      << bad_sub << " neg " << bad_neg << " mul_sub " << bad_msub << " of " << n;
 }
 
 TEST(GpuField, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("GpuField.FrMatchesHost"); }

@@ -35,6 +35,16 @@
 
 namespace cuzk::ec {
 
+/// a b - c d: the Y coordinate of every XYZZ formula has this shape. The
+/// device fields overload it with one Montgomery reduction instead of two
+/// (gpu::mul_sub in cuda_arith.cuh for Fp and Fr, found by
+/// argument-dependent lookup, more specialised than this); the host fields
+/// take this.
+CUZK_HD_TEMPLATE template <class F>
+CUZK_HD_ATTR constexpr F mul_sub(const F& a, const F& b, const F& c, const F& d) {
+  return a * b - c * d;
+}
+
 template <class F>
 struct xyzz {
   using field = F;
@@ -101,7 +111,7 @@ struct xyzz {
     const F m = x2.dbl() + x2;
     xyzz r;
     r.x = m.sqr() - s.dbl();
-    r.y = m * (s - r.x) - w * y;
+    r.y = mul_sub(m, s - r.x, w, y);
     r.zz = v * zz;
     r.zzz = w * zzz;
     return r;
@@ -118,7 +128,7 @@ struct xyzz {
     const F m = x2.dbl() + x2;
     xyzz r;
     r.x = m.sqr() - s.dbl();
-    r.y = m * (s - r.x) - w * q.y;
+    r.y = mul_sub(m, s - r.x, w, q.y);
     r.zz = v;
     r.zzz = w;
     return r;
@@ -182,7 +192,7 @@ struct xyzz {
     const F qq = u1 * pp;
     xyzz r;
     r.x = rd.sqr() - ppp - qq.dbl();
-    r.y = rd * (qq - r.x) - s1 * ppp;
+    r.y = mul_sub(rd, qq - r.x, s1, ppp);
     r.zz = p.zz * q.zz * pp;
     r.zzz = p.zzz * q.zzz * ppp;
     return r;
@@ -194,7 +204,7 @@ struct xyzz {
     const F qq = x * pp;
     xyzz r;
     r.x = rd.sqr() - ppp - qq.dbl();
-    r.y = rd * (qq - r.x) - y * ppp;
+    r.y = mul_sub(rd, qq - r.x, y, ppp);
     r.zz = zz * pp;
     r.zzz = zzz * ppp;
     return r;

@@ -31,7 +31,8 @@
 // add/sub/neg keep full reduction (a + b < 2p < 2^(32N')).
 // Cost, N' words: mul 4N'^2 + 3N' multiply-adds (Fr: 280, Fp: 612) plus
 // N' + 1 for the final subtraction; sqr (sqr_mont) 3N'^2 + 5N' (Fp: 528);
-// add/sub ~3N' integer ops. Fr (low_words_one_and_max) saves, per step, the
+// add/sub ~3N' integer ops. a b - c d takes one reduction (mul_sub_mont:
+// the CIOS loop with two products per step). Fr (low_words_one_and_max) saves, per step, the
 // multiplication forming m and the two lowest products of m p. No branches on the data (the final choices are selects);
 // NTT/MSM inputs are public in a prover anyway.
 //
@@ -156,6 +157,13 @@ static_assert(low_words_one_and_max<fr_params> && !low_words_one_and_max<fp_para
 static_assert(!low_words_one_and_max<fr_params> || n0_32<fr_params> == 0xffffffffu);
 static_assert(modulus32<fr_params>.v[7] < 0x80000000u && modulus32<fp_params>.v[11] < 0x80000000u,
               "the carry bounds of mul_mont need a spare top bit");
+
+/// p < 2^(32W - 2): the running sum of mul_sub_mont (two products per
+/// step, below ~3p) then fits its W + 1 words. Fp (p < 2^381) has it; Fr
+/// (r > 2^254) does not, and takes a * b - c * d.
+template <class P>
+inline constexpr bool two_spare_top_bits = modulus32<P>.v[2 * P::n_limbs - 1] < (1u << 30);
+static_assert(two_spare_top_bits<fp_params> && !two_spare_top_bits<fr_params>);
 
 /// Device copies (one per translation unit; -rdc is off).
 template <class P>
@@ -321,18 +329,70 @@ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* 
   reduce_once<W>(r, t, p);  // t < 2p
 }
 
-/// r = a^2 / R mod p: the product a^2 first, then a separate reduction.
+/// r = t / R mod p for a 2W-word t < p R (so that hi(t) = t / R < p):
+/// W Montgomery steps over the low half (the CIOS loop of mul_mont without
+/// the b products: a (W+1)-word window shifted one word per step), then the
+/// high half added and p subtracted once.
+/// Bounds: the reduced low half (t_lo + M p) / R is < p + 1 and hi(t) < p,
+/// so the sum is < 2p and one conditional subtraction leaves it below p.
+/// sqr_mont feeds it a^2 (< p^2).
+/// Cost: 2W^2 + 2W multiply-adds (Fp: 312), ~3W adds and selects.
+template <int W, bool Low = false>
+__device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t* t,
+                                          const std::uint32_t* p, std::uint32_t n0) {
+  // mul_mont's even/odd form: x = t_lo, y = 0 at first; after each step
+  // x[0] = 0 and the arrays swap roles, x[1] going into the next x's low
+  // word (its carry consumed at the same weight by the next step's y chain,
+  // which runs first for that) and the old x, shifted down two words,
+  // becoming the next y
+  std::uint32_t u[W], v[W];
+#pragma unroll
+  for (int j = 0; j < W; ++j) u[j] = t[j], v[j] = 0;
+  redc_step<W, Low>(u, v, p, n0);
+#pragma unroll
+  for (int i = 1; i < W; ++i) {
+    std::uint32_t* x = (i % 2) ? v : u;
+    std::uint32_t* y = (i % 2) ? u : v;
+    const std::uint32_t low = y[1];
+#pragma unroll
+    for (int k = 0; k < W - 2; ++k) y[k] = y[k + 2];
+    y[W - 2] = 0;
+    y[W - 1] = 0;
+    x[0] = add_cc(x[0], low);
+    const std::uint32_t x0 = x[0], m = redc_factor<Low>(x0, n0);
+    mac_odd_p<W, true, Low>(y, p, m, x0);  // takes the carry of x[0] + low
+    mac_even_p<W, Low>(x, y, p, m);
+  }
+  // (W even: the last step's x is v) reduced low half = u + v[1 ..]; + the
+  // high half; then subtract p once when the sum is >= p
+  std::uint32_t q[W];
+  q[0] = add_cc(u[0], v[1]);
+#pragma unroll
+  for (int j = 1; j < W - 1; ++j) q[j] = addc_cc(u[j], v[j + 1]);
+  q[W - 1] = addc(u[W - 1], 0);
+  q[0] = add_cc(q[0], t[W]);
+#pragma unroll
+  for (int j = 1; j < W; ++j) q[j] = addc_cc(q[j], t[W + j]);
+  reduce_once<W>(r, q, p);
+}
+
+/// r = a - b over N words; the callers guarantee a >= b.
+template <int N>
+__device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::uint32_t* a,
+                                          const std::uint32_t* b) {
+  r[0] = sub_cc(a[0], b[0]);
+#pragma unroll
+  for (int j = 1; j < N - 1; ++j) r[j] = subc_cc(a[j], b[j]);
+  r[N - 1] = subc(a[N - 1], b[N - 1]);
+}
+
+/// r = a^2 / R mod p: the product a^2 first, then redc_wide.
 /// Product: the off-diagonal terms a_i a_j (i < j) once, row by row (row i
 /// touches words 2i+1 .. i+W+1: its lo chain carries into word i+W, which
 /// holds at most row i-1's final carry, and its hi chain into word i+W+1,
 /// which no earlier row wrote), doubled by one add chain, then
-/// the diagonal a_i^2 in one chain over all 2W words. Reduction: W
-/// Montgomery steps over the low half (the CIOS loop of mul_mont without
-/// the b products: a (W+1)-word window shifted one word per step), then
-/// the high half added and p subtracted once.
-/// Bounds: a < p, so a^2 < p^2 and hi(a^2) < p^2 / R < p; the reduced low
-/// half is < p + 1, so the sum is < 2p + 1 and (being 0 or not a multiple
-/// of p) one conditional subtraction leaves it below p.
+/// the diagonal a_i^2 in one chain over all 2W words.
+/// Bounds: a < p, so a^2 < p^2 < p R.
 /// Cost: W(W-1) + 4W multiply-adds for the product, 2W^2 + 2W for the
 /// reduction, ~3W adds and selects (Fp: 528 against mul's 612 + 36).
 template <int W, bool Low = false>
@@ -368,40 +428,65 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
   }
   t[2 * W - 2] = madc_lo_cc(a[W - 1], a[W - 1], t[2 * W - 2]);
   t[2 * W - 1] = madc_hi(a[W - 1], a[W - 1], t[2 * W - 1]);
-  // reduce the low half, (t_lo + M p) / R, in mul_mont's even/odd form:
-  // x = t_lo, y = 0 at first; after each step x[0] = 0 and the arrays swap
-  // roles, x[1] going into the next x's low word (its carry consumed at the
-  // same weight by the next step's y chain, which runs first for that) and
-  // the old x, shifted down two words, becoming the next y
+  redc_wide<W, Low>(r, t, p, n0);
+}
+
+/// r = a b - c d mod p (p with two_spare_top_bits) with one reduction
+/// instead of two: mul_mont's CIOS
+/// loop with a second product, a b + c (p - d), each step adding a b_i and
+/// c (p - d)_i (p - d is p when d = 0, still a valid operand) before its
+/// one Montgomery step. The running sum stays below 3p (1 + 2^-31) (a, c < p,
+/// p - d <= p), so T + a b_i + c e_i + m p < 3p (2^32 + 1) < 2^(32(W+1)): as in
+/// mul_mont no chain carries out of y's top word; the result is
+/// (a b + c e + M p) / R < 2p^2 / R + p < 2p, one conditional subtraction.
+/// (Measured on the H200, 2026-12-02: G1 mixed addition 2.18 -> 2.41 G/s.)
+/// Cost: 6W^2 multiply-adds (Fp: 864) against 8W^2 for two mul_mont, in
+/// mul_mont's registers plus the two extra operands (the XYZZ formulas' Y
+/// coordinate, R (Q - X3) - Y1 PPP, is this shape).
+template <int W, bool Low = false>
+__device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32_t* a,
+                                             const std::uint32_t* b, const std::uint32_t* c,
+                                             const std::uint32_t* d, const std::uint32_t* p,
+                                             std::uint32_t n0) {
+  static_assert(W % 2 == 0 && W >= 4);
+  std::uint32_t e[W];  // p - d
+  sub_plain<W>(e, p, d);
   std::uint32_t u[W], v[W];
+  // step 0: x = a_even b_0, y = a_odd b_0, then + c e_0
 #pragma unroll
-  for (int j = 0; j < W; ++j) u[j] = t[j], v[j] = 0;
+  for (int j = 0; j < W; j += 2) {
+    u[j] = a[j] * b[0];
+    u[j + 1] = __umulhi(a[j], b[0]);
+    v[j] = a[j + 1] * b[0];
+    v[j + 1] = __umulhi(a[j + 1], b[0]);
+  }
+  mac_even<W>(u, v, c, e[0]);
+  mac_odd<W, false>(v, c, e[0]);
   redc_step<W, Low>(u, v, p, n0);
 #pragma unroll
   for (int i = 1; i < W; ++i) {
-    std::uint32_t* x = (i % 2) ? v : u;
-    std::uint32_t* y = (i % 2) ? u : v;
-    const std::uint32_t low = y[1];
+    std::uint32_t* x = (i % 2) ? v : u;  // the previous y
+    std::uint32_t* y = (i % 2) ? u : v;  // the previous x, rebuilt shifted
+    const std::uint32_t bi = b[i];
+    x[0] = add_cc(x[0], y[1]);
 #pragma unroll
-    for (int k = 0; k < W - 2; ++k) y[k] = y[k + 2];
-    y[W - 2] = 0;
-    y[W - 1] = 0;
-    x[0] = add_cc(x[0], low);
-    const std::uint32_t x0 = x[0], m = redc_factor<Low>(x0, n0);
-    mac_odd_p<W, true, Low>(y, p, m, x0);  // takes the carry of x[0] + low
-    mac_even_p<W, Low>(x, y, p, m);
+    for (int k = 1; k < W - 1; k += 2) {
+      y[k - 1] = madc_lo_cc(a[k], bi, y[k + 1]);
+      y[k] = madc_hi_cc(a[k], bi, y[k + 2]);
+    }
+    y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
+    y[W - 1] = madc_hi(a[W - 1], bi, 0);
+    mac_even<W>(x, y, a, bi);
+    mac_even<W>(x, y, c, e[i]);
+    mac_odd<W, false>(y, c, e[i]);
+    redc_step<W, Low>(x, y, p, n0);
   }
-  // (W even: the last step's x is v) reduced low half = u + v[1 ..]; + the
-  // high half; then subtract p once when the sum is >= p
-  std::uint32_t q[W];
-  q[0] = add_cc(u[0], v[1]);
+  std::uint32_t t[W];
+  t[0] = add_cc(u[0], v[1]);
 #pragma unroll
-  for (int j = 1; j < W - 1; ++j) q[j] = addc_cc(u[j], v[j + 1]);
-  q[W - 1] = addc(u[W - 1], 0);
-  q[0] = add_cc(q[0], t[W]);
-#pragma unroll
-  for (int j = 1; j < W; ++j) q[j] = addc_cc(q[j], t[W + j]);
-  reduce_once<W>(r, q, p);
+  for (int j = 1; j < W - 1; ++j) t[j] = addc_cc(u[j], v[j + 1]);
+  t[W - 1] = addc(u[W - 1], 0);
+  reduce_once<W>(r, t, p);  // t < 2p
 }
 
 /// r = a + b mod p.
@@ -528,6 +613,20 @@ struct alignas(8) mont_d {
   /// Conditional negation: -a when |flag|, a otherwise.
   __device__ __forceinline__ mont_d cneg(bool flag) const { return flag ? -*this : *this; }
 };
+
+/// a b - c d with one Montgomery reduction (mul_sub_mont) where the modulus
+/// leaves room (Fp). The XYZZ formulas call mul_sub unqualified: this
+/// overload for fp_d, ec::mul_sub (a * b - c * d) for the host fields, Fr
+/// and Fp2.
+template <class P>
+  requires ff::detail::cuda::two_spare_top_bits<P>
+__device__ __forceinline__ mont_d<P> mul_sub(const mont_d<P>& a, const mont_d<P>& b,
+                                             const mont_d<P>& c, const mont_d<P>& d) {
+  mont_d<P> r;
+  ff::detail::cuda::mul_sub_mont<mont_d<P>::n_words, ff::detail::cuda::low_words_one_and_max<P>>(
+      r.l, a.l, b.l, c.l, d.l, ff::detail::cuda::d_modulus<P>.v, ff::detail::cuda::n0_32<P>);
+  return r;
+}
 
 using fr_d = mont_d<ff::fr_params>;
 using fp_d = mont_d<ff::fp_params>;
