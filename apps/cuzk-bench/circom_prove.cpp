@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <cuzk/groth16/circom_prover.hpp>
+#include <cuzk/circom/prover.hpp>
 #include <cuzk/io/circom.hpp>
 #include <cuzk/io/snarkjs_json.hpp>
 
@@ -74,16 +74,16 @@ int run(const options& o) {
                                               : std::optional(parse_hex_scalar(o.r_hex, "--r"));
   const std::optional<fr> s = o.s_hex.empty() ? std::nullopt
                                               : std::optional(parse_hex_scalar(o.s_hex, "--s"));
-  groth16::circom_prove_stats st;
+  circom::prove_stats st;
   groth16::proof pi;
   if (r && s) {
-    pi = groth16::circom_prove(zk, wt.values, *r, *s, &st);
+    pi = circom::prove(zk, wt.values, *r, *s, &st);
   } else if (!r && !s) {
-    pi = groth16::circom_prove(zk, wt.values, &st);
+    pi = circom::prove(zk, wt.values, &st);
   } else {
     throw std::invalid_argument("give both --r and --s, or neither (random randomizers)");
   }
-  const auto inputs = groth16::circom_public_inputs(zk, wt.values);
+  const auto inputs = circom::public_inputs(zk, wt.values);
   io::write_text_file(o.proof, io::proof_to_json(pi), "proof.json");
   io::write_text_file(o.pub, io::public_to_json(inputs), "public.json");
   if (!o.quiet) {
@@ -97,7 +97,7 @@ int run(const options& o) {
   }
   if (!o.vk.empty()) {
     const auto vk = io::vk_from_json(io::read_text_file(o.vk, "verification_key.json"), o.vk);
-    if (!groth16::circom_verify(vk, pi, inputs)) {
+    if (!circom::verify(vk, pi, inputs)) {
       std::fprintf(stderr, "circom-prove: the proof does NOT verify against %s\n", o.vk.c_str());
       return 2;
     }
@@ -119,7 +119,7 @@ int run_verify(const verify_options& o) {
                 inputs.size(), vk.n_public);
     return 1;
   }
-  if (!groth16::circom_verify(vk, pi, inputs)) {
+  if (!circom::verify(vk, pi, inputs)) {
     std::printf("Invalid proof\n");
     return 1;
   }

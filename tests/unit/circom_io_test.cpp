@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cuzk/groth16/circom_prover.hpp>
+#include <cuzk/circom/prover.hpp>
 #include <cuzk/io/circom.hpp>
 #include <cuzk/io/snarkjs_json.hpp>
 #include <cuzk/ntt/domain.hpp>
@@ -204,10 +204,10 @@ TEST(circom_io, vk_export_matches_snarkjs) {
 // ---- roots of unity ----------------------------------------------------------
 
 TEST(circom_prover, snarkjs_roots) {
-  const std::uint64_t j = groth16::snarkjs_root_exponent();
+  const std::uint64_t j = circom::snarkjs_root_exponent();
   EXPECT_EQ(j & 1, 1u);
   for (unsigned lg = 0; lg <= 32; ++lg) {
-    const fr w = groth16::snarkjs_root_of_unity(lg);
+    const fr w = circom::snarkjs_root_of_unity(lg);
     const std::uint64_t jm = j & ((std::uint64_t(1) << lg) - 1);
     EXPECT_EQ(ntt::root_of_unity(lg).pow(jm), w) << lg;
     if (lg > 0) {
@@ -221,8 +221,8 @@ TEST(circom_prover, snarkjs_roots) {
 std::string prove_json(const circuit& c, const fr& r, const fr& s, std::string* pub = nullptr) {
   const auto zk = io::read_zkey(fixture(c.zkey));
   const auto w = io::read_wtns(fixture(c.wtns)).values;
-  if (pub) *pub = io::public_to_json(groth16::circom_public_inputs(zk, w));
-  return io::proof_to_json(groth16::circom_prove(zk, w, r, s));
+  if (pub) *pub = io::public_to_json(circom::public_inputs(zk, w));
+  return io::proof_to_json(circom::prove(zk, w, r, s));
 }
 
 TEST(circom_prover, golden_r0s0) {
@@ -246,9 +246,9 @@ TEST(circom_prover, proofs_verify_and_tampering_fails) {
     const auto zk = io::read_zkey(fixture(c->zkey));
     const auto w = io::read_wtns(fixture(c->wtns)).values;
     const auto vk = io::vk_from_json(read_text(fixture(c->vk)));
-    auto inputs = groth16::circom_public_inputs(zk, w);
-    const auto pi = groth16::circom_prove(zk, w, fr::random(rng), fr::random(rng));
-    EXPECT_TRUE(groth16::circom_verify(vk, pi, inputs)) << c->zkey;
+    auto inputs = circom::public_inputs(zk, w);
+    const auto pi = circom::prove(zk, w, fr::random(rng), fr::random(rng));
+    EXPECT_TRUE(circom::verify(vk, pi, inputs)) << c->zkey;
     // the JSON round trip keeps the proof
     EXPECT_EQ(io::proof_from_json(io::proof_to_json(pi)), pi);
     EXPECT_EQ(io::public_from_json(io::public_to_json(inputs)), inputs);
@@ -256,26 +256,26 @@ TEST(circom_prover, proofs_verify_and_tampering_fails) {
     const auto theirs = io::proof_from_json(read_text(fixture(std::string(c->vk).substr(
                                                 0, std::string(c->vk).find('/')) +
                                             "/proof.json")));
-    EXPECT_TRUE(groth16::circom_verify(vk, theirs, inputs)) << c->zkey;
+    EXPECT_TRUE(circom::verify(vk, theirs, inputs)) << c->zkey;
     // tampering
     auto bad_inputs = inputs;
     bad_inputs[0] += fr::one();
-    EXPECT_FALSE(groth16::circom_verify(vk, pi, bad_inputs));
+    EXPECT_FALSE(circom::verify(vk, pi, bad_inputs));
     auto bad = pi;
     bad.c = theirs.c;
-    EXPECT_FALSE(groth16::circom_verify(vk, bad, inputs));
+    EXPECT_FALSE(circom::verify(vk, bad, inputs));
     bad = pi;
     bad.a = (ec::g1_jacobian::from_affine(pi.a) + ec::g1_jacobian::generator()).to_affine();
-    EXPECT_FALSE(groth16::circom_verify(vk, bad, inputs));
+    EXPECT_FALSE(circom::verify(vk, bad, inputs));
     inputs.push_back(fr::one());
-    EXPECT_FALSE(groth16::circom_verify(vk, pi, inputs));  // wrong count
+    EXPECT_FALSE(circom::verify(vk, pi, inputs));  // wrong count
   }
 }
 
 TEST(circom_prover, witness_size_mismatch_throws) {
   const auto zk = io::read_zkey(fixture(tiny.zkey));
   std::vector<fr> w(zk.n_vars + 1, fr::one());
-  EXPECT_THROW(groth16::circom_prove(zk, w, fr::zero(), fr::zero()), std::invalid_argument);
+  EXPECT_THROW(circom::prove(zk, w, fr::zero(), fr::zero()), std::invalid_argument);
 }
 
 // ---- JSON ----------------------------------------------------------------------

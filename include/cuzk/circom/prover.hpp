@@ -47,10 +47,12 @@
 #include <cuzk/io/circom.hpp>
 #include <cuzk/io/snarkjs_json.hpp>
 
-namespace cuzk::groth16 {
+namespace cuzk::circom {
 
-/// Wall-clock seconds per stage of circom_prove.
-struct circom_prove_stats {
+using groth16::proof;
+
+/// Wall-clock seconds per stage of prove.
+struct prove_stats {
   double evaluations = 0;  ///< step 1: a, b, c from section 4
   double ntt = 0;          ///< step 2: coset values and p
   double msm_a = 0, msm_b1 = 0, msm_b2 = 0, msm_c = 0, msm_h = 0;
@@ -66,26 +68,26 @@ std::uint64_t snarkjs_root_exponent();
 
 /// Step 1 and 2: the H-MSM scalars p_i, i < domain_size, in snarkjs's order.
 /// Throws std::invalid_argument when w.size() != zk.n_vars.
-std::vector<ff::fr> circom_h_scalars(const io::zkey_file& zk, std::span<const ff::fr> w,
-                                     circom_prove_stats* stats = nullptr);
+std::vector<ff::fr> h_scalars(const io::zkey_file& zk, std::span<const ff::fr> w,
+                                     prove_stats* stats = nullptr);
 
 /// A proof with explicit randomizers (r = s = 0 gives snarkjs's
 /// deterministic reference proof). Throws std::invalid_argument when
 /// w.size() != zk.n_vars.
-proof circom_prove(const io::zkey_file& zk, std::span<const ff::fr> w, const ff::fr& r,
-                   const ff::fr& s, circom_prove_stats* stats = nullptr);
+proof prove(const io::zkey_file& zk, std::span<const ff::fr> w, const ff::fr& r,
+                   const ff::fr& s, prove_stats* stats = nullptr);
 
 /// A zero-knowledge proof: r and s drawn from std::random_device.
-proof circom_prove(const io::zkey_file& zk, std::span<const ff::fr> w,
-                   circom_prove_stats* stats = nullptr);
+proof prove(const io::zkey_file& zk, std::span<const ff::fr> w,
+                   prove_stats* stats = nullptr);
 
 /// public.json's values: w[1 .. nPublic] (outputs, then public inputs).
-std::vector<ff::fr> circom_public_inputs(const io::zkey_file& zk, std::span<const ff::fr> w);
+std::vector<ff::fr> public_inputs(const io::zkey_file& zk, std::span<const ff::fr> w);
 
 /// snarkjs's `groth16 verify`: false when the number of inputs differs from
 /// vk.n_public, a proof point is outside its prime-order subgroup, or the
 /// pairing equation e(A,B) = e(alpha,beta) e(vk_x,gamma) e(C,delta) fails.
-bool circom_verify(const io::snarkjs_vk& vk, const proof& pi,
+bool verify(const io::snarkjs_vk& vk, const proof& pi,
                    std::span<const ff::fr> public_inputs);
 
-}  // namespace cuzk::groth16
+}  // namespace cuzk::circom

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // snarkjs-compatible Groth16 prover and verifier for circom circuits.
-// Method, invariants and costs: include/cuzk/groth16/circom_prover.hpp.
-#include <cuzk/groth16/circom_prover.hpp>
+// Method, invariants and costs: include/cuzk/circom/prover.hpp.
+#include <cuzk/circom/prover.hpp>
 
 #include <chrono>
 #include <random>
@@ -17,7 +17,7 @@
 #include <cuzk/msm/msm.hpp>
 #include <cuzk/ntt/ntt.hpp>
 
-namespace cuzk::groth16 {
+namespace cuzk::circom {
 
 namespace {
 
@@ -79,8 +79,8 @@ std::uint64_t snarkjs_root_exponent() {
   return j;
 }
 
-std::vector<fr> circom_h_scalars(const io::zkey_file& zk, std::span<const fr> w,
-                                 circom_prove_stats* stats) {
+std::vector<fr> h_scalars(const io::zkey_file& zk, std::span<const fr> w,
+                                 prove_stats* stats) {
   check_witness_size(zk, w);
   const unsigned lg_n = zk.lg_domain_size();
   const std::size_t n = zk.domain_size;
@@ -128,13 +128,13 @@ std::vector<fr> circom_h_scalars(const io::zkey_file& zk, std::span<const fr> w,
   return b;
 }
 
-proof circom_prove(const io::zkey_file& zk, std::span<const fr> w, const fr& r, const fr& s,
-                   circom_prove_stats* stats) {
+proof prove(const io::zkey_file& zk, std::span<const fr> w, const fr& r, const fr& s,
+                   prove_stats* stats) {
   using ec::g1_jacobian;
   using ec::g2_jacobian;
   check_witness_size(zk, w);
   const auto t_start = clock_type::now();
-  const std::vector<fr> p = circom_h_scalars(zk, w, stats);
+  const std::vector<fr> p = h_scalars(zk, w, stats);
 
   const auto timed = [&](double* slot, auto&& f) {
     const auto t0 = clock_type::now();
@@ -142,8 +142,8 @@ proof circom_prove(const io::zkey_file& zk, std::span<const fr> w, const fr& r, 
     if (stats) *slot = seconds_since(t0);
     return result;
   };
-  circom_prove_stats local;
-  circom_prove_stats& st = stats ? *stats : local;
+  prove_stats local;
+  prove_stats& st = stats ? *stats : local;
 
   const std::span<const ec::g1_affine> a_bases(zk.a), b1_bases(zk.b1), c_bases(zk.c), h_bases(zk.h);
   const std::span<const ec::g2_affine> b2_bases(zk.b2);
@@ -156,30 +156,30 @@ proof circom_prove(const io::zkey_file& zk, std::span<const fr> w, const fr& r, 
   // B1 only enters C as r B1: skipped when r = 0 (assemble.hpp)
   const g1_jacobian msm_b1 = r.is_zero() ? g1_jacobian::identity()
                                          : timed(&st.msm_b1, [&] { return msm::msm<ff::fp>(b1_bases, w); });
-  const proof out = assemble_proof({zk.alpha1, zk.beta1, zk.delta1, zk.beta2, zk.delta2},
+  const proof out = groth16::assemble_proof({zk.alpha1, zk.beta1, zk.delta1, zk.beta2, zk.delta2},
                                    {msm_a, msm_b1, msm_c, msm_h, msm_b2}, r, s);
   if (stats) stats->total = seconds_since(t_start);
   return out;
 }
 
-proof circom_prove(const io::zkey_file& zk, std::span<const fr> w, circom_prove_stats* stats) {
+proof prove(const io::zkey_file& zk, std::span<const fr> w, prove_stats* stats) {
   os_random rng;
   const fr r = fr::random(rng);
   const fr s = fr::random(rng);
-  return circom_prove(zk, w, r, s, stats);
+  return prove(zk, w, r, s, stats);
 }
 
-std::vector<fr> circom_public_inputs(const io::zkey_file& zk, std::span<const fr> w) {
+std::vector<fr> public_inputs(const io::zkey_file& zk, std::span<const fr> w) {
   check_witness_size(zk, w);
   return {w.begin() + 1, w.begin() + 1 + zk.n_public};
 }
 
-bool circom_verify(const io::snarkjs_vk& vk, const proof& pi, std::span<const fr> public_inputs) {
+bool verify(const io::snarkjs_vk& vk, const proof& pi, std::span<const fr> public_inputs) {
   if (public_inputs.size() != vk.n_public || vk.vk.ic.size() != std::size_t(vk.n_public) + 1)
     return false;
   if (!ec::is_in_subgroup(pi.a) || !ec::is_in_subgroup(pi.b) || !ec::is_in_subgroup(pi.c))
     return false;
-  return verify(prepare_verifying_key(vk.vk), pi, public_inputs);
+  return groth16::verify(groth16::prepare_verifying_key(vk.vk), pi, public_inputs);
 }
 
-}  // namespace cuzk::groth16
+}  // namespace cuzk::circom
