@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <string>
 
-#include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/sector_tree.hpp>
 #include <cuzk/gadgets/native_sha256.hpp>
 #include <cuzk/io/hex.hpp>
 #include <cuzk/r1cs/synthesize.hpp>

@@ -12,7 +12,7 @@
 #include <tuple>
 
 #include <cuzk/circuits/empty_sector_update_challenges.hpp>
-#include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/sector_tree.hpp>
 #include <cuzk/circuits/porep_hashes.hpp>
 #include <cuzk/circuits/detail/generator_random.hpp>
 #include <cuzk/gadgets/merkle.hpp>

@@ -66,8 +66,8 @@
 #include <string>
 #include <vector>
 
-#include <cuzk/circuits/fallback_post.hpp>
 #include <cuzk/circuits/porep_challenges.hpp>
+#include <cuzk/circuits/sector_tree.hpp>
 #include <cuzk/gadgets/boolean.hpp>
 #include <cuzk/gadgets/constraint.hpp>
 #include <cuzk/gadgets/merkle.hpp>
@@ -81,6 +81,8 @@
 #include <cuzk/r1cs/constraint_system.hpp>
 
 namespace cuzk::circuits {
+
+using r1cs::fr;
 
 /// storage-proofs-porep stacked/vanilla TOTAL_PARENTS, BASE_DEGREE, EXP_DEGREE.
 inline constexpr std::size_t stacked_total_parents = 37;
