@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // The registered seal proofs (rust-filecoin-proofs-api registry.rs
-// RegisteredSealProof; see include/cuzk/io/porep_c1.hpp): one constexpr row
+// RegisteredSealProof; see include/cuzk/io/seal_proof.hpp): one constexpr row
 // per proof, looked up by a linear scan over 20 entries (nanoseconds).
 //
 // Facts behind the table (read from the public sources, not copied):
@@ -17,7 +17,7 @@
 //  * layers: constants.rs LAYERS (2 below 32 GiB, 11 at 32/64 GiB);
 //  * tree shapes: filecoin-proofs SectorShape* (8-0-0, 8-8-0 at 32 GiB,
 //    8-8-2 at 64 GiB).
-#include <cuzk/io/porep_c1.hpp>
+#include <cuzk/io/seal_proof.hpp>
 
 #include <array>
 
