@@ -16,10 +16,13 @@ if(CUZK_ENABLE_CUDA)
       set(CMAKE_CUDA_ARCHITECTURES 90)
     endif()
     enable_language(CUDA)
-    # CMake 3.25 does not know nvcc's C++20 flag yet.
+    # CMake < 3.26 has no C++20 flag for nvcc, so CMAKE_CUDA_STANDARD 20
+    # fails at generate time ("requires the language dialect CUDA20"): supply
+    # it, as a cache entry so that every directory (src/cuda, tests/gpu,
+    # bench) sees it.
     if(NOT DEFINED CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
-      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
-      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20" CACHE INTERNAL "nvcc C++20 flag")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20" CACHE INTERNAL "nvcc C++20 flag")
     endif()
     set(CMAKE_CUDA_STANDARD 20)
     set(CMAKE_CUDA_STANDARD_REQUIRED ON)
