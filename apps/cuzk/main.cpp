@@ -9,7 +9,7 @@
 // flight finish for up to daemon.shutdown_timeout, cancel the rest, exit 0.
 // Every exit logs its cause: 0 after a stop signal, 1 for a start-up or
 // runtime error, 2 for a bad config or command line. Logs (spdlog) and TIMELINE lines go to stderr (CUZK_TIMELINE=off:
-// no TIMELINE lines; CUZK_TEST_DELAY_STAGE: a test-only slowdown, see
+// no TIMELINE lines; CUZK_TEST_DELAY_STAGE: a test-only slowdown, passed to
 // engine_config::test_delay_stage); they carry job ids, kinds and sizes,
 // never request payloads. State is in memory only: after a crash or
 // SIGKILL, jobs in flight are gone and clients resubmit (docs/RELIABILITY.md).
@@ -156,6 +156,10 @@ int main(int argc, char** argv) {
   if (cfg.synthesis_threads > 0)
     threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, cfg.synthesis_threads);
   if (cfg.gpu_threads > 0) setenv("CUZK_GPU_THREADS", std::to_string(cfg.gpu_threads).c_str(), 1);
+
+  // TEST ONLY: regression and resilience tests slow one stage of the real
+  // binary this way; the engine validates the value (a malformed one: exit 1).
+  if (const char* delay = std::getenv("CUZK_TEST_DELAY_STAGE")) cfg.engine.test_delay_stage = delay;
 
   try {
     cuzk::engine::engine eng(cfg.engine, make_backend(cfg));

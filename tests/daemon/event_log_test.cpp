@@ -5,11 +5,13 @@
 // its own order; with tiny rings and a slow sink events are dropped, and
 // exactly those are counted (written + dropped = emitted); an empty sink
 // turns emitting off; long job ids and details are cut, not overflowed.
-// Also: the engine's test-only delay knob rejects a malformed value.
+// Also: the engine's test-only delay knob rejects a malformed value, and the
+// library never reads it from the environment (the daemon does).
 // Cost: ~0.3 s.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -105,6 +107,18 @@ TEST(event_log, engine_rejects_a_malformed_test_delay) {
     cfg.test_delay_stage = bad;
     EXPECT_THROW(cuzk::engine::engine(cfg, cuzk::engine::make_cpu_backend()), std::invalid_argument) << bad;
   }
+}
+
+// Only the cuzk daemon turns CUZK_TEST_DELAY_STAGE into
+// engine_config::test_delay_stage; an engine in any other process ignores the
+// variable (a malformed value would make its constructor throw if it read it).
+TEST(event_log, engine_ignores_the_test_delay_environment_variable) {
+  setenv("CUZK_TEST_DELAY_STAGE", "kernel:5", 1);
+  cuzk::engine::engine_config cfg;
+  cfg.param_cache = "/nonexistent";
+  cfg.total_budget = 1ull << 30;
+  EXPECT_NO_THROW(cuzk::engine::engine(cfg, cuzk::engine::make_cpu_backend()));
+  unsetenv("CUZK_TEST_DELAY_STAGE");
 }
 
 }  // namespace

@@ -8,7 +8,9 @@
 //    with a message and exit 1, and the first keeps its address and jobs;
 //  * SIGTERM while a partition is inside a long stage exits within
 //    shutdown_timeout + 1 s with exit 0, and the waiting client is told
-//    CANCELLED (before: the stage ran to its end first).
+//    CANCELLED (before: the stage ran to its end first);
+//  * a malformed CUZK_TEST_DELAY_STAGE (read by the binary, validated by the
+//    engine) stops it at start with exit 1 and a message naming the variable.
 #include <gtest/gtest.h>
 
 #include <fcntl.h>
@@ -200,7 +202,8 @@ TEST(daemon_resilience, second_daemon_on_the_same_unix_socket_or_tcp_port_is_ref
 }
 
 // SIGTERM while a partition sits in a long device stage (the test-only
-// CUZK_TEST_DELAY_STAGE=gpu:60000 sleep, which, like the CPU prover's MSMs,
+// CUZK_TEST_DELAY_STAGE=gpu:60000 sleep, which the daemon passes to
+// engine_config::test_delay_stage and which, like the CPU prover's MSMs,
 // polls the job's cancel token): exit 0 within shutdown_timeout + 1 s, and the
 // client waiting in AwaitProof gets CANCELLED (before: the stage ran for its
 // full 60 s first).
@@ -257,6 +260,21 @@ TEST(daemon_resilience, sigterm_inside_a_long_stage_exits_within_the_bound_and_t
   EXPECT_EQ(result.status(), pb::AwaitProofResponse::CANCELLED) << result.error_message();
   EXPECT_NE(result.error_message().find("shutting down"), std::string::npos) << result.error_message();
   fs::remove_all(params);
+}
+
+// The binary reads CUZK_TEST_DELAY_STAGE and the engine validates it: a
+// malformed value stops the daemon before it listens.
+TEST(daemon_resilience, a_malformed_test_delay_variable_stops_the_daemon_at_start) {
+  temp_dir d;
+  const fs::path sock = d.p / "cuzk.sock";
+  write_config(d.p / "cuzk.toml", "unix://" + sock.string(), d.p);
+  setenv("CUZK_TEST_DELAY_STAGE", "kernel:5", 1);
+  const pid_t pid = cuzk::test::spawn_daemon(d.p / "cuzk.toml", d.p / "log", "info");
+  unsetenv("CUZK_TEST_DELAY_STAGE");
+  EXPECT_EQ(cuzk::test::wait_daemon_exit(pid, 20s), 1) << cuzk::test::slurp(d.p / "log");
+  const std::string log = cuzk::test::slurp(d.p / "log");
+  EXPECT_NE(log.find("test delay 'kernel:5' (CUZK_TEST_DELAY_STAGE, test only)"), std::string::npos) << log;
+  EXPECT_FALSE(fs::exists(sock)) << log;
 }
 
 // The soft open-file limit goes up to the hard one at start (a burst of

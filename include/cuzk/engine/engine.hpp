@@ -69,9 +69,11 @@ struct engine_config {
   std::size_t max_finished_jobs = 10000;
   /// TEST ONLY, never for production: "<stage>:<ms>" with stage synthesis,
   /// gpu or finalize sleeps <ms> inside that stage of every partition (a
-  /// known slowdown for regression tests, docs/REGRESSION.md). Empty: the
-  /// CUZK_TEST_DELAY_STAGE environment variable, if set. A malformed value
-  /// makes the engine constructor throw std::invalid_argument.
+  /// known slowdown for regression tests, docs/REGRESSION.md); the sleep
+  /// stops at the job's cancellation. Empty (the default): off. The engine
+  /// never reads the environment for it; the cuzk daemon sets it from
+  /// CUZK_TEST_DELAY_STAGE. A malformed value makes the engine constructor
+  /// throw std::invalid_argument.
   std::string test_delay_stage;
 };
 
