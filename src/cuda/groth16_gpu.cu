@@ -3,12 +3,9 @@
 // coset, density compaction and the five MSMs under a per-GPU kernel lock;
 // proof assembly on the CPU. API, memory and the split: cuzk/groth16/gpu_prover.hpp.
 //
-// Density compaction (compact_kernel): the B (and A) queries hold points
-// only for the variables whose density bit is set; the scalar of set bit j
-// goes to position rank(j) = (set bits in the words before j's word, a
-// host-computed prefix over the 64-bit words, uploaded once per shape) +
-// popcount(word & below-j mask). One thread per variable, one 32-byte copy
-// per set bit.
+// Density compaction (density_compact.cuh): the B (and A) queries hold
+// points only for the variables whose density bit is set, so their MSMs take
+// the scalars of those variables, in order.
 // The kernel lock is per device ordinal and process-wide, so provers of
 // different circuits on one GPU take turns.
 
@@ -38,58 +35,13 @@
 #include <cuzk/ntt/ntt_gpu.hpp>
 #include <cuzk/r1cs/spmv_gpu.hpp>
 
+#include "density_compact.cuh"
+
 namespace cuzk::groth16 {
 namespace {
 
 using ff::fr;
 using gpu::fr_d;
-
-__global__ void compact_kernel(const fr_d* __restrict__ d_src, std::uint64_t n,
-                               const std::uint64_t* __restrict__ d_words,
-                               const std::uint32_t* __restrict__ d_word_off,
-                               fr_d* __restrict__ d_dst) {
-  const std::uint64_t j = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= n) return;
-  const std::uint64_t word = d_words[j / 64];
-  const unsigned bit = unsigned(j % 64);
-  if (!((word >> bit) & 1)) return;
-  const std::uint64_t below = bit ? (word & (~std::uint64_t(0) >> (64 - bit))) : 0;
-  d_dst[d_word_off[j / 64] + __popcll(below)] = d_src[j];
-}
-
-/// A density mask on the device: its words and the set bits before each word.
-struct device_density {
-  std::size_t n_bits = 0, count = 0;
-  gpu::device_buffer<std::uint64_t> words;
-  gpu::device_buffer<std::uint32_t> word_off;
-
-  device_density() = default;
-  device_density(const r1cs::density_mask& d, cudaStream_t s) : n_bits(d.size()) {
-    const std::span<const std::uint64_t> w = d.words();
-    std::vector<std::uint32_t> off(w.size());
-    std::uint64_t acc = 0;
-    for (std::size_t i = 0; i < w.size(); ++i) {
-      off[i] = std::uint32_t(acc);
-      acc += unsigned(__builtin_popcountll(w[i]));
-    }
-    count = acc;
-    words = gpu::device_buffer<std::uint64_t>(w.size());
-    word_off = gpu::device_buffer<std::uint32_t>(w.size());
-    words.upload(w.data(), w.size(), s);
-    word_off.upload(off.data(), off.size(), s);
-    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));  // |off| is freed on return
-  }
-  std::size_t bytes() const { return words.bytes() + word_off.bytes(); }
-
-  /// d_dst[0 .. count) = the elements of d_src (n_bits long) whose bit is set.
-  void compact(const fr* d_src, fr* d_dst, cudaStream_t s) const {
-    if (n_bits == 0) return;
-    compact_kernel<<<unsigned((n_bits + 255) / 256), 256, 0, s>>>(
-        reinterpret_cast<const fr_d*>(d_src), n_bits, words.data(), word_off.data(),
-        reinterpret_cast<fr_d*>(d_dst));
-    CUZK_CUDA_CHECK_LAUNCH();
-  }
-};
 
 std::mutex& kernel_lock(int device) {
   static std::array<std::mutex, 64> locks;
@@ -161,7 +113,7 @@ struct gpu_prover::impl {
   std::unique_ptr<gpu::stream> s;
   std::unique_ptr<r1cs::gpu_shape> d_shape;
   std::unique_ptr<gpu_witness_uploader> uploader;  // coded witness -> d_w
-  device_density a_aux, b_in, b_aux;
+  gpu::device_density a_aux, b_in, b_aux;
   std::shared_ptr<msm::gpu_msm_workspace> ws;
   std::unique_ptr<msm::gpu_msm_context> ctx_a, ctx_b1, ctx_l, ctx_h;
   std::unique_ptr<msm::gpu_msm_g2_context> ctx_b2;
@@ -310,9 +262,9 @@ void gpu_prover::init() {
   d.s = std::make_unique<gpu::stream>();
   // A and B only: H comes from a and b (c = a o b on the domain)
   d.d_shape = std::make_unique<r1cs::gpu_shape>(sh, cfg.device, /*with_c=*/false);
-  d.a_aux = device_density(sh.a_aux_density, *d.s);
-  d.b_in = device_density(sh.b_input_density, *d.s);
-  d.b_aux = device_density(sh.b_aux_density, *d.s);
+  d.a_aux = gpu::device_density(sh.a_aux_density.words(), sh.a_aux_density.size(), *d.s);
+  d.b_in = gpu::device_density(sh.b_input_density.words(), sh.b_input_density.size(), *d.s);
+  d.b_aux = gpu::device_density(sh.b_aux_density.words(), sh.b_aux_density.size(), *d.s);
   d.ws = std::make_shared<msm::gpu_msm_workspace>(cfg.device);
   CUstream_st* st = d.s->get();
   d.ctx_a = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);

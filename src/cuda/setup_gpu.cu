@@ -17,7 +17,7 @@
 //  long_column_kernel one block per listed column (strided partial sums,
 //                     shared-memory tree).
 //  combine_kernel     w = (beta u + alpha v + w) * (gamma^-1 | delta^-1)
-//  compact_kernel     dst[rank(c)] = src[c] for the set bits of a query density
+//  (density_compact.cuh) dst[rank(c)] = src[c] for the set bits of a query density
 // The atomics make the order of the entries inside a column vary from run
 // to run; the sums are exact field sums, so u, v, w do not.
 // Memory: phases and peak in gpu_setup_plan.hpp (memory_plan::peak), checked
@@ -44,6 +44,7 @@
 #include <cuzk/ntt/domain.hpp>
 #include <cuzk/ntt/ntt_gpu.hpp>
 
+#include "density_compact.cuh"
 #include "setup_fixed_base.hpp"
 
 namespace cuzk::groth16 {
@@ -89,19 +90,6 @@ __global__ void combine_kernel(fr_d alpha, fr_d beta, fr_d gamma_inv, fr_d delta
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
   d_w[i] = (beta * d_u[i] + alpha * d_v[i] + d_w[i]) * (i < num_inputs ? gamma_inv : delta_inv);
-}
-
-__global__ void compact_kernel(const fr_d* __restrict__ d_src, std::uint64_t n_bits,
-                               const std::uint64_t* __restrict__ d_words,
-                               const std::uint64_t* __restrict__ d_word_off,
-                               fr_d* __restrict__ d_dst) {
-  const std::uint64_t c = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (c >= n_bits) return;
-  const std::uint64_t word = d_words[c / 64];
-  const unsigned bit = unsigned(c % 64);
-  if (!((word >> bit) & 1)) return;
-  const std::uint64_t below = bit ? (word & (~std::uint64_t(0) >> (64 - bit))) : 0;
-  d_dst[d_word_off[c / 64] + std::uint64_t(__popcll(below))] = d_src[c];
 }
 
 // ---- transposed products ----------------------------------------------------------
@@ -236,27 +224,6 @@ void transposed_product(const r1cs::csr_matrix& m, std::size_t nv, const fr* d_l
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-/// A query density on the device.
-struct device_density {
-  std::size_t n_bits = 0, count = 0;
-  gpu::device_buffer<std::uint64_t> words, word_off;
-
-  device_density(const plan::query_density& d, cudaStream_t s)
-      : n_bits(d.n_bits), count(d.count), words(d.words.size()), word_off(d.word_off.size()) {
-    words.upload(d.words.data(), d.words.size(), s);
-    word_off.upload(d.word_off.data(), d.word_off.size(), s);
-    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));  // |d| may be a temporary
-  }
-
-  /// d_dst[0, count) = the elements of d_src[0, n_bits) whose bit is set.
-  void compact(const fr* d_src, fr* d_dst, cudaStream_t s) const {
-    if (n_bits == 0) return;
-    compact_kernel<<<blocks_for(n_bits, pointwise_threads), pointwise_threads, 0, s>>>(
-        dev(d_src), n_bits, words.data(), word_off.data(), dev(d_dst));
-    CUZK_CUDA_CHECK_LAUNCH();
-  }
-};
-
 void powers(const fr* d_tables, const fr& scale, std::size_t n, fr* d_out, cudaStream_t s) {
   if (n == 0) return;
   powers_kernel<<<blocks_for(n, pointwise_threads), pointwise_threads, 0, s>>>(
@@ -388,7 +355,8 @@ gpu_parameters generate_parameters_gpu(const r1cs::r1cs_shape& shape, const toxi
 
   // 5. A: every input, then the aux of a_aux_density, from u
   {
-    const device_density da(plan::a_query_density(shape), s);
+    const plan::query_density qa = plan::a_query_density(shape);
+    const gpu::device_density da(qa.words, qa.n_bits, s);
     gpu::device_buffer<fr> scratch(da.count);
     da.compact(d_u.data(), scratch.data(), s);
     s.synchronize();
@@ -403,7 +371,8 @@ gpu_parameters generate_parameters_gpu(const r1cs::r1cs_shape& shape, const toxi
   // 6. B_G1, B_G2: the inputs of b_input_density, the aux of b_aux_density, from v
   auto t6 = t5;
   {
-    const device_density db(plan::b_query_density(shape), s);
+    const plan::query_density qb = plan::b_query_density(shape);
+    const gpu::device_density db(qb.words, qb.n_bits, s);
     gpu::device_buffer<fr> scratch(db.count);
     db.compact(d_v.data(), scratch.data(), s);
     s.synchronize();

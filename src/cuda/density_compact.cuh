@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Density compaction on the device, shared by the GPU setup (the A and B
+// query scalars) and the GPU prover (the A and B MSM scalars): the elements
+// of a vector whose bit is set in a density mask, in order. The element of
+// set bit j goes to rank(j) = (set bits in the 64-bit words before j's word,
+// a prefix computed on the host and uploaded with the mask) +
+// popcount(word & below-j mask).
+// Cost: one thread per element, one 32-byte copy per set bit; 16 bytes of
+// device memory per 64 elements for the mask and its prefix.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <cuzk/ff/bls12_381.hpp>
+#include <cuzk/ff/detail/cuda_arith.cuh>
+#include <cuzk/gpu/cuda_check.cuh>
+#include <cuzk/gpu/device.cuh>
+
+namespace cuzk::gpu {
+
+// static: each .cu including this header gets its own copy (no -rdc)
+static __global__ void density_compact_kernel(const fr_d* __restrict__ d_src, std::uint64_t n_bits,
+                                       const std::uint64_t* __restrict__ d_words,
+                                       const std::uint64_t* __restrict__ d_word_off,
+                                       fr_d* __restrict__ d_dst) {
+  const std::uint64_t j = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (j >= n_bits) return;
+  const std::uint64_t word = d_words[j / 64];
+  const unsigned bit = unsigned(j % 64);
+  if (!((word >> bit) & 1)) return;
+  const std::uint64_t below = bit ? (word & (~std::uint64_t(0) >> (64 - bit))) : 0;
+  d_dst[d_word_off[j / 64] + std::uint64_t(__popcll(below))] = d_src[j];
+}
+
+/// A density mask on the device: its words and the set bits before each word.
+struct device_density {
+  std::size_t n_bits = 0, count = 0;
+  device_buffer<std::uint64_t> words, word_off;
+
+  device_density() = default;
+  /// The mask of |n_bits| bits in |w| (bit j of word j / 64); waits for the
+  /// upload, so |w| may be a temporary.
+  device_density(std::span<const std::uint64_t> w, std::size_t n_bits_, cudaStream_t s)
+      : n_bits(n_bits_), words(w.size()), word_off(w.size()) {
+    std::vector<std::uint64_t> off(w.size());
+    std::uint64_t acc = 0;
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      off[i] = acc;
+      acc += unsigned(__builtin_popcountll(w[i]));
+    }
+    count = std::size_t(acc);
+    words.upload(w.data(), w.size(), s);
+    word_off.upload(off.data(), off.size(), s);
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));  // |off| is freed on return
+  }
+  std::size_t bytes() const { return words.bytes() + word_off.bytes(); }
+
+  /// d_dst[0, count) = the elements of d_src[0, n_bits) whose bit is set.
+  void compact(const ff::fr* d_src, ff::fr* d_dst, cudaStream_t s) const {
+    if (n_bits == 0) return;
+    constexpr unsigned threads = 256;
+    density_compact_kernel<<<unsigned((n_bits + threads - 1) / threads), threads, 0, s>>>(
+        reinterpret_cast<const fr_d*>(d_src), n_bits, words.data(), word_off.data(),
+        reinterpret_cast<fr_d*>(d_dst));
+    CUZK_CUDA_CHECK_LAUNCH();
+  }
+};
+
+}  // namespace cuzk::gpu
