@@ -275,6 +275,67 @@ __device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_
   for (int j = 0; j < W; ++j) r[j] = borrow ? t[j] : d[j];
 }
 
+/// r = u + v[1 ..] (v[0] is 0 after the last Montgomery step): the value
+/// T / 2^32 of the even/odd split T = u + 2^32 v, as W words.
+template <int W>
+__device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_t* u,
+                                            const std::uint32_t* v) {
+  r[0] = add_cc(u[0], v[1]);
+#pragma unroll
+  for (int j = 1; j < W - 1; ++j) r[j] = addc_cc(u[j], v[j + 1]);
+  r[W - 1] = addc(u[W - 1], 0);
+}
+
+/// The CIOS loop of mul_mont (below), with an optional second product:
+/// r = (a b + c e) / R mod p when Second (mul_sub_mont's a b - c d with
+/// e = p - d), r = a b / R mod p otherwise (c, e unused). Each step adds
+/// a b_i (and c e_i) into T and takes one Montgomery step.
+template <int W, bool Low, bool Second>
+__device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a,
+                                     const std::uint32_t* b, const std::uint32_t* c,
+                                     const std::uint32_t* e, const std::uint32_t* p,
+                                     std::uint32_t n0) {
+  static_assert(W % 2 == 0 && W >= 4);
+  std::uint32_t u[W], v[W];
+  // step 0: x = a_even b_0, y = a_odd b_0 (independent products, no carries)
+#pragma unroll
+  for (int j = 0; j < W; j += 2) {
+    u[j] = a[j] * b[0];
+    u[j + 1] = __umulhi(a[j], b[0]);
+    v[j] = a[j + 1] * b[0];
+    v[j + 1] = __umulhi(a[j + 1], b[0]);
+  }
+  if constexpr (Second) {
+    mac_even<W>(u, v, c, e[0]);
+    mac_odd<W, false>(v, c, e[0]);
+  }
+  redc_step<W, Low>(u, v, p, n0);
+#pragma unroll
+  for (int i = 1; i < W; ++i) {
+    std::uint32_t* x = (i % 2) ? v : u;  // the previous y
+    std::uint32_t* y = (i % 2) ? u : v;  // the previous x, rebuilt shifted
+    const std::uint32_t bi = b[i];
+    x[0] = add_cc(x[0], y[1]);
+#pragma unroll
+    for (int k = 1; k < W - 1; k += 2) {
+      y[k - 1] = madc_lo_cc(a[k], bi, y[k + 1]);
+      y[k] = madc_hi_cc(a[k], bi, y[k + 2]);
+    }
+    y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
+    y[W - 1] = madc_hi(a[W - 1], bi, 0);
+    mac_even<W>(x, y, a, bi);
+    if constexpr (Second) {
+      mac_even<W>(x, y, c, e[i]);
+      mac_odd<W, false>(y, c, e[i]);
+    }
+    redc_step<W, Low>(x, y, p, n0);
+  }
+  // T / 2^32 = y + x[1 ..] (x[0] = 0); W even, so the last step's x is v
+  std::uint32_t t[W];
+  add_shifted<W>(t, u, v);
+  reduce_once<W>(r, t, p);  // t < 2p
+}
+
 /// r = a * b / R mod p. r may alias a or b.
 /// CIOS with the running sum split in two word arrays, T = x + 2^32 y: the
 /// products of the even words of a (and of p) go to x as (lo, hi) pairs at
@@ -293,40 +354,7 @@ template <int W, bool Low = false>
 __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a,
                                          const std::uint32_t* b, const std::uint32_t* p,
                                          std::uint32_t n0) {
-  static_assert(W % 2 == 0 && W >= 4);
-  std::uint32_t u[W], v[W];
-  // step 0: x = a_even b_0, y = a_odd b_0 (independent products, no carries)
-#pragma unroll
-  for (int j = 0; j < W; j += 2) {
-    u[j] = a[j] * b[0];
-    u[j + 1] = __umulhi(a[j], b[0]);
-    v[j] = a[j + 1] * b[0];
-    v[j + 1] = __umulhi(a[j + 1], b[0]);
-  }
-  redc_step<W, Low>(u, v, p, n0);
-#pragma unroll
-  for (int i = 1; i < W; ++i) {
-    std::uint32_t* x = (i % 2) ? v : u;  // the previous y
-    std::uint32_t* y = (i % 2) ? u : v;  // the previous x, rebuilt shifted
-    const std::uint32_t bi = b[i];
-    x[0] = add_cc(x[0], y[1]);
-#pragma unroll
-    for (int k = 1; k < W - 1; k += 2) {
-      y[k - 1] = madc_lo_cc(a[k], bi, y[k + 1]);
-      y[k] = madc_hi_cc(a[k], bi, y[k + 2]);
-    }
-    y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
-    y[W - 1] = madc_hi(a[W - 1], bi, 0);
-    mac_even<W>(x, y, a, bi);
-    redc_step<W, Low>(x, y, p, n0);
-  }
-  // T / 2^32 = y + x[1 ..] (x[0] = 0); W even, so the last step's x is v
-  std::uint32_t t[W];
-  t[0] = add_cc(u[0], v[1]);
-#pragma unroll
-  for (int j = 1; j < W - 1; ++j) t[j] = addc_cc(u[j], v[j + 1]);
-  t[W - 1] = addc(u[W - 1], 0);
-  reduce_once<W>(r, t, p);  // t < 2p
+  cios<W, Low, false>(r, a, b, nullptr, nullptr, p, n0);
 }
 
 /// r = t / R mod p for a 2W-word t < p R (so that hi(t) = t / R < p):
@@ -366,10 +394,7 @@ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t*
   // (W even: the last step's x is v) reduced low half = u + v[1 ..]; + the
   // high half; then subtract p once when the sum is >= p
   std::uint32_t q[W];
-  q[0] = add_cc(u[0], v[1]);
-#pragma unroll
-  for (int j = 1; j < W - 1; ++j) q[j] = addc_cc(u[j], v[j + 1]);
-  q[W - 1] = addc(u[W - 1], 0);
+  add_shifted<W>(q, u, v);
   q[0] = add_cc(q[0], t[W]);
 #pragma unroll
   for (int j = 1; j < W; ++j) q[j] = addc_cc(q[j], t[W + j]);
@@ -432,8 +457,7 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
 }
 
 /// r = a b - c d mod p (p with two_spare_top_bits) with one reduction
-/// instead of two: mul_mont's CIOS
-/// loop with a second product, a b + c (p - d), each step adding a b_i and
+/// instead of two: the CIOS loop (cios) with a second product, a b + c (p - d), each step adding a b_i and
 /// c (p - d)_i (p - d is p when d = 0, still a valid operand) before its
 /// one Montgomery step. The running sum stays below 3p (1 + 2^-31) (a, c < p,
 /// p - d <= p), so T + a b_i + c e_i + m p < 3p (2^32 + 1) < 2^(32(W+1)): as in
@@ -448,45 +472,9 @@ __device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32
                                              const std::uint32_t* b, const std::uint32_t* c,
                                              const std::uint32_t* d, const std::uint32_t* p,
                                              std::uint32_t n0) {
-  static_assert(W % 2 == 0 && W >= 4);
   std::uint32_t e[W];  // p - d
   sub_plain<W>(e, p, d);
-  std::uint32_t u[W], v[W];
-  // step 0: x = a_even b_0, y = a_odd b_0, then + c e_0
-#pragma unroll
-  for (int j = 0; j < W; j += 2) {
-    u[j] = a[j] * b[0];
-    u[j + 1] = __umulhi(a[j], b[0]);
-    v[j] = a[j + 1] * b[0];
-    v[j + 1] = __umulhi(a[j + 1], b[0]);
-  }
-  mac_even<W>(u, v, c, e[0]);
-  mac_odd<W, false>(v, c, e[0]);
-  redc_step<W, Low>(u, v, p, n0);
-#pragma unroll
-  for (int i = 1; i < W; ++i) {
-    std::uint32_t* x = (i % 2) ? v : u;  // the previous y
-    std::uint32_t* y = (i % 2) ? u : v;  // the previous x, rebuilt shifted
-    const std::uint32_t bi = b[i];
-    x[0] = add_cc(x[0], y[1]);
-#pragma unroll
-    for (int k = 1; k < W - 1; k += 2) {
-      y[k - 1] = madc_lo_cc(a[k], bi, y[k + 1]);
-      y[k] = madc_hi_cc(a[k], bi, y[k + 2]);
-    }
-    y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
-    y[W - 1] = madc_hi(a[W - 1], bi, 0);
-    mac_even<W>(x, y, a, bi);
-    mac_even<W>(x, y, c, e[i]);
-    mac_odd<W, false>(y, c, e[i]);
-    redc_step<W, Low>(x, y, p, n0);
-  }
-  std::uint32_t t[W];
-  t[0] = add_cc(u[0], v[1]);
-#pragma unroll
-  for (int j = 1; j < W - 1; ++j) t[j] = addc_cc(u[j], v[j + 1]);
-  t[W - 1] = addc(u[W - 1], 0);
-  reduce_once<W>(r, t, p);  // t < 2p
+  cios<W, Low, true>(r, a, b, c, e, p, n0);
 }
 
 /// r = a + b mod p.
