@@ -49,7 +49,7 @@ io::fallback_post_sector_proof make_vanilla(std::mt19937_64& rng, std::uint64_t 
   io::fallback_post_sector_proof v{id, gadgets::poseidon_hash(std::span<const fr>(pre)), {{{}, comm_c, tree.root()}}};
   for (std::uint64_t c : circuits::sector_leaf_challenges(cfg, rand, id, index, cfg.challenge_count)) {
     const gadgets::merkle_path p = tree.path(c);
-    io::post_merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
+    io::merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
     for (std::size_t l = 0; l < shape.levels(); ++l)
       m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
                                         p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),

@@ -68,7 +68,7 @@ snap_circuit snap_circuit_from_partition(const snap_params& params, const snap_p
   const gadgets::merkle_tree_shape d_shape = params.tree_d_shape();
   for (std::size_t i = 0; i < proof.challenge_proofs.size(); ++i) {
     const io::snap_challenge_proof& cp = proof.challenge_proofs[i];
-    const auto path = [&](const char* name, const gadgets::merkle_tree_shape& shape, const io::post_merkle_proof& mp) {
+    const auto path = [&](const char* name, const gadgets::merkle_tree_shape& shape, const io::merkle_proof& mp) {
       try {
         return merkle_path_from_proof(shape, mp);
       } catch (const std::invalid_argument& e) {

@@ -69,8 +69,8 @@ class implicit_tree {
   }
   fr root() const { return node(_shape.levels(), 0); }
 
-  io::post_merkle_proof proof(std::uint64_t leaf) const {
-    io::post_merkle_proof p;
+  io::merkle_proof proof(std::uint64_t leaf) const {
+    io::merkle_proof p;
     p.kind = _shape.top_arity ? io::merkle_proof_kind::top
              : _shape.sub_arity ? io::merkle_proof_kind::sub
                                 : io::merkle_proof_kind::single;
@@ -79,7 +79,7 @@ class implicit_tree {
     std::uint64_t pos = leaf;
     for (std::size_t l = 0; l < _shape.levels(); ++l) {
       const std::uint64_t a = _shape.arity(l);
-      io::post_path_element e;
+      io::merkle_path_element e;
       e.index = pos % a;
       for (std::uint64_t j = pos - pos % a; j < pos - pos % a + a; ++j)
         if (j != pos) e.hashes.push_back(node(l, j));
@@ -195,7 +195,7 @@ std::vector<std::string> check_snap_partition(const snap_params& p, const snap_p
     const std::uint64_t c = challenges[i];
     const io::snap_challenge_proof& cp = proof.challenge_proofs[i];
     const std::string here = at + "challenge " + std::to_string(i) + " (node " + std::to_string(c) + "): ";
-    const auto check_opening = [&](const char* name, const merkle_tree_shape& shape, const io::post_merkle_proof& mp,
+    const auto check_opening = [&](const char* name, const merkle_tree_shape& shape, const io::merkle_proof& mp,
                                    const fr& root) {
       try {
         const gadgets::merkle_path path = merkle_path_from_proof(shape, mp);
@@ -226,7 +226,7 @@ std::vector<std::string> check_snap_partition(const snap_params& p, const snap_p
         problems.push_back(here + "tree D path does not pass through apex leaf " + std::to_string(apex_index));
         break;
       }
-      const io::post_path_element& e = cp.proof_d_new.base[l];
+      const io::merkle_path_element& e = cp.proof_d_new.base[l];
       if (e.hashes.size() != 1) break;
       const fr two[2] = {e.index ? e.hashes[0] : cur, e.index ? cur : e.hashes[0]};
       cur = gadgets::merkle_hash_children(gadgets::merkle_hasher::sha256, two);

@@ -35,13 +35,13 @@ class problems {
 };
 
 // Recomputes the root of |p| and checks its shape, leaf index and root.
-void check_merkle(problems& pr, const std::string& where, const io::post_merkle_proof& p,
+void check_merkle(problems& pr, const std::string& where, const io::merkle_proof& p,
                   const merkle_tree_shape& shape, std::uint64_t index, const fr& root) {
   const io::merkle_proof_kind kind = shape.top_arity ? io::merkle_proof_kind::top
                                      : shape.sub_arity ? io::merkle_proof_kind::sub
                                                        : io::merkle_proof_kind::single;
   if (p.kind != kind) pr.add(where, "wrong ProofData variant");
-  std::vector<const io::post_path_element*> levels;
+  std::vector<const io::merkle_path_element*> levels;
   for (const auto* part : {&p.base, &p.sub, &p.top})
     for (const auto& e : *part) levels.push_back(&e);
   if (levels.size() != shape.levels() || p.base.size() != shape.base_levels) {
@@ -53,7 +53,7 @@ void check_merkle(problems& pr, const std::string& where, const io::post_merkle_
   std::vector<fr> children;
   for (std::size_t l = 0; l < levels.size(); ++l) {
     const std::size_t a = shape.arity(l);
-    const io::post_path_element& e = *levels[l];
+    const io::merkle_path_element& e = *levels[l];
     if (e.hashes.size() != a - 1 || e.index >= a) {
       pr.add(where, "level " + std::to_string(l) + " does not fit arity " + std::to_string(a));
       return;

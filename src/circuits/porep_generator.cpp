@@ -65,14 +65,14 @@ class periodic_tree_d {
   const fr& root() const { return _root; }
   const fr& leaf(std::uint64_t node) const { return _block[0][node % _block[0].size()]; }
 
-  io::post_merkle_proof proof(std::uint64_t node) const {
-    io::post_merkle_proof p;
+  io::merkle_proof proof(std::uint64_t node) const {
+    io::merkle_proof p;
     p.kind = io::merkle_proof_kind::single;
     p.leaf = leaf(node);
     p.root = _root;
     for (std::size_t l = 0; l < _levels; ++l) {
       const std::uint64_t pos = node >> l;
-      io::post_path_element e;
+      io::merkle_path_element e;
       e.index = pos & 1;
       if (l + 1 < _block.size())
         e.hashes.push_back(_block[l][(pos ^ 1) % _block[l].size()]);
@@ -118,8 +118,8 @@ class sparse_tree {
   }
   const fr& root() const { return _levels.back().begin()->second; }
 
-  io::post_merkle_proof proof(std::uint64_t leaf) const {
-    io::post_merkle_proof p;
+  io::merkle_proof proof(std::uint64_t leaf) const {
+    io::merkle_proof p;
     p.kind = _shape.top_arity ? io::merkle_proof_kind::top
              : _shape.sub_arity ? io::merkle_proof_kind::sub
                                 : io::merkle_proof_kind::single;
@@ -128,7 +128,7 @@ class sparse_tree {
     std::uint64_t pos = leaf;
     for (std::size_t l = 0; l < _shape.levels(); ++l) {
       const std::uint64_t a = _shape.arity(l);
-      io::post_path_element e;
+      io::merkle_path_element e;
       e.index = pos % a;
       for (std::uint64_t j = pos - pos % a; j < pos - pos % a + a; ++j)
         if (j != pos) e.hashes.push_back(_levels[l].at(j));

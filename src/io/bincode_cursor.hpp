@@ -114,10 +114,10 @@ class bincode_reader {
   std::vector<std::string> _path;
 };
 
-inline std::vector<post_path_element> read_inclusion_path(bincode_reader& r, const char* name) {
+inline std::vector<merkle_path_element> read_inclusion_path(bincode_reader& r, const char* name) {
   r.push(std::string(name) + ".path");
   const std::size_t n = r.vec_len(min_path_element);
-  std::vector<post_path_element> path(n);
+  std::vector<merkle_path_element> path(n);
   for (std::size_t i = 0; i < n; ++i) {
     r.push_index(i);
     r.push("hashes");
@@ -138,8 +138,8 @@ inline std::vector<post_path_element> read_inclusion_path(bincode_reader& r, con
   return path;
 }
 
-inline post_merkle_proof read_merkle_proof(bincode_reader& r) {
-  post_merkle_proof p;
+inline merkle_proof read_merkle_proof(bincode_reader& r) {
+  merkle_proof p;
   r.push("data");
   const std::size_t tag_at = r.offset();
   const std::uint32_t tag = r.u32("the ProofData variant tag");
@@ -173,15 +173,15 @@ inline void put_domain(std::vector<std::uint8_t>& out, const ff::fr& v) {
   out.resize(at + domain_size);
   v.to_bytes_le(out.data() + at);
 }
-inline void put_path(std::vector<std::uint8_t>& out, const std::vector<post_path_element>& path) {
+inline void put_path(std::vector<std::uint8_t>& out, const std::vector<merkle_path_element>& path) {
   put_u64(out, path.size());
-  for (const post_path_element& e : path) {
+  for (const merkle_path_element& e : path) {
     put_u64(out, e.hashes.size());
     for (const ff::fr& h : e.hashes) put_domain(out, h);
     put_u64(out, e.index);
   }
 }
-inline void put_merkle_proof(std::vector<std::uint8_t>& out, const post_merkle_proof& p) {
+inline void put_merkle_proof(std::vector<std::uint8_t>& out, const merkle_proof& p) {
   put_u32(out, std::uint32_t(p.kind));
   if (p.kind == merkle_proof_kind::single) {
     put_domain(out, p.root);

@@ -79,13 +79,13 @@ const char* variant_name(merkle_proof_kind k) {
 
 // ---- the C1 schema ---------------------------------------------------------
 
-std::vector<post_path_element> read_path(cursor& c, std::uint32_t arity, std::uint32_t levels) {
-  std::vector<post_path_element> path(levels);
+std::vector<merkle_path_element> read_path(cursor& c, std::uint32_t arity, std::uint32_t levels) {
+  std::vector<merkle_path_element> path(levels);
   static constexpr std::array<std::string_view, 1> inclusion_fields{"path"};
   static constexpr std::array<std::string_view, 2> element_fields{"hashes", "index"};
   c.object(inclusion_fields, [&](std::size_t) {
     c.array(levels, levels == 1 ? "path element" : "path elements", [&](std::size_t i) {
-      post_path_element& e = path[i];
+      merkle_path_element& e = path[i];
       c.object(element_fields, [&](std::size_t f) {
         if (f == 0) {
           e.hashes.resize(arity - 1);
@@ -104,8 +104,8 @@ std::vector<post_path_element> read_path(cursor& c, std::uint32_t arity, std::ui
   return path;
 }
 
-post_merkle_proof read_merkle_proof(cursor& c, const tree_shape& shape) {
-  post_merkle_proof p;
+merkle_proof read_merkle_proof(cursor& c, const tree_shape& shape) {
+  merkle_proof p;
   p.kind = shape.kind;
   static constexpr std::array<std::string_view, 1> proof_fields{"data"};
   static constexpr std::array<std::string_view, 3> variants{"Single", "Sub", "Top"};

@@ -75,7 +75,7 @@ class writer {
     _out += ']';
   }
 
-  void path(const std::vector<post_path_element>& p) {
+  void path(const std::vector<merkle_path_element>& p) {
     _out += "{\"path\":[";
     for (std::size_t i = 0; i < p.size(); ++i) {
       if (i) _out += ',';
@@ -88,7 +88,7 @@ class writer {
     _out += "]}";
   }
 
-  void merkle(const post_merkle_proof& p) {
+  void merkle(const merkle_proof& p) {
     switch (p.kind) {
       case merkle_proof_kind::single:
         _out += "{\"data\":{\"Single\":{\"root\":";
@@ -178,10 +178,10 @@ class writer {
 std::size_t estimate_size(const c1_output& c1) {
   if (c1.partitions.empty() || c1.partitions[0].empty()) return 1024;
   const porep_challenge_proof& p = c1.partitions[0][0];
-  const auto path_domains = [](const post_merkle_proof& m) {
+  const auto path_domains = [](const merkle_proof& m) {
     std::size_t n = 2;
     for (const auto* part : {&m.base, &m.sub, &m.top})
-      for (const post_path_element& e : *part) n += e.hashes.size();
+      for (const merkle_path_element& e : *part) n += e.hashes.size();
     return n;
   };
   std::size_t per = path_domains(p.comm_d_proof) + path_domains(p.comm_r_last_proof);

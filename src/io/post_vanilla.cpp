@@ -53,7 +53,7 @@ void put_sectors(std::vector<std::uint8_t>& out, std::span<const post_sector_pro
   put_u64(out, sectors.size());
   for (const post_sector_proof& s : sectors) {
     put_u64(out, s.inclusion_proofs.size());
-    for (const post_merkle_proof& p : s.inclusion_proofs) bincode::put_merkle_proof(out, p);
+    for (const merkle_proof& p : s.inclusion_proofs) bincode::put_merkle_proof(out, p);
     put_domain(out, s.comm_c);
     put_domain(out, s.comm_r_last);
   }
@@ -61,10 +61,10 @@ void put_sectors(std::vector<std::uint8_t>& out, std::span<const post_sector_pro
 
 }  // namespace
 
-std::uint64_t post_merkle_proof::leaf_index() const {
+std::uint64_t merkle_proof::leaf_index() const {
   std::uint64_t index = 0, scale = 1;
   for (const auto* part : {&base, &sub, &top}) {
-    for (const post_path_element& e : *part) {
+    for (const merkle_path_element& e : *part) {
       index += e.index * scale;
       scale *= e.hashes.size() + 1;
     }

@@ -13,9 +13,9 @@ namespace {
 constexpr const char* kind_name = "snap partition proof";
 constexpr std::size_t min_challenge_proof = 3 * bincode::min_merkle_proof;
 
-post_merkle_proof read_field(bincode::bincode_reader& r, const char* name) {
+merkle_proof read_field(bincode::bincode_reader& r, const char* name) {
   r.push(name);
-  post_merkle_proof p = bincode::read_merkle_proof(r);
+  merkle_proof p = bincode::read_merkle_proof(r);
   r.pop();
   return p;
 }

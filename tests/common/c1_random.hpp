@@ -13,18 +13,18 @@
 
 namespace cuzk::test {
 
-inline std::vector<io::post_path_element> random_path(std::mt19937_64& rng, std::uint32_t arity,
+inline std::vector<io::merkle_path_element> random_path(std::mt19937_64& rng, std::uint32_t arity,
                                                       std::uint32_t levels) {
-  std::vector<io::post_path_element> path(levels);
-  for (io::post_path_element& e : path) {
+  std::vector<io::merkle_path_element> path(levels);
+  for (io::merkle_path_element& e : path) {
     for (std::uint32_t j = 0; j + 1 < arity; ++j) e.hashes.push_back(ff::fr::random(rng));
     e.index = rng() % arity;
   }
   return path;
 }
 
-inline io::post_merkle_proof random_tree_r_proof(std::mt19937_64& rng, const io::seal_proof_info& p) {
-  io::post_merkle_proof m;
+inline io::merkle_proof random_tree_r_proof(std::mt19937_64& rng, const io::seal_proof_info& p) {
+  io::merkle_proof m;
   m.kind = p.sub_arity == 0   ? io::merkle_proof_kind::single
            : p.top_arity == 0 ? io::merkle_proof_kind::sub
                               : io::merkle_proof_kind::top;

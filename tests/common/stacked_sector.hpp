@@ -48,9 +48,9 @@ inline ff::fr native_label(const ff::fr& replica_id, std::uint32_t layer, std::u
 }
 
 /// A merkle_path as the C1 MerkleProof (Single / Sub / Top by |shape|).
-inline io::post_merkle_proof to_c1_proof(const gadgets::merkle_tree_shape& shape, const gadgets::merkle_path& path,
+inline io::merkle_proof to_c1_proof(const gadgets::merkle_tree_shape& shape, const gadgets::merkle_path& path,
                                          const ff::fr& leaf, const ff::fr& root) {
-  io::post_merkle_proof p;
+  io::merkle_proof p;
   p.kind = shape.top_arity ? io::merkle_proof_kind::top
            : shape.sub_arity ? io::merkle_proof_kind::sub
                              : io::merkle_proof_kind::single;
@@ -59,7 +59,7 @@ inline io::post_merkle_proof to_c1_proof(const gadgets::merkle_tree_shape& shape
   std::size_t s = 0;
   for (std::size_t l = 0; l < shape.levels(); ++l) {
     const std::size_t a = shape.arity(l);
-    io::post_path_element e{{path.siblings.begin() + std::ptrdiff_t(s), path.siblings.begin() + std::ptrdiff_t(s + a - 1)},
+    io::merkle_path_element e{{path.siblings.begin() + std::ptrdiff_t(s), path.siblings.begin() + std::ptrdiff_t(s + a - 1)},
                             path.indices[l]};
     s += a - 1;
     (l < shape.base_levels ? p.base : l == shape.base_levels && shape.sub_arity ? p.sub : p.top).push_back(std::move(e));

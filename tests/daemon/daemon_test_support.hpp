@@ -172,7 +172,7 @@ inline io::post_sector_proof sector_proof(const synthetic_sector& s, const std::
   io::post_sector_proof sp{{}, s.comm_c, s.tree.root()};
   for (std::uint64_t c : challenges) {
     const gadgets::merkle_path p = s.tree.path(c);
-    io::post_merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, s.tree.root(), s.tree.leaf(c)};
+    io::merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, s.tree.root(), s.tree.leaf(c)};
     for (std::size_t l = 0; l < shape.levels(); ++l)
       m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
                                         p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),

@@ -125,7 +125,7 @@ TEST(post_vanilla, real_32gib_window_post_proof_decodes_completely) {
   const auto shape = params.shape();
   const auto challenges = circuits::sector_leaf_challenges(params, f.randomness, p.sector_id, 0, 10);
   for (std::size_t j = 0; j < 10; ++j) {
-    const io::post_merkle_proof& m = s.inclusion_proofs[j];
+    const io::merkle_proof& m = s.inclusion_proofs[j];
     EXPECT_EQ(m.kind, io::merkle_proof_kind::sub);
     EXPECT_EQ(m.base.size(), 9u);
     EXPECT_EQ(m.sub.size(), 1u);
@@ -338,7 +338,7 @@ synthetic_winning make_synthetic_winning(std::mt19937_64& rng) {
   config.challenge_count = 66;
   for (std::uint64_t c : circuits::sector_leaf_challenges(config, r.randomness, sector_id, 0, 66)) {
     const gadgets::merkle_path p = tree.path(c);
-    io::post_merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
+    io::merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
     for (std::size_t l = 0; l < shape.levels(); ++l)
       m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
                                         p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),

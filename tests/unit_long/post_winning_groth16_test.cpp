@@ -58,7 +58,7 @@ TEST(post_circuit_long, winning_post_2kib_groth16_round_trip_and_tampering) {
   io::fallback_post_sector_proof vanilla{sector_id, comm_r, {{{}, comm_c, tree.root()}}};
   for (std::uint64_t c : circuits::sector_leaf_challenges(config, randomness, sector_id, 0, 66)) {
     const gadgets::merkle_path p = tree.path(c);
-    io::post_merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
+    io::merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
     for (std::size_t l = 0; l < shape.levels(); ++l)
       m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
                                         p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),

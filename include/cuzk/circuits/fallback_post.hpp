@@ -229,7 +229,7 @@ inline fallback_post_sector make_post_sector(const merkle_tree_shape& shape, con
   s.comm_r = comm_r;
   s.comm_c = proof.comm_c;
   s.comm_r_last = proof.comm_r_last;
-  for (const io::post_merkle_proof& p : proof.inclusion_proofs) {
+  for (const io::merkle_proof& p : proof.inclusion_proofs) {
     s.leafs.push_back(p.leaf);
     s.paths.push_back(merkle_path_from_proof(shape, p));
   }

@@ -2,7 +2,7 @@
 #pragma once
 // What the PoRep, PoSt and SnapDeals circuits share about a sector's trees:
 // the node size, sector sizes as text, the shape of tree R_last per sector
-// size, and a vanilla inclusion proof (io::post_merkle_proof, the same
+// size, and a vanilla inclusion proof (io::merkle_proof, the same
 // encoding in all three) turned into a circuit Merkle path. Header only; the
 // path conversion copies the siblings once (arity - 1 hashes per level).
 
@@ -64,7 +64,7 @@ inline merkle_tree_shape tree_r_shape(std::uint64_t sector_size) {
 
 /// The inclusion proof |p| as a path of |shape| (as_options); throws
 /// invalid_argument when the proof's variant, levels or arities do not match.
-inline merkle_path merkle_path_from_proof(const merkle_tree_shape& shape, const io::post_merkle_proof& p) {
+inline merkle_path merkle_path_from_proof(const merkle_tree_shape& shape, const io::merkle_proof& p) {
   const io::merkle_proof_kind want = shape.top_arity != 0   ? io::merkle_proof_kind::top
                                      : shape.sub_arity != 0 ? io::merkle_proof_kind::sub
                                                             : io::merkle_proof_kind::single;
@@ -74,7 +74,7 @@ inline merkle_path merkle_path_from_proof(const merkle_tree_shape& shape, const 
   merkle_path path;
   std::size_t level = 0;
   for (const auto* part : {&p.base, &p.sub, &p.top}) {
-    for (const io::post_path_element& e : *part) {
+    for (const io::merkle_path_element& e : *part) {
       if (level >= shape.levels()) throw std::invalid_argument("inclusion proof has too many levels");
       const std::size_t a = shape.arity(level);
       if (e.hashes.size() + 1 != a)

@@ -14,7 +14,7 @@
 //   comm_d_proofs, comm_r_last_proof           MerkleProof (ProofData Single/Sub/Top)
 //   replica_column_proofs { c_x, drg_parents[6], exp_parents[8] }  ColumnProof
 //   labeling_proofs [ {parents[37], layer_index, node} per layer ], encoding_proof
-// Merkle proofs reuse io::post_merkle_proof (the same ProofData as the PoSt
+// Merkle proofs reuse io::merkle_proof (the same ProofData as the PoSt
 // vanilla proofs; path elements leaf -> root).
 //
 // Every domain is kept as an Fr (canonical; a non-canonical value is a format
@@ -39,7 +39,7 @@ namespace cuzk::io {
 struct porep_column_proof {
   std::uint32_t index = 0;           ///< column.index: the node
   std::vector<ff::fr> rows;          ///< column.rows: one label per layer
-  post_merkle_proof inclusion_proof; ///< in tree C (leaf = column hash)
+  merkle_proof inclusion_proof; ///< in tree C (leaf = column hash)
   friend bool operator==(const porep_column_proof&, const porep_column_proof&) = default;
 };
 
@@ -54,8 +54,8 @@ struct porep_labeling_proof {
 
 /// One challenge's vanilla proof (stacked/vanilla/params.rs Proof).
 struct porep_challenge_proof {
-  post_merkle_proof comm_d_proof;       ///< "comm_d_proofs": tree D (binary SHA-256, Single)
-  post_merkle_proof comm_r_last_proof;  ///< tree R_last (Poseidon, base/sub/top)
+  merkle_proof comm_d_proof;       ///< "comm_d_proofs": tree D (binary SHA-256, Single)
+  merkle_proof comm_r_last_proof;  ///< tree R_last (Poseidon, base/sub/top)
   porep_column_proof c_x;               ///< column of the challenged node
   std::vector<porep_column_proof> drg_parents;  ///< 6
   std::vector<porep_column_proof> exp_parents;  ///< 8

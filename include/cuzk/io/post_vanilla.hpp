@@ -44,33 +44,35 @@
 namespace cuzk::io {
 
 /// One level of an inclusion path (merkle/proof.rs PathElement).
-struct post_path_element {
+struct merkle_path_element {
   std::vector<ff::fr> hashes;  ///< the arity - 1 siblings
   std::uint64_t index = 0;     ///< position of the running hash among the arity children
-  friend bool operator==(const post_path_element&, const post_path_element&) = default;
+  friend bool operator==(const merkle_path_element&, const merkle_path_element&) = default;
 };
 
 /// ProofData's variant.
 enum class merkle_proof_kind : std::uint32_t { single = 0, sub = 1, top = 2 };
 
-/// One Merkle inclusion proof (merkle/proof.rs MerkleProof / ProofData).
-struct post_merkle_proof {
+/// One Merkle inclusion proof (merkle/proof.rs MerkleProof / ProofData), the
+/// same encoding in PoSt vanilla proofs, PoRep C1 and SnapDeals partition
+/// proofs (defined here, with the first of them to be read).
+struct merkle_proof {
   merkle_proof_kind kind = merkle_proof_kind::single;
-  std::vector<post_path_element> base;  ///< base tree levels (Single: the whole path)
-  std::vector<post_path_element> sub;   ///< Sub/Top only
-  std::vector<post_path_element> top;   ///< Top only
+  std::vector<merkle_path_element> base;  ///< base tree levels (Single: the whole path)
+  std::vector<merkle_path_element> sub;   ///< Sub/Top only
+  std::vector<merkle_path_element> top;   ///< Top only
   ff::fr root;
   ff::fr leaf;
 
   /// The challenged leaf index (MerkleProofTrait::path_index): the level
   /// indices in mixed radix, arity = hashes.size() + 1 at each level.
   std::uint64_t leaf_index() const;
-  friend bool operator==(const post_merkle_proof&, const post_merkle_proof&) = default;
+  friend bool operator==(const merkle_proof&, const merkle_proof&) = default;
 };
 
 /// fallback::SectorProof: the inclusion proofs of one sector's challenges.
 struct post_sector_proof {
-  std::vector<post_merkle_proof> inclusion_proofs;
+  std::vector<merkle_proof> inclusion_proofs;
   ff::fr comm_c;
   ff::fr comm_r_last;
   friend bool operator==(const post_sector_proof&, const post_sector_proof&) = default;

@@ -44,7 +44,7 @@ namespace cuzk::io {
 
 /// vanilla.rs ChallengeProof: one challenge's three openings.
 struct snap_challenge_proof {
-  post_merkle_proof proof_r_old, proof_d_new, proof_r_new;
+  merkle_proof proof_r_old, proof_d_new, proof_r_new;
   friend bool operator==(const snap_challenge_proof&, const snap_challenge_proof&) = default;
 };
 
