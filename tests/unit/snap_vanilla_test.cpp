@@ -210,9 +210,18 @@ TEST(SnapVanilla, CorruptionsAreRejected) {
     pub.comm_d_new += fr::one();
     expect_rejected(s.partitions[0], pub, "proof_d_new", "apex_gadget/partition-tree por");
   }
-  {  // a proof opened at another leaf than its challenge
+  {  // a proof opened at another leaf than its challenge: swapped with the
+     // first later one that opens a different leaf (two challenges of a
+     // 2 KiB sector's 64 leaves can be the same leaf)
     io::snap_partition_proof p = s.partitions[0];
-    std::swap(p.challenge_proofs[1], p.challenge_proofs[2]);
+    std::size_t other = 2;
+    while (other + 1 < p.challenge_proofs.size() &&
+           p.challenge_proofs[other].proof_d_new.leaf_index() ==
+               p.challenge_proofs[1].proof_d_new.leaf_index())
+      ++other;
+    ASSERT_NE(p.challenge_proofs[other].proof_d_new.leaf_index(),
+              p.challenge_proofs[1].proof_d_new.leaf_index());
+    std::swap(p.challenge_proofs[1], p.challenge_proofs[other]);
     const std::vector<std::string> problems = circuits::check_snap_partition(s.params, s.pub, 0, p);
     EXPECT_TRUE(has_problem(problems, "opens leaf")) << (problems.empty() ? "none" : problems.front());
   }
