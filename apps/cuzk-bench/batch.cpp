@@ -13,7 +13,8 @@
 // Per-partition times are exact from the TIMELINE lines with --daemon-log;
 // otherwise each proof contributes its summed synthesis/GPU ms divided by its
 // partition count (1 for PoSt; from the C1 / vanilla proofs otherwise).
-// --synthetic SIZE (porep only) generates a C1 per proof (seed base+i).
+// --synthetic SIZE (porep only) generates a C1 per proof (seed base+i);
+// with --out-dir each is written there as c1-<i>.json beside proof-<i>.bin.
 // On a TTY a live progress line (done/total, running s/proof, ETA) is kept
 // at the bottom. --json writes every printed number, rounded as printed.
 // --repeat R runs the same batch R times (same inputs, fresh request ids);
@@ -372,6 +373,16 @@ int run_batch(const batch_options& o) {
       std::fprintf(stderr, "batch: generating %zu synthetic %s C1 inputs...\n", o.count, std::string(info->name).c_str());
       for (std::size_t i = 0; i < o.count; ++i)
         c1_texts.push_back(io::write_c1_json(circuits::generate_synthetic_porep(*info, o.seed + i).c1));
+      // each proof's own C1 beside it, so that it can be verified later
+      if (!o.out_dir.empty()) {
+        std::filesystem::create_directories(o.out_dir);
+        for (std::size_t i = 0; i < c1_texts.size(); ++i) {
+          const std::string path = o.out_dir + "/c1-" + std::to_string(i) + ".json";
+          std::ofstream f(path, std::ios::binary);
+          f.write(c1_texts[i].data(), std::streamsize(c1_texts[i].size()));
+          if (!f.flush()) throw std::runtime_error("cannot write " + path);
+        }
+      }
     } else if (!o.c1.empty()) {
       const auto bytes = read_file_bytes(o.c1);
       c1_texts.emplace_back(bytes.begin(), bytes.end());
@@ -554,7 +565,7 @@ void register_batch(CLI::App& app) {
   cmd->add_option("--daemon-config", o.daemon_config, "the daemon's TOML file: its text is recorded in --json");
   cmd->add_option("--label", o.label, "free text recorded in --json (what this run is)");
   cmd->add_option("--json", o.json, "write every number of the run as JSON here");
-  cmd->add_option("--out-dir", o.out_dir, "write proof-<i>.bin (i from 0) for each completed proof (of the last run)");
+  cmd->add_option("--out-dir", o.out_dir, "write proof-<i>.bin (i from 0) for each completed proof (of the last run); --synthetic: and c1-<i>.json");
   cmd->add_option("--timeout", o.timeout_s, "per-proof deadline in seconds (0: none)");
   cmd->add_option("--daemon-pid", o.daemon_pid, "pid of a local daemon: peak RSS from /proc/PID/status");
   cmd->add_option("--daemon-log", o.daemon_log, "the daemon's log: exact per-partition times from TIMELINE lines");

@@ -7,7 +7,12 @@
 // Parameter files are named by the published stems (parameters.json), so a
 // folder of real Filecoin parameters works as well as ours. gen-params runs
 // our seeded setup: its toxic waste follows from the seed, so such
-// parameters are for tests and benchmarks only (a warning says so). prove
+// parameters are for tests and benchmarks only (a warning says so). With a
+// GPU (a CUDA build and a visible device; --cpu forces the CPU setup) the
+// setup runs there (the same points byte for byte) and the queries stream
+// from VRAM to the file through pinned staging (groth16/gpu_query_transfer.hpp
+// into io::parameter_file_writer), so a 32 GiB PoRep's ~47 GB never sit on
+// the host. prove
 // reads parameters as rust-fil-proofs does for its cache (no subgroup check
 // per point, which would cost minutes) unless --check-points is given.
 // public-inputs prints one 32-byte little-endian hex Fr per line (ONE
@@ -24,6 +29,11 @@
 #include <cuzk/circuits/fallback_post.hpp>
 #include <cuzk/circuits/porep_compound.hpp>
 #include <cuzk/groth16/setup.hpp>
+#if CUZK_HAVE_CUDA
+#include <cuzk/gpu/runtime.hpp>
+#include <cuzk/groth16/gpu_query_transfer.hpp>
+#include <cuzk/groth16/gpu_setup.hpp>
+#endif
 #include <cuzk/io/hex.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/io/porep_c1.hpp>
@@ -63,7 +73,44 @@ struct gen_params_options {
   std::string type = "porep", sector_size, out;
   std::uint64_t seed = 0;
   bool seed_given = false;
+  bool cpu = false;  ///< the CPU setup even with a GPU present
+  int device = 0;
 };
+
+#if CUZK_HAVE_CUDA
+/// download_queries into a parameter_file_writer.
+class file_sink final : public groth16::query_sink {
+ public:
+  explicit file_sink(io::parameter_file_writer& w) : _w(w) {}
+  void put_g1(groth16::query_id, std::size_t, std::span<const ec::g1_affine> pts) override { _w.append_g1(pts); }
+  void put_g2(std::size_t, std::span<const ec::g2_affine> pts) override { _w.append_g2(pts); }
+
+ private:
+  io::parameter_file_writer& _w;
+};
+
+/// The setup on GPU |device|, streamed to |path|; returns the verifying key.
+groth16::verifying_key gpu_setup_to_file(const r1cs::r1cs_shape& shape, std::uint64_t seed, int device,
+                                         const std::filesystem::path& path, double* setup_s, double* write_s) {
+  const auto t0 = clock_type::now();
+  groth16::gpu_setup_timings st;
+  const groth16::gpu_parameters gp =
+      groth16::generate_parameters_gpu(shape, groth16::toxic_waste_from_seed(seed), {.device = device}, &st);
+  *setup_s = seconds_since(t0);
+  const auto t1 = clock_type::now();
+  const groth16::query_sizes n = groth16::sizes_of(gp);
+  io::parameter_file_writer w(path, gp.vk, {n.h, n.l, n.a, n.b_g1, n.b_g2});
+  file_sink sink(w);
+  groth16::download_queries(gp, sink);
+  w.finish();
+  *write_s = seconds_since(t1);
+  std::printf("gpu setup on device %d (s): lagrange %.2f, uvw %.2f, h %.2f, l %.2f, a %.2f, b_g1 %.2f, b_g2 %.2f, "
+              "vk %.2f\n",
+              device, st.lagrange_ms / 1e3, st.uvw_ms / 1e3, st.h_ms / 1e3, st.l_ms / 1e3, st.a_ms / 1e3,
+              st.b_g1_ms / 1e3, st.b_g2_ms / 1e3, st.vk_ms / 1e3);
+  return gp.vk;
+}
+#endif
 
 int gen_params(const gen_params_options& o) {
   if (o.type == "snap") {
@@ -84,6 +131,19 @@ int gen_params(const gen_params_options& o) {
   const auto t0 = clock_type::now();
   const r1cs::r1cs_shape shape = circuits::porep_shape(*info);
   const double shape_s = seconds_since(t0);
+#if CUZK_HAVE_CUDA
+  if (!o.cpu && gpu::device_count() > 0) {
+    double setup_s = 0, write_s = 0;
+    const groth16::verifying_key vk =
+        gpu_setup_to_file(shape, seed, o.device, param_path(o.out, *size, ".params"), &setup_s, &write_s);
+    io::write_verifying_key(vk, param_path(o.out, *size, ".vk"));
+    io::write_meta(param_path(o.out, *size, ".meta"), *size);
+    std::printf("wrote %s.{params,vk,meta}\n", param_path(o.out, *size, "").string().c_str());
+    std::printf("constraints %zu, inputs %zu, aux %zu; shape %.2f s, gpu setup %.2f s, download and write %.2f s\n",
+                shape.num_constraints, shape.num_inputs, shape.num_aux, shape_s, setup_s, write_s);
+    return 0;
+  }
+#endif
   const auto t1 = clock_type::now();
   groth16::setup_timings st;
   const groth16::parameters params = groth16::generate_parameters(shape, seed, &st);
@@ -186,6 +246,8 @@ void register_porep_commands(CLI::App& app) {
   gp->add_option("--sector-size", g.sector_size, "2KiB | 8MiB | 512MiB | 32GiB | 64GiB | bytes")->required();
   gp->add_option("--out", g.out, "output folder (files named as in parameters.json)")->required();
   gp->add_option("--seed", g.seed, "setup seed (default: random)")->each([](const std::string&) { g.seed_given = true; });
+  gp->add_flag("--cpu", g.cpu, "porep: the CPU setup even when a GPU is present");
+  gp->add_option("--device", g.device, "porep: CUDA device of the GPU setup")->default_val(0);
   gp->callback([] { run_subcommand("gen-params", [] { return gen_params(g); }); });
 
   static prove_options p;

@@ -97,7 +97,25 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// Device bytes a prover of |shape| needs besides the queries, with MSMs of
+/// at most |msm_terms_g1| / |msm_terms_g2| terms at once.
+std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std::size_t msm_terms_g1,
+                              std::size_t msm_terms_g2) {
+  const std::size_t nv = shape.num_variables(), m = std::size_t(1) << lg_m;
+  const std::size_t vectors = sizeof(fr) * (2 * nv + 3 * m);
+  const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1),
+                                       msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2));
+  return vectors + scratch + r1cs::gpu_shape_bytes(shape, /*with_c=*/false) +
+         gpu_witness_uploader::device_bytes_for(nv) + ntt::gpu_twiddle_bytes(lg_m) +
+         (std::size_t(3) << 20);  // densities, CUB and runtime slack
+}
+
 }  // namespace
+
+std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms) {
+  const ntt::evaluation_domain domain(shape.num_constraints);
+  return working_bytes_for(shape, domain.lg_size(), g1_terms, g2_terms);
+}
 
 struct gpu_prover::impl {
   std::shared_ptr<const parameters> params;  // the vk only when |device_params|
@@ -129,13 +147,7 @@ struct gpu_prover::impl {
 
   /// Device bytes needed besides the queries.
   std::size_t working_bytes(std::size_t msm_terms_g1, std::size_t msm_terms_g2) const {
-    const std::size_t vectors = sizeof(fr) * (2 * nv + 3 * m);
-    const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1),
-                                         msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2));
-    return vectors + scratch + r1cs::gpu_shape_bytes(*shape, /*with_c=*/false) +
-           gpu_witness_uploader::device_bytes_for(nv) +
-           ntt::gpu_twiddle_bytes(domain.lg_size()) +
-           (std::size_t(3) << 20);  // densities, CUB and runtime slack
+    return working_bytes_for(*shape, domain.lg_size(), msm_terms_g1, msm_terms_g2);
   }
 
   template <class F>

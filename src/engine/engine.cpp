@@ -21,13 +21,22 @@ std::uint64_t reserve_of(const engine_config& c, std::uint64_t total) {
   return c.priority_reserve ? *c.priority_reserve : std::min<std::uint64_t>(total / 16, 2ull << 30);
 }
 
+/// The backend's load_queries for the SRS manager, when it loads any.
+query_loader query_loader_of(prover_backend& b) {
+  if (!b.loads_queries()) return {};
+  return [&b](const io::mapped_parameter_file& f, const groth16::parameters& vk_only, const r1cs::r1cs_shape& shape,
+              const io::read_options& opt, const cancel_token* token) {
+    return b.load_queries(f, vk_only, shape, opt, token);
+  };
+}
+
 }  // namespace
 
 engine::impl::impl(engine_config c, std::unique_ptr<prover_backend> b)
     : cfg(std::move(c)),
       backend(std::move(b)),
       budget(budget_total(cfg), reserve_of(cfg, budget_total(cfg))),
-      srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle}, budget),
+      srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle, query_loader_of(*backend)}, budget),
       delay(parse_test_delay(cfg.test_delay_stage)) {
   devices = backend->devices();
   budget.set_evictor([this](std::uint64_t n) { return srs.evict_idle(n); });

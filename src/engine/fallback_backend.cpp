@@ -12,8 +12,13 @@
 // primary's message. Memory: a partition reserves the larger of the two
 // backends' charges, so a fallback proof is inside the budget too (the
 // price: less concurrency than the primary alone). finalize goes to the
-// backend that started the proof. Cost: one virtual call and a tag per proof.
+// backend that started the proof. Parameters the primary loaded straight
+// into device memory (load_queries) have no host queries, so a partition of
+// such a circuit cannot move to the fallback: its failure fails the job,
+// with a message saying why. Cost: one virtual call and a tag per proof.
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include <cuzk/engine/prover_backend.hpp>
@@ -68,6 +73,7 @@ class fallback_backend final : public prover_backend {
                                              const ff::fr& s, const cancel_token& token,
                                              std::unique_ptr<prepared_witness> prepared) override {
     const std::size_t want = w.inputs.size() + w.aux.size();
+    const bool host_queries = !params.h.empty() || !params.l.empty() || !params.a.empty();
     try {
       return std::make_unique<tagged_pending>(
           _primary->prove_start(device, params, shape, std::move(w), r, s, token, std::move(prepared)), false);
@@ -75,12 +81,22 @@ class fallback_backend final : public prover_backend {
       throw;
     } catch (const std::exception& e) {
       if (want == 0 || w.inputs.size() + w.aux.size() != want) throw;  // witness consumed: cannot retry
+      if (!host_queries)
+        throw std::runtime_error(std::string(e.what()) + " (no " + _fallback->name() +
+                                 " fallback: this circuit's proving queries live in device memory only)");
       if (_notice) _notice(_primary->name() + " backend failed on device " + std::to_string(device) + " (" + e.what() +
                            "); proving this partition on the " + _fallback->name() + " backend");
     }
     const std::size_t fb_device = device % std::max<std::size_t>(1, _fallback->devices().size());
     return std::make_unique<tagged_pending>(
         _fallback->prove_start(fb_device, params, shape, std::move(w), r, s, token), true);
+  }
+  bool loads_queries() const override { return _primary->loads_queries(); }
+  std::shared_ptr<device_resident_queries> load_queries(const io::mapped_parameter_file& file,
+                                                        const groth16::parameters& vk_only,
+                                                        const r1cs::r1cs_shape& shape, const io::read_options& opt,
+                                                        const cancel_token* token) override {
+    return _primary->load_queries(file, vk_only, shape, opt, token);
   }
   groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
     auto& t = static_cast<tagged_pending&>(*p);

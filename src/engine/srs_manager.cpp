@@ -77,6 +77,10 @@ std::uint64_t decoded_parameters_bytes(const io::parameter_layout& layout) {
   return g1 * sizeof(ec::g1_affine) + g2 * sizeof(ec::g2_affine);
 }
 
+std::uint64_t verifying_key_bytes(const groth16::verifying_key& vk) {
+  return sizeof(groth16::verifying_key) + vk.ic.size() * sizeof(ec::g1_affine);
+}
+
 std::uint64_t shape_bytes(const r1cs::r1cs_shape& s) {
   std::uint64_t n = s.coeffs.size() * sizeof(ff::fr);
   for (const r1cs::csr_matrix* m : {&s.a, &s.b, &s.c})
@@ -181,31 +185,48 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
       }
       if (mapped->size() != std::uint64_t(now.size)) now = identity_of(e.path);
     }
-    reservation res = _budget.acquire(decoded_parameters_bytes(mapped->layout()), p, token,
-                                      "the parameters of circuit '" + id + "'");
     auto lc = std::make_shared<loaded_circuit>();
     lc->id = id;
-    {
-      // a file truncated while it is decoded raises SIGBUS on the lost pages:
-      // the guard absorbs it and the load fails naming the file (the mapping
-      // is dropped with the exception)
+    // the shape first: a backend that loads the queries itself sizes its
+    // device buffers from it
+    lc->shape = e.info.make_shape();
+    const io::parameter_layout& layout = mapped->layout();
+    if (lc->shape.num_inputs != layout.at("ic").count || layout.at("l").count != lc->shape.num_aux)
+      throw std::runtime_error("parameter file " + e.path.filename().string() + " does not match circuit '" + id + "' (" +
+                               std::to_string(layout.at("ic").count) + " inputs and " +
+                               std::to_string(layout.at("l").count) + " aux in the file, the circuit has " +
+                               std::to_string(lc->shape.num_inputs) + " and " + std::to_string(lc->shape.num_aux) + ")");
+    reservation sres = _budget.acquire(shape_bytes(lc->shape), p, token, "the shape of circuit '" + id + "'");
+    const io::read_options ro{.check_points = _opt.check_points};
+    // a file truncated while it is read raises SIGBUS on the lost pages: the
+    // guard absorbs it and the load fails naming the file (the mapping is
+    // dropped with the exception)
+    const auto guarded = [&](auto&& read) {
       const mapping_guard guard(mapped->bytes().data(), mapped->bytes().size());
       try {
-        lc->params = io::decode_parameters(mapped->layout(), io::read_options{.check_points = _opt.check_points});
+        read();
       } catch (const std::exception&) {
         if (guard.faulted()) throw torn();
         throw;
       }
       if (guard.faulted()) throw torn();
+    };
+    reservation res;
+    if (_opt.load_queries) {
+      guarded([&] { lc->params.vk = io::decode_verifying_key(layout, ro); });
+      // the loader's two pinned staging buffers, for the length of the load
+      const reservation staging = _budget.acquire(device_load_staging_bytes, p, token,
+                                                  "the staging buffers loading circuit '" + id + "'");
+      guarded([&] { lc->device_queries = _opt.load_queries(*mapped, lc->params, lc->shape, ro, token); });
+      if (lc->device_queries)
+        res = _budget.acquire(verifying_key_bytes(lc->params.vk), p, token,
+                              "the verifying key of circuit '" + id + "'");
+    }
+    if (!lc->device_queries) {
+      res = _budget.acquire(decoded_parameters_bytes(layout), p, token, "the parameters of circuit '" + id + "'");
+      guarded([&] { lc->params = io::decode_parameters(layout, ro); });
     }
     lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
-    lc->shape = e.info.make_shape();
-    if (lc->shape.num_inputs != lc->params.vk.ic.size() || lc->params.l.size() != lc->shape.num_aux)
-      throw std::runtime_error("parameter file " + e.path.filename().string() + " does not match circuit '" + id + "' (" +
-                               std::to_string(lc->params.vk.ic.size()) + " inputs and " +
-                               std::to_string(lc->params.l.size()) + " aux in the file, the circuit has " +
-                               std::to_string(lc->shape.num_inputs) + " and " + std::to_string(lc->shape.num_aux) + ")");
-    reservation sres = _budget.acquire(shape_bytes(lc->shape), p, token, "the shape of circuit '" + id + "'");
     lc->charged_bytes = res.bytes() + sres.bytes();
     lk.lock();
     e.mapped = std::move(mapped);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <utility>
@@ -58,6 +59,15 @@ mapped_file& mapped_file::operator=(mapped_file&& other) noexcept {
 }
 
 mapped_file::~mapped_file() { release(); }
+
+void mapped_file::drop_pages(std::uint64_t offset, std::uint64_t len) const noexcept {
+  if (!_data || offset >= _size) return;
+  len = std::min(len, _size - offset);
+  const std::uint64_t page = std::uint64_t(::sysconf(_SC_PAGESIZE));
+  const std::uint64_t begin = (offset + page - 1) / page * page, end = (offset + len) / page * page;
+  if (end > begin)
+    ::madvise(const_cast<std::uint8_t*>(_data) + begin, static_cast<std::size_t>(end - begin), MADV_DONTNEED);
+}
 
 void mapped_file::release() noexcept {
   if (_data) ::munmap(const_cast<std::uint8_t*>(_data), static_cast<std::size_t>(_size));

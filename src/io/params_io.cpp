@@ -144,33 +144,59 @@ bool infinity_forbidden(std::string_view name) {
          name == "b_g2";
 }
 
+/// Decodes points [first, first + out.size()) of |s| into |out|; indices in
+/// messages count from the start of the section.
 template <class Point>
-void decode_section(const parameter_layout& layout, const section& s, std::span<Point> out,
-                    bool check_subgroup) {
+void decode_section(const parameter_layout& layout, const section& s, std::uint64_t first,
+                    std::span<Point> out, bool check_subgroup) {
   constexpr bool g2 = std::is_same_v<Point, ec::g2_affine>;
   const ec::batch_decode_options bopt{.check_subgroup = check_subgroup, .parallel = true};
+  const std::span<const std::uint8_t> in =
+      s.bytes.subspan(std::size_t(first * s.point_size), out.size() * s.point_size);
   ec::batch_decode_result r;
   if constexpr (g2)
-    r = ec::decode_g2s_uncompressed(s.bytes, out, bopt);
+    r = ec::decode_g2s_uncompressed(in, out, bopt);
   else
-    r = ec::decode_g1s_uncompressed(s.bytes, out, bopt);
+    r = ec::decode_g1s_uncompressed(in, out, bopt);
   const char* kind = kind_name(layout.kind());
   if (!r) {
-    const std::size_t i = r.index == ec::batch_decode_result::no_index ? 0 : r.index;
+    const std::uint64_t i = first + (r.index == ec::batch_decode_result::no_index ? 0 : r.index);
     throw format_error(kind, layout.label(), quoted_section(s.name), s.offset + i * s.point_size,
                        "point " + std::to_string(i) + " of " + std::to_string(s.count) + " (" +
                            (g2 ? "G2" : "G1") +
                            "): " + std::string(ec::decode_error_message(r.error)));
   }
   if (infinity_forbidden(s.name)) {
-    const std::size_t i = first_infinity<Point>(out);
-    if (i != out.size())
+    const std::size_t j = first_infinity<Point>(out);
+    if (j != out.size()) {
+      const std::uint64_t i = first + j;
       throw format_error(kind, layout.label(), quoted_section(s.name),
                          s.offset + i * s.point_size,
                          "point " + std::to_string(i) + " of " + std::to_string(s.count) +
                              " is the point at infinity, which is not allowed in '" +
                              std::string(s.name) + "' (bellperson rejects it)");
+    }
   }
+}
+
+template <class Point>
+void decode_section(const parameter_layout& layout, const section& s, std::span<Point> out,
+                    bool check_subgroup) {
+  decode_section(layout, s, 0, out, check_subgroup);
+}
+
+template <class Point>
+void decode_range_checked(const parameter_layout& layout, const section& s, std::uint64_t first,
+                          std::span<Point> out, const read_options& opt) {
+  constexpr bool g2 = std::is_same_v<Point, ec::g2_affine>;
+  if (s.is_g2() != g2)
+    throw std::invalid_argument("decode_section_range: section '" + std::string(s.name) + "' holds " +
+                                (s.is_g2() ? "G2" : "G1") + " points");
+  if (first > s.count || out.size() > s.count - first)
+    throw std::out_of_range("decode_section_range: points [" + std::to_string(first) + ", " +
+                            std::to_string(first + out.size()) + ") of section '" + std::string(s.name) +
+                            "', which holds " + std::to_string(s.count));
+  decode_section(layout, s, first, out, opt.check_points);
 }
 
 /// Where each section's points go.
@@ -295,11 +321,18 @@ void put_verifying_key(buffered_writer& w, const groth16::verifying_key& vk) {
 }
 
 /// Writes through |body| into "<path>.tmp-<pid>-<n>", then renames onto |path|.
-template <class Body>
-void write_file_atomically(const std::filesystem::path& path, const char* kind, Body body) {
+/// "<path>.tmp-<pid>-<n>": unique within the process, next to |path| (same
+/// file system, so the final rename is atomic).
+std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
   static std::atomic<std::uint64_t> serial{0};
   std::filesystem::path tmp = path;
   tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(serial++);
+  return tmp;
+}
+
+template <class Body>
+void write_file_atomically(const std::filesystem::path& path, const char* kind, Body body) {
+  const std::filesystem::path tmp = temporary_path_for(path);
   try {
     {
       std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
@@ -428,6 +461,16 @@ groth16::parameters decode_parameters(const parameter_layout& layout, const read
   return p;
 }
 
+void decode_section_range(const parameter_layout& layout, const section& s, std::uint64_t first,
+                          std::span<ec::g1_affine> out, const read_options& opt) {
+  decode_range_checked(layout, s, first, out, opt);
+}
+
+void decode_section_range(const parameter_layout& layout, const section& s, std::uint64_t first,
+                          std::span<ec::g2_affine> out, const read_options& opt) {
+  decode_range_checked(layout, s, first, out, opt);
+}
+
 namespace {
 void maybe_check_digest(const std::filesystem::path& path, const read_options& opt) {
   if (!opt.check_digest) return;
@@ -488,6 +531,98 @@ void write_parameters(const groth16::parameters& params, std::ostream& out) {
 
 void write_parameters(const groth16::parameters& params, const std::filesystem::path& path) {
   write_file_atomically(path, "params", [&](std::ostream& out) { write_parameters(params, out); });
+}
+
+// ---- parameter_file_writer ---------------------------------------------------------
+
+struct parameter_file_writer::impl {
+  std::filesystem::path path, tmp;
+  std::ofstream out;
+  std::unique_ptr<buffered_writer> w;
+  std::array<std::uint64_t, 5> want{}, have{};
+  std::size_t current = 0;  // section being written: 0..3 G1 (h, l, a, b_g1), 4 b_g2
+  bool finished = false;
+
+  static constexpr std::array<const char*, 5> names = {"h", "l", "a", "b_g1", "b_g2"};
+
+  /// Moves past complete sections up to |last|, writing each next one's length field.
+  void advance(std::size_t last) {
+    while (current < last && have[current] == want[current]) {
+      ++current;
+      w->put_u32(want[current], names[current]);
+    }
+  }
+};
+
+parameter_file_writer::parameter_file_writer(const std::filesystem::path& path,
+                                             const groth16::verifying_key& vk, const counts& n)
+    : _impl(std::make_unique<impl>()) {
+  impl& d = *_impl;
+  d.path = path;
+  d.want = {n.h, n.l, n.a, n.b_g1, n.b_g2};
+  for (std::size_t k = 0; k < d.want.size(); ++k)
+    if (d.want[k] > std::numeric_limits<std::uint32_t>::max())
+      throw std::length_error("cannot write '" + std::string(impl::names[k]) + "': " + std::to_string(d.want[k]) +
+                              " points do not fit the u32 length field");
+  d.tmp = temporary_path_for(path);
+  d.out.open(d.tmp, std::ios::binary | std::ios::trunc);
+  if (!d.out)
+    throw format_error("params", path.string(), "", format_error::no_offset,
+                       "cannot create '" + d.tmp.string() + "': " + std::strerror(errno));
+  d.w = std::make_unique<buffered_writer>(d.out);
+  put_verifying_key(*d.w, vk);
+  d.w->put_u32(d.want[0], "h");
+}
+
+parameter_file_writer::~parameter_file_writer() {
+  if (!_impl || _impl->finished) return;
+  _impl->out.close();
+  std::error_code ec;
+  std::filesystem::remove(_impl->tmp, ec);
+}
+
+void parameter_file_writer::append_g1(std::span<const ec::g1_affine> pts) {
+  impl& d = *_impl;
+  std::size_t at = 0;
+  while (at < pts.size()) {
+    d.advance(3);
+    if (d.current > 3 || d.have[d.current] == d.want[d.current])
+      throw std::logic_error("parameter_file_writer: " + std::to_string(pts.size() - at) +
+                             " G1 points past the end of section 'b_g1'");
+    const std::size_t n = std::size_t(std::min<std::uint64_t>(pts.size() - at, d.want[d.current] - d.have[d.current]));
+    d.w->put_points<ec::g1_affine>(pts.subspan(at, n));
+    d.have[d.current] += n;
+    at += n;
+  }
+}
+
+void parameter_file_writer::append_g2(std::span<const ec::g2_affine> pts) {
+  impl& d = *_impl;
+  d.advance(4);
+  if (d.current != 4)
+    throw std::logic_error(std::string("parameter_file_writer: G2 points while section '") +
+                           impl::names[d.current] + "' is incomplete");
+  if (pts.size() > d.want[4] - d.have[4])
+    throw std::logic_error("parameter_file_writer: " + std::to_string(pts.size()) +
+                           " G2 points past the end of section 'b_g2'");
+  d.w->put_points<ec::g2_affine>(pts);
+  d.have[4] += pts.size();
+}
+
+void parameter_file_writer::finish() {
+  impl& d = *_impl;
+  if (d.finished) throw std::logic_error("parameter_file_writer: finish() called twice");
+  d.advance(4);
+  for (std::size_t k = 0; k < d.want.size(); ++k)
+    if (d.have[k] != d.want[k])
+      throw std::logic_error("parameter_file_writer: section '" + std::string(impl::names[k]) + "' has " +
+                             std::to_string(d.have[k]) + " of its " + std::to_string(d.want[k]) + " points");
+  d.w->flush();
+  d.out.flush();
+  if (!d.out) throw format_error("params", d.path.string(), "", format_error::no_offset, "write failed");
+  d.out.close();
+  std::filesystem::rename(d.tmp, d.path);
+  d.finished = true;
 }
 
 void write_meta(const std::filesystem::path& path, std::uint64_t sector_size) {

@@ -636,4 +636,128 @@ TEST(params_io, verify_digest_against_parameters_json) {
   EXPECT_THROW((void)io::verify_digest(pfile, dir / "mine.json"), io::digest_error);
 }
 
+// ---- ranges and streamed writing (loaders and writers that never hold a whole file) -------
+
+TEST(params_io, section_ranges_decode_like_the_whole_file) {
+  const auto& p = ladder_params();
+  const bytes& full = ladder_bytes();
+  const auto layout = io::parameter_layout::parse(full, io::parameter_file_kind::parameters);
+  const auto g1_ranges = [&](const char* name, const std::vector<ec::g1_affine>& want) {
+    SCOPED_TRACE(name);
+    const auto& s = layout.at(name);
+    ASSERT_EQ(s.count, want.size());
+    for (std::size_t chunk : {std::size_t(1), std::size_t(3), want.size()}) {
+      std::vector<ec::g1_affine> got(want.size());
+      for (std::size_t first = 0; first < want.size(); first += chunk) {
+        const std::size_t n = std::min(chunk, want.size() - first);
+        io::decode_section_range(layout, s, first, std::span(got).subspan(first, n));
+      }
+      EXPECT_EQ(got, want) << "chunks of " << chunk;
+    }
+  };
+  g1_ranges("h", p.h);
+  g1_ranges("l", p.l);
+  g1_ranges("a", p.a);
+  g1_ranges("b_g1", p.b_g1);
+  std::vector<ec::g2_affine> b2(p.b_g2.size());
+  io::decode_section_range(layout, layout.at("b_g2"), 1, std::span(b2).subspan(1));
+  io::decode_section_range(layout, layout.at("b_g2"), 0, std::span(b2).first(1));
+  EXPECT_EQ(b2, p.b_g2);
+  // past the end, and the other group
+  std::vector<ec::g1_affine> two(2);
+  EXPECT_THROW(io::decode_section_range(layout, layout.at("h"), p.h.size() - 1, std::span(two)), std::out_of_range);
+  EXPECT_THROW(io::decode_section_range(layout, layout.at("b_g2"), 0, std::span(two)), std::invalid_argument);
+  std::vector<ec::g2_affine> g2one(1);
+  EXPECT_THROW(io::decode_section_range(layout, layout.at("l"), 0, std::span(g2one)), std::invalid_argument);
+}
+
+TEST(params_io, section_range_errors_count_from_the_section_start) {
+  const bytes& full = ladder_bytes();
+  const auto layout0 = io::parameter_layout::parse(full, io::parameter_file_kind::parameters);
+  const auto& l0 = layout0.at("l");
+  ASSERT_GE(l0.count, 6u);
+  bytes b = full;
+  const std::size_t off = l0.offset + 4 * l0.point_size;
+  b[off + 70] ^= 1;  // y of point 4 of l
+  const auto layout = io::parameter_layout::parse(b, io::parameter_file_kind::parameters);
+  const auto& l = layout.at("l");
+  std::vector<ec::g1_affine> out(3);
+  io::decode_section_range(layout, l, 0, std::span(out));  // points 0..2 are fine
+  try {
+    io::decode_section_range(layout, l, 3, std::span(out));
+    FAIL() << "the range holding the corrupt point decoded";
+  } catch (const io::format_error& e) {
+    const std::string msg = e.what();
+    EXPECT_TRUE(contains(msg, "section 'l' at byte offset " + std::to_string(off) + ": point 4 of " +
+                                  std::to_string(l.count)))
+        << msg;
+  }
+}
+
+TEST(params_io, streamed_writer_writes_the_same_bytes_in_any_chunks) {
+  const auto& p = ladder_params();
+  const std::uint64_t seed = test::test_seed("params_io.streamed_writer_writes_the_same_bytes_in_any_chunks");
+  std::mt19937_64 rng(seed);
+  temp_dir dir;
+  for (int round = 0; round < 3; ++round) {
+    const auto path = dir / ("s" + std::to_string(round) + ".params");
+    {
+      io::parameter_file_writer w(path, p.vk, {p.h.size(), p.l.size(), p.a.size(), p.b_g1.size(), p.b_g2.size()});
+      // every G1 point in file order, cut at random places (chunks cross sections)
+      std::vector<ec::g1_affine> g1;
+      for (const auto* v : {&p.h, &p.l, &p.a, &p.b_g1}) g1.insert(g1.end(), v->begin(), v->end());
+      for (std::size_t at = 0; at < g1.size();) {
+        const std::size_t n = std::min<std::size_t>(g1.size() - at, 1 + rng() % 7);
+        w.append_g1(std::span(g1).subspan(at, n));
+        at += n;
+      }
+      EXPECT_THROW(w.finish(), std::logic_error) << "b_g2 is still missing";
+      const std::size_t half = p.b_g2.size() / 2;
+      w.append_g2(std::span(p.b_g2).first(half));
+      w.append_g2(std::span(p.b_g2).subspan(half));
+      w.finish();
+    }
+    EXPECT_EQ(read_file(path), ladder_bytes()) << "seed " << seed << " round " << round;
+  }
+}
+
+TEST(params_io, streamed_writer_refuses_misplaced_points_and_leaves_no_file) {
+  const auto& p = ladder_params();
+  temp_dir dir;
+  const auto path = dir / "x.params";
+  const io::parameter_file_writer::counts n{p.h.size(), p.l.size(), p.a.size(), p.b_g1.size(), p.b_g2.size()};
+  {
+    io::parameter_file_writer w(path, p.vk, n);
+    EXPECT_THROW(w.append_g2(p.b_g2), std::logic_error) << "G2 before the G1 sections are complete";
+    w.append_g1(p.h);
+    // one point too many for the G1 sections together
+    std::vector<ec::g1_affine> rest;
+    for (const auto* v : {&p.l, &p.a, &p.b_g1}) rest.insert(rest.end(), v->begin(), v->end());
+    rest.push_back(p.h[0]);
+    EXPECT_THROW(w.append_g1(rest), std::logic_error);
+  }  // destroyed before finish: nothing under the final name, no temporary left
+  EXPECT_FALSE(std::filesystem::exists(path));
+  std::size_t files = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(path.parent_path())) ++files;
+  EXPECT_EQ(files, 0u);
+}
+
+TEST(params_io, dropped_pages_read_back_the_same) {
+  const auto& p = ladder_params();
+  temp_dir dir;
+  const auto path = dir / "d.params";
+  io::write_parameters(p, path);
+  const io::mapped_parameter_file f(path);
+  const auto& h = f.at("h");
+  f.drop_pages(0, f.size());
+  f.drop_pages(h.offset + 1, 5000);  // unaligned, inside the file
+  f.drop_pages(f.size() + 10, 100);  // past the end: nothing
+  EXPECT_EQ(io::decode_parameters(f.layout()).h, p.h);
+  std::vector<ec::g1_affine> l(p.l.size());
+  io::decode_section_range(f.layout(), f.at("l"), 0, std::span(l));
+  f.drop_pages(f.at("l").offset, f.at("l").bytes.size());
+  EXPECT_EQ(l, p.l);
+  EXPECT_EQ(io::decode_parameters(f.layout()).l, p.l);
+}
+
 }  // namespace

@@ -19,6 +19,7 @@
 #include <cuzk/groth16/keys.hpp>
 #include <cuzk/groth16/proof.hpp>
 #include <cuzk/groth16/prover.hpp>
+#include <cuzk/io/params.hpp>
 #include <cuzk/r1cs/shape.hpp>
 
 namespace cuzk::engine {
@@ -44,6 +45,15 @@ class prepared_witness {
   virtual ~prepared_witness() = default;
   /// Milliseconds prepare took (a stage of its own in the job's timings).
   double ms = 0;
+};
+
+/// Proving queries a backend holds in device memory for one loaded circuit
+/// (load_queries); opaque to the engine, freed with the last reference.
+class device_resident_queries {
+ public:
+  virtual ~device_resident_queries() = default;
+  /// Device bytes held, all devices together.
+  virtual std::uint64_t device_bytes() const = 0;
 };
 
 class prover_backend {
@@ -96,6 +106,24 @@ class prover_backend {
   }
   /// The rest, off the device lock.
   virtual groth16::proof finalize(std::unique_ptr<pending_proof> p) = 0;
+  /// Moves the proving queries of |file| straight into device memory, when
+  /// this backend proves from there and they fit beside what proofs of
+  /// |shape| need; null otherwise (the SRS manager then decodes them into
+  /// host memory, the default). |vk_only| is the host parameters they belong
+  /// to (verifying key set, queries empty): prove_start later gets that same
+  /// object. Throws io::format_error for a bad point, cancelled_error through
+  /// |token|, cuda_error.
+  /// Whether load_queries may load anything (the engine offers it file
+  /// loads only then).
+  virtual bool loads_queries() const { return false; }
+  virtual std::shared_ptr<device_resident_queries> load_queries(const io::mapped_parameter_file& file,
+                                                                const groth16::parameters& vk_only,
+                                                                const r1cs::r1cs_shape& shape,
+                                                                const io::read_options& opt,
+                                                                const cancel_token* token) {
+    (void)file, (void)vk_only, (void)shape, (void)opt, (void)token;
+    return nullptr;
+  }
 };
 
 /// The CPU backend: |devices| virtual devices (each a kernel lock; work runs

@@ -4,7 +4,10 @@
 //   cold  the .params file in param_cache (by its published name), nothing in memory
 //   warm  the file mapped read-only (page cache; costs no budget, reclaimable)
 //   hot   parameters decoded into memory + the circuit's shape + the prepared
-//         verifying key, ready to prove (on a GPU backend: pinned/VRAM)
+//         verifying key, ready to prove; with a backend that loads queries
+//         itself (srs_options::load_queries, the GPU backend when they fit
+//         in VRAM) the host keeps the verifying key only and the queries go
+//         from the mapped file to the devices chunk by chunk
 // Hot entries are charged to the memory budget (decoded point bytes, then
 // the shape's bytes once built). Every proof in flight holds a lease, the
 // entry's reference count; an entry with leases is never evicted. Under
@@ -19,6 +22,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,6 +33,7 @@
 
 #include <cuzk/engine/memory_budget.hpp>
 #include <cuzk/engine/proof_kind.hpp>
+#include <cuzk/engine/prover_backend.hpp>
 #include <cuzk/groth16/keys.hpp>
 #include <cuzk/groth16/verifier.hpp>
 #include <cuzk/io/params.hpp>
@@ -45,6 +50,9 @@ struct loaded_circuit {
   groth16::parameters params;
   groth16::prepared_verifying_key pvk;
   r1cs::r1cs_shape shape;
+  /// The backend's device copies of the proving queries when it loaded them
+  /// (params then holds the verifying key only), else null.
+  std::shared_ptr<const device_resident_queries> device_queries;
   /// Budget bytes this entry holds while hot (parameters + shape).
   std::uint64_t charged_bytes = 0;
 };
@@ -65,10 +73,21 @@ struct srs_entry_status {
   double last_used_secs_ago = -1;  ///< -1: never used
 };
 
+/// Host bytes a query loader may pin while it loads (two 64 MiB staging
+/// buffers); reserved from the budget for the length of the load.
+inline constexpr std::uint64_t device_load_staging_bytes = std::uint64_t(128) << 20;
+
+/// prover_backend::load_queries, as the SRS manager calls it.
+using query_loader = std::function<std::shared_ptr<device_resident_queries>(
+    const io::mapped_parameter_file&, const groth16::parameters& vk_only, const r1cs::r1cs_shape&,
+    const io::read_options&, const cancel_token*)>;
+
 struct srs_options {
   std::filesystem::path param_cache;
   bool check_points = false;  ///< subgroup-check every point on load
   std::chrono::milliseconds eviction_min_idle{std::chrono::minutes(5)};
+  /// Offered every file load first (empty: always decode to the host).
+  query_loader load_queries;
 };
 
 class srs_manager {

@@ -174,6 +174,12 @@ class gpu_prover {
   std::unique_ptr<impl> _impl;
 };
 
+/// Device bytes a resident gpu_prover of |shape| needs besides its queries
+/// (per-proof vectors, A/B matrices, MSM scratch for MSMs of up to
+/// |g1_terms| G1 / |g2_terms| G2 terms, NTT tables, the coded witness), the
+/// test its constructor applies: for callers deciding where to put queries.
+std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms);
+
 /// The device ordinals to use: |configured| as given (each checked to exist,
 /// std::invalid_argument otherwise), or every visible device when empty.
 std::vector<int> select_gpu_devices(std::span<const int> configured);

@@ -28,6 +28,11 @@ class mapped_file {
 
   std::uint64_t size() const { return _size; }
   std::span<const std::uint8_t> bytes() const { return {_data, std::size_t(_size)}; }
+  /// Drops the process's pages of bytes [offset, offset + len) (the whole
+  /// pages inside it; MADV_DONTNEED): a loader that streams a multi-GB file
+  /// through once keeps its resident set at a chunk instead of the file. The
+  /// bytes stay readable (faulted in again from the page cache or the file).
+  void drop_pages(std::uint64_t offset, std::uint64_t len) const noexcept;
   /// Unmaps now (bytes() is empty afterwards).
   void release() noexcept;
 

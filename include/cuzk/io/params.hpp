@@ -51,6 +51,7 @@
 #include <filesystem>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -138,6 +139,8 @@ class mapped_parameter_file {
   const std::filesystem::path& path() const { return _path; }
   std::uint64_t size() const { return _map.size(); }
   std::span<const std::uint8_t> bytes() const { return _map.bytes(); }
+  /// mapped_file::drop_pages on this file's mapping.
+  void drop_pages(std::uint64_t offset, std::uint64_t len) const noexcept { _map.drop_pages(offset, len); }
   const parameter_layout& layout() const { return _layout; }
   std::span<const section> sections() const { return _layout.sections(); }
   const section* find(std::string_view name) const noexcept { return _layout.find(name); }
@@ -168,6 +171,18 @@ groth16::verifying_key decode_verifying_key(const parameter_layout& layout,
 groth16::parameters decode_parameters(const parameter_layout& layout,
                                       const read_options& opt = {});
 
+/// Decodes points [first, first + out.size()) of section |s| of |layout|
+/// (G1 sections into |out|; the G2 overload for b_g2 and the G2 vk points),
+/// with decode_parameters' checks and error messages (indices relative to the
+/// whole section). Parallel over the host threads. For loaders that move a
+/// file to a device in chunks without decoding all of it at once. Throws
+/// std::out_of_range past the section's end, std::invalid_argument for a
+/// section of the other group, format_error for a bad point.
+void decode_section_range(const parameter_layout& layout, const section& s, std::uint64_t first,
+                          std::span<ec::g1_affine> out, const read_options& opt = {});
+void decode_section_range(const parameter_layout& layout, const section& s, std::uint64_t first,
+                          std::span<ec::g2_affine> out, const read_options& opt = {});
+
 /// Reads and decodes a .params file (mmap, parallel decode).
 groth16::parameters read_parameters(const std::filesystem::path& path,
                                     const read_options& opt = {});
@@ -188,6 +203,41 @@ void write_verifying_key(const groth16::verifying_key& vk, const std::filesystem
 /// Writes |params| in the .params layout, streaming through a fixed buffer.
 void write_parameters(const groth16::parameters& params, std::ostream& out);
 void write_parameters(const groth16::parameters& params, const std::filesystem::path& path);
+/// A .params file written front to back from chunks (gen-params from a GPU
+/// setup: the queries never sit on the host whole). The counts are fixed at
+/// construction; the points then arrive in file order (h, l, a, b_g1, b_g2),
+/// each section's in order, in chunks of any size. The file is written under
+/// a temporary name next to |path| and renamed onto it by finish(); a writer
+/// destroyed before finish() removes the temporary file. Same bytes as
+/// write_parameters for the same parameters.
+class parameter_file_writer {
+ public:
+  struct counts {
+    std::uint64_t h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0;
+  };
+  /// Creates the temporary file and writes the verifying key. Throws
+  /// format_error when it cannot be created, std::length_error for a count
+  /// over the u32 length field.
+  parameter_file_writer(const std::filesystem::path& path, const groth16::verifying_key& vk,
+                        const counts& n);
+  ~parameter_file_writer();
+  parameter_file_writer(const parameter_file_writer&) = delete;
+  parameter_file_writer& operator=(const parameter_file_writer&) = delete;
+
+  /// The next points of the current G1 section (h, l, a, then b_g1);
+  /// std::logic_error when they would run past b_g1 or arrive after b_g2 began.
+  void append_g1(std::span<const ec::g1_affine> pts);
+  /// The next points of b_g2 (every G1 section complete first).
+  void append_g2(std::span<const ec::g2_affine> pts);
+  /// Checks every section is complete (std::logic_error naming the first
+  /// short one), flushes, and renames the file into place.
+  void finish();
+
+ private:
+  struct impl;
+  std::unique_ptr<impl> _impl;
+};
+
 /// Writes the paramcache .meta file: {"sector_size":N}.
 void write_meta(const std::filesystem::path& path, std::uint64_t sector_size);
 /// Reads the sector_size of a .meta file.

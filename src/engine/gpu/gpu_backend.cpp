@@ -17,6 +17,16 @@
 // with that proof); gpu_prover itself then streams the queries if they still
 // do not fit.
 //
+// Parameters from a file (load_queries, the SRS manager's load): when the
+// queries fit on every device beside the per-proof buffers, they are decoded
+// chunk by chunk from the mapped .params file into pinned staging and copied
+// to every device (groth16/gpu_query_transfer.hpp); the host keeps the
+// verifying key only, and the mapping's pages are dropped as each chunk is
+// done, so the load's host footprint is two staging buffers. The backend
+// remembers the device copies under the host parameters' address (a weak
+// reference: the SRS entry owns them) and builds provers from them in
+// place; dropping the SRS entry frees them and the provers made from them.
+//
 // Cost: the first partition of a circuit on a device pays the upload
 // (queries ~ 96 bytes per G1 point, 192 per G2 point); later ones pay only
 // gpu_prover::prove_start. Host memory per partition: the witness (freed
@@ -32,8 +42,10 @@
 #include <vector>
 
 #include <cuzk/engine/prover_backend.hpp>
+#include <cuzk/engine/srs_manager.hpp>
 #include <cuzk/gpu/runtime.hpp>
 #include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/gpu_query_transfer.hpp>
 #include <cuzk/r1cs/spmv_gpu.hpp>
 
 namespace cuzk::engine {
@@ -65,6 +77,55 @@ class gpu_pending final : public pending_proof {
   std::shared_ptr<groth16::gpu_prover> prover;
   groth16::pending_proof sums;
   ff::fr r, s;
+};
+
+class gpu_backend;
+
+/// Queries one loaded circuit holds on every device of the backend.
+class gpu_resident final : public device_resident_queries {
+ public:
+  gpu_resident(gpu_backend* owner, const groth16::parameters* key, std::vector<groth16::gpu_parameters> per_device)
+      : owner(owner), key(key), per_device(std::move(per_device)) {}
+  ~gpu_resident() override;
+  std::uint64_t device_bytes() const override {
+    std::uint64_t n = 0;
+    for (const auto& p : per_device) n += groth16::device_bytes(p);
+    return n;
+  }
+  gpu_backend* owner;
+  const groth16::parameters* key;
+  std::vector<groth16::gpu_parameters> per_device;  ///< index: the backend's device index
+};
+
+/// Decodes G1/G2 points of a mapped .params file for upload_queries,
+/// dropping the mapping's pages of every chunk once decoded.
+class file_query_source final : public groth16::query_source {
+ public:
+  file_query_source(const io::mapped_parameter_file& file, const io::read_options& opt) : _file(file), _opt(opt) {}
+  void fill_g1(groth16::query_id q, std::size_t first, std::span<ec::g1_affine> out) override {
+    const io::section& s = _file.at(name_of(q));
+    io::decode_section_range(_file.layout(), s, first, out, _opt);
+    _file.drop_pages(s.offset + first * s.point_size, out.size() * s.point_size);
+  }
+  void fill_g2(std::size_t first, std::span<ec::g2_affine> out) override {
+    const io::section& s = _file.at("b_g2");
+    io::decode_section_range(_file.layout(), s, first, out, _opt);
+    _file.drop_pages(s.offset + first * s.point_size, out.size() * s.point_size);
+  }
+
+ private:
+  static std::string_view name_of(groth16::query_id q) {
+    switch (q) {
+      case groth16::query_id::h: return "h";
+      case groth16::query_id::l: return "l";
+      case groth16::query_id::a: return "a";
+      case groth16::query_id::b_g1: return "b_g1";
+      case groth16::query_id::b_g2: return "b_g2";
+    }
+    return "";
+  }
+  const io::mapped_parameter_file& _file;
+  io::read_options _opt;
 };
 
 /// The witness coded before the engine waits for the device (nullopt: too
@@ -138,6 +199,45 @@ class gpu_backend final : public prover_backend {
     return g.prover->finalize(std::move(g.sums), g.r, g.s);
   }
 
+  bool loads_queries() const override { return !_opts.b_g2_on_cpu && !_opts.make_prover; }
+
+  std::shared_ptr<device_resident_queries> load_queries(const io::mapped_parameter_file& file,
+                                                        const groth16::parameters& vk_only,
+                                                        const r1cs::r1cs_shape& shape, const io::read_options& opt,
+                                                        const cancel_token* token) override {
+    // a prover from device queries runs B_G2 on the GPU; the hook's provers
+    // (benchmarks) bring their own queries
+    if (!loads_queries()) return nullptr;
+    const groth16::query_sizes sizes{file.at("h").count, file.at("l").count, file.at("a").count,
+                                     file.at("b_g1").count, file.at("b_g2").count};
+    for (const int ord : _ordinals) {
+      std::size_t free_b = 0, total_b = 0;
+      gpu::device_memory(ord, &free_b, &total_b);
+      const std::size_t g1_max = std::max({sizes.h, sizes.l, sizes.a, sizes.b_g1});
+      const std::uint64_t need = sizes.bytes() + groth16::gpu_prover_working_bytes(shape, g1_max, sizes.b_g2);
+      if (need + _opts.vram_margin_bytes > free_b) return nullptr;
+    }
+    groth16::query_transfer_config cfg;
+    cfg.staging_bytes = device_load_staging_bytes / 2;
+    if (token) cfg.between_chunks = [token] { token->check(); };
+    file_query_source src(file, opt);
+    auto per_device = groth16::upload_queries(_ordinals, vk_only.vk, sizes, src, cfg);
+    auto handle = std::make_shared<gpu_resident>(this, &vk_only, std::move(per_device));
+    std::lock_guard lock(_mutex);
+    std::erase_if(_cache, [&](const cache_entry& e) { return e.params == &vk_only; });
+    std::erase_if(_resident, [&](const auto& r) { return r.first == &vk_only; });
+    _resident.emplace_back(&vk_only, handle);
+    return handle;
+  }
+
+  /// The device copies of |key| are gone: forget them and the provers made
+  /// from them (frees their VRAM once no proof in flight holds one).
+  void forget(const groth16::parameters* key) {
+    std::lock_guard lock(_mutex);
+    std::erase_if(_cache, [&](const cache_entry& e) { return e.params == key; });
+    std::erase_if(_resident, [&](const auto& r) { return r.first == key; });
+  }
+
  private:
   /// prove_start from |prepared| when prepare ran (the witness coded
   /// before the device gate), else coding it here.
@@ -171,16 +271,23 @@ class gpu_backend final : public prover_backend {
   // Device bytes a resident prover of this circuit needs (queries, the
   // matrices, per-proof vectors); a lower bound of gpu_prover's own test.
   std::uint64_t resident_estimate(const groth16::parameters& p, const r1cs::r1cs_shape& s) const {
-    std::uint64_t m = 1;
-    while (m < s.num_constraints) m <<= 1;
     const std::uint64_t queries = sizeof(ec::g1_affine) * (p.a.size() + p.b_g1.size() + p.l.size() + p.h.size()) +
                                   (_opts.b_g2_on_cpu ? 0 : sizeof(ec::g2_affine) * p.b_g2.size());
-    return queries + r1cs::gpu_shape_bytes(s) + sizeof(ff::fr) * (2 * s.num_variables() + 3 * m);
+    return queries + besides_queries(s);
+  }
+  // The part of it that is not the queries.
+  static std::uint64_t besides_queries(const r1cs::r1cs_shape& s) {
+    std::uint64_t m = 1;
+    while (m < s.num_constraints) m <<= 1;
+    return r1cs::gpu_shape_bytes(s) + sizeof(ff::fr) * (2 * s.num_variables() + 3 * m);
   }
 
   std::shared_ptr<groth16::gpu_prover> prover_for(std::size_t device, const groth16::parameters& params,
                                                   const r1cs::r1cs_shape& shape) {
     const fingerprint fp = fingerprint_of(params, shape);
+    // declared before the lock: should this be the last reference, its
+    // destructor (forget) takes the lock after this scope released it
+    std::shared_ptr<gpu_resident> resident;
     std::lock_guard lock(_mutex);
     for (auto it = _cache.begin(); it != _cache.end(); ++it) {
       if (it->device != device || it->params != &params || it->shape != &shape) continue;
@@ -202,6 +309,17 @@ class gpu_backend final : public prover_backend {
     std::shared_ptr<groth16::gpu_prover> prover;
     if (_opts.make_prover) prover = _opts.make_prover(ord, params, shape);
     if (!prover) {
+      for (const auto& [key, weak] : _resident) {
+        if (key != &params) continue;
+        if ((resident = weak.lock())) {
+          cfg.b_g2_on_cpu = false;
+          std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});
+          prover = std::make_shared<groth16::gpu_prover>(resident->per_device.at(device), std::move(sh), cfg);
+        }
+        break;
+      }
+    }
+    if (!prover) {
       std::shared_ptr<const groth16::parameters> p(&params, [](const groth16::parameters*) {});
       std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});
       prover = std::make_shared<groth16::gpu_prover>(std::move(p), std::move(sh), cfg);
@@ -214,7 +332,11 @@ class gpu_backend final : public prover_backend {
   std::vector<int> _ordinals;
   std::mutex _mutex;
   std::vector<cache_entry> _cache;
+  /// Device copies of file-loaded circuits, by their host parameters.
+  std::vector<std::pair<const groth16::parameters*, std::weak_ptr<gpu_resident>>> _resident;
 };
+
+gpu_resident::~gpu_resident() { owner->forget(key); }
 
 }  // namespace
 
