@@ -145,7 +145,8 @@ stop_daemon 1
 # ---- 5. restart and prove once more ---------------------------------------------------
 start_daemon 2
 # the first proof's C1 again: no generation time inside the measurement
-"$BIN/cuzk-bench" batch -t porep --c1 "$OUT/proofs/c1-0.json" -c 1 -j 1 --addr "$ADDR" \
+# shellcheck disable=SC2046  # two options, word-split on purpose
+"$BIN/cuzk-bench" batch -t porep --c1 "$OUT/proofs/c1-0.json" $(cat "$OUT/proofs/c1-0.args") -c 1 -j 1 --addr "$ADDR" \
   --json "$OUT/restart.json" --out-dir "$OUT/restart" --daemon-pid "$PID" | tee "$OUT/restart.txt"
 # TIMELINE times are ms since the engine started
 first_gpu_ms=$(grep -o 'TIMELINE,[0-9]*,GPU_START' "$OUT/daemon-2.log" | head -1 | cut -d, -f2)

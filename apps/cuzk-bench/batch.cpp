@@ -14,7 +14,9 @@
 // otherwise each proof contributes its summed synthesis/GPU ms divided by its
 // partition count (1 for PoSt; from the C1 / vanilla proofs otherwise).
 // --synthetic SIZE (porep only) generates a C1 per proof (seed base+i);
-// with --out-dir each is written there as c1-<i>.json beside proof-<i>.bin.
+// each request carries the miner and sector its C1's replica_id was made
+// for; with --out-dir each C1 is written there as c1-<i>.json (and its
+// --miner-id/--sector-num as c1-<i>.args) beside proof-<i>.bin.
 // On a TTY a live progress line (done/total, running s/proof, ETA) is kept
 // at the bottom. --json writes every printed number, rounded as printed.
 // --repeat R runs the same batch R times (same inputs, fresh request ids);
@@ -178,8 +180,9 @@ percentiles rounded(percentiles p, int digits) {
 
 /// One pass of the batch: COUNT Prove calls, CONCURRENCY at a time.
 run_data run_once(const batch_options& o, const pb::SubmitProofRequest& base, bool porep,
-                  const std::vector<std::string>& c1_texts, const std::vector<std::string>& vanilla,
-                  const std::string& out_dir) {
+                  const std::vector<std::string>& c1_texts,
+                  const std::vector<std::pair<std::uint64_t, std::uint64_t>>& ids,
+                  const std::vector<std::string>& vanilla, const std::string& out_dir) {
   const std::size_t N = o.count;
   const std::string prefix = request_prefix();
   run_data run;
@@ -209,8 +212,13 @@ run_data run_once(const batch_options& o, const pb::SubmitProofRequest& base, bo
       *req.mutable_submit() = base;
       pb::SubmitProofRequest& s = *req.mutable_submit();
       s.set_request_id(prefix + std::to_string(i));
-      if (porep)
+      if (porep) {
         s.set_vanilla_proof(c1_texts[c1_texts.size() == 1 ? 0 : i]);
+        if (i < ids.size()) {
+          s.set_miner_id(ids[i].first);
+          s.set_sector_number(ids[i].second);
+        }
+      }
       else
         for (const auto& v : vanilla) s.add_vanilla_proofs(v);
       grpc::ClientContext ctx;
@@ -361,6 +369,7 @@ int run_batch(const batch_options& o) {
   const bool porep = kind == engine::proof_kind::porep_seal_commit;
   // ---- inputs: one shared payload, or one per proof (--synthetic) ----------
   std::vector<std::string> c1_texts;  // porep
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;  // --synthetic: (miner, sector) of each C1
   std::vector<std::string> vanilla;   // others
   std::size_t partitions = 1;
   if (porep) {
@@ -371,8 +380,11 @@ int run_batch(const batch_options& o) {
       if (!info) throw std::runtime_error("no interactive v1.1 PoRep for --synthetic " + o.synthetic);
       partitions = info->partitions;
       std::fprintf(stderr, "batch: generating %zu synthetic %s C1 inputs...\n", o.count, std::string(info->name).c_str());
-      for (std::size_t i = 0; i < o.count; ++i)
-        c1_texts.push_back(io::write_c1_json(circuits::generate_synthetic_porep(*info, o.seed + i).c1));
+      for (std::size_t i = 0; i < o.count; ++i) {
+        const auto g = circuits::generate_synthetic_porep(*info, o.seed + i);
+        c1_texts.push_back(io::write_c1_json(g.c1));
+        ids.push_back({g.miner_id, g.sector_id});  // its replica_id binds these
+      }
       // each proof's own C1 beside it, so that it can be verified later
       if (!o.out_dir.empty()) {
         std::filesystem::create_directories(o.out_dir);
@@ -381,6 +393,9 @@ int run_batch(const batch_options& o) {
           std::ofstream f(path, std::ios::binary);
           f.write(c1_texts[i].data(), std::streamsize(c1_texts[i].size()));
           if (!f.flush()) throw std::runtime_error("cannot write " + path);
+          std::ofstream a(o.out_dir + "/c1-" + std::to_string(i) + ".args");
+          a << "--miner-id " << ids[i].first << " --sector-num " << ids[i].second << "\n";
+          if (!a.flush()) throw std::runtime_error("cannot write the .args of " + path);
         }
       }
     } else if (!o.c1.empty()) {
@@ -406,7 +421,7 @@ int run_batch(const batch_options& o) {
   for (std::size_t k = 0; k < R; ++k) {
     if (R > 1) std::printf("=== Run %zu/%zu%s ===\n", k + 1, R, k == 0 ? " (warm-up)" : "");
     std::fflush(stdout);
-    runs.push_back(run_once(o, base, porep, c1_texts, vanilla, k + 1 == R ? o.out_dir : ""));  // last run's proofs
+    runs.push_back(run_once(o, base, porep, c1_texts, ids, vanilla, k + 1 == R ? o.out_dir : ""));  // last run's proofs
     runs.back().warmup = R > 1 && k == 0;
     if (R > 1) {
       std::size_t ok_k = 0;
