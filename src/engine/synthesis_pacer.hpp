@@ -21,7 +21,7 @@
 // in flight per device); the first measurement replaces the start value.
 // Measured example: that host, one device, two workers per device (Q = 3):
 // lookahead 3 + 3 = 6 partitions (~25 GB of witnesses) against up to
-// max_parallel_synthesis + Q = 11 before pacing.
+// 8 synthesis workers + 3 queued + 2 on the device workers = 13 before.
 // Cost: a map lookup and a few flops per decision; not thread-safe (the
 // engine calls it under its mutex).
 #include <algorithm>
