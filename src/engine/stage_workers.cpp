@@ -135,6 +135,7 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
                                (reused ? ",buffer=pooled" : ",buffer=fresh"));
     std::unique_lock lk(mu);
     pacer.record_synthesis(j->circuit_id, ms_f(t0, t1));
+    synth_cv.notify_all();  // a new rate may allow more syntheses
     j->synth_ms[part] = sms;
     j->t.synthesis_ms += sms;
     j->stage[part] = pstage::synth_done;
@@ -207,7 +208,7 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
     const ff::fr r = ff::fr::random(rng), s = ff::fr::random(rng);
     // gpu_ms: the time holding the device (the other worker's turn is lock_wait_ms)
     std::uint64_t wait_ms = 0, gms = 0;
-    clock::time_point t1_device, t2_device;  // the device's share, for the pacer
+    double device_ms = 0;  // the same, with microseconds, for the pacer
     // device-free work first (the CUDA backend codes the witness), so
     // the device does not wait for it
     std::unique_ptr<prepared_witness> prepared = backend->prepare(item.lease->shape, item.w);
@@ -226,9 +227,8 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
                                           j.token, std::move(prepared));
       delay.apply(test_delay::where::gpu, j.token);
       const auto t2 = clock::now();
-      t1_device = t1;
-      t2_device = t2;
       gms = ms_between(t1, t2);
+      device_ms = ms_f(t1, t2);
       stage(item, "gpu", t2);
     }
     // the witness buffer (left intact by the backend) goes to the pool
@@ -239,7 +239,8 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
     item.holder.release();
     tl("GPU_END", j.id, d + ",gpu_ms=" + std::to_string(gms) + ",lock_wait_ms=" + std::to_string(wait_ms));
     std::lock_guard lk(mu);
-    pacer.record_device(j.circuit_id, ms_f(t1_device, t2_device));
+    pacer.record_device(j.circuit_id, device_ms);
+    synth_cv.notify_all();  // a new rate may allow more syntheses
     j.gpu_ms[item.part] = gms;
     j.t.gpu_compute_ms += gms;
     j.stage[item.part] = pstage::finalizing;
