@@ -60,8 +60,12 @@ struct engine_config {
   std::optional<std::uint64_t> priority_reserve;  ///< unset: min(total/16, 2 GiB)
   std::chrono::milliseconds eviction_min_idle{std::chrono::minutes(5)};
   std::size_t gpu_workers_per_device = 2;
-  std::size_t max_parallel_synthesis = 0;  ///< 0: max(1, min(cpus/2, 18))
-  std::size_t gpu_queue_capacity = 0;      ///< 0: device workers + 1
+  /// Synthesis workers; 0: max(1, min(cpus/2, 18)). An upper bound: the
+  /// pacer runs only the syntheses that keep the devices busy.
+  std::size_t max_parallel_synthesis = 0;
+  /// Bound of the GPU queue and the pacer's device-side margin
+  /// (pipeline.max_gpu_queue_depth); 0: device workers + 1.
+  std::size_t gpu_queue_capacity = 0;
   std::size_t finalizer_threads = 2;
   verify_mode verify = verify_mode::all;
   /// Check every request's vanilla proofs natively at submit (Merkle paths,
