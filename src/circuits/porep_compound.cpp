@@ -67,11 +67,16 @@ void check_porep_c1_counts(const io::c1_output& c1) {
                                   std::to_string(info.challenges_per_partition));
 }
 
-groth16::witness porep_witness(const io::c1_output& c1, std::size_t k, unsigned threads) {
+groth16::witness porep_witness(const io::c1_output& c1, std::size_t k, unsigned threads, groth16::witness reuse) {
   const stacked_porep_params params = stacked_porep_params_for(info_of(c1));
   const stacked_porep_circuit circuit = stacked_porep_circuit_from_c1(params, c1, k);
-  stacked_witness w = stacked_porep_witness(circuit, threads);
-  return {std::move(w.inputs), std::move(w.aux)};
+  const stacked_witness_layout layout = stacked_witness_layout_for(params);
+  if (reuse.inputs.size() != layout.num_inputs() || reuse.aux.size() != layout.num_aux()) {
+    reuse.inputs = std::vector<ff::fr>(layout.num_inputs());
+    reuse.aux = std::vector<ff::fr>(layout.num_aux());
+  }
+  stacked_porep_witness_into(circuit, layout, reuse.inputs, reuse.aux, threads);
+  return reuse;
 }
 
 std::vector<ff::fr> porep_public_inputs(const io::c1_output& c1, std::size_t k) {

@@ -47,11 +47,11 @@ class cpu_backend final : public prover_backend {
   std::unique_ptr<pending_proof> prove_start(std::size_t, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s, const cancel_token& token) override {
-    const groth16::witness local = std::move(w);
+    // |w| is only read: the engine gives its buffer to the witness pool
     groth16::prove_timings t;
     std::unique_ptr<cpu_pending> out;
     try {
-      out = std::make_unique<cpu_pending>(groth16::prove(params, shape, local, r, s, &t, token.flag()));
+      out = std::make_unique<cpu_pending>(groth16::prove(params, shape, w, r, s, &t, token.flag()));
     } catch (const msm::stopped&) {
       throw cancelled_error("job cancelled while proving on the cpu backend");
     }

@@ -2,7 +2,8 @@
 // The engine's frame: construction (memory budget and SRS manager sized from
 // engine_config), start (the thread layout: synthesis workers plus one for
 // HIGH/CRITICAL, gpu_workers_per_device per device, the finalizers), shutdown
-// (drain, cancel what is left, join) and the accessors. The pipeline is in
+// (drain, cancel what is left, join, free the pooled witness buffers) and
+// the accessors. The pipeline is in
 // include/cuzk/engine/engine.hpp; engine_impl.hpp says which file holds what.
 #include <algorithm>
 #include <thread>
@@ -39,7 +40,12 @@ engine::impl::impl(engine_config c, std::unique_ptr<prover_backend> b)
       srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle, query_loader_of(*backend)}, budget),
       delay(parse_test_delay(cfg.test_delay_stage)) {
   devices = backend->devices();
-  budget.set_evictor([this](std::uint64_t n) { return srs.evict_idle(n); });
+  // idle pooled witness buffers first (rebuilding one costs its first
+  // touch), then idle SRS entries (reloading costs seconds to minutes)
+  budget.set_evictor([this](std::uint64_t n) {
+    const std::uint64_t freed = pool.evict(n);
+    return freed >= n ? freed : freed + srs.evict_idle(n - freed);
+  });
 }
 
 engine::engine(engine_config cfg, std::unique_ptr<prover_backend> backend)
@@ -130,11 +136,16 @@ void engine::shutdown(std::chrono::milliseconds drain) {
     if (t.joinable()) t.join();
   p.threads.clear();
   {
-    std::lock_guard lk(p.mu);
-    p.gpu_q.clear();
-    p.fin_q.clear();
-    p.synth_q.clear();
+    // destroyed outside the lock: a work item's holder_slot takes it
+    std::map<qkey, std::unique_ptr<work_item>> gq, fq;
+    {
+      std::lock_guard lk(p.mu);
+      gq.swap(p.gpu_q);
+      fq.swap(p.fin_q);
+      p.synth_q.clear();
+    }
   }
+  p.pool.clear();
   p.events.flush();
 }
 

@@ -13,6 +13,10 @@
 // lock-free ring per thread, one writer thread), so no pipeline thread ever
 // waits on the log's sink. Each partition's stage and wait times travel with
 // its work item and come back in the job's result (partition_timing).
+// Pacing: a NORMAL/LOW partition leaves the synthesis queue only while
+// fewer than the pacer's lookahead partitions hold a witness
+// (synthesis_pacer.hpp, impl::held); each holder owns a holder_slot, given
+// back when its witness is released after prove_start or when the item dies.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -37,7 +41,9 @@
 #include "device_gate.hpp"
 #include "idle_trim.hpp"
 #include "request_identity.hpp"
+#include "synthesis_pacer.hpp"
 #include "test_delay.hpp"
+#include "witness_pool.hpp"
 
 namespace cuzk::engine {
 
@@ -82,6 +88,57 @@ struct job {
   proof_timings t;  // t.partitions filled as partitions finish
 };
 
+// The partitions holding a witness, for the pacer (synthesis_pacer.hpp):
+// how many and the bytes they have charged; guarded by the engine mutex
+// |mu|, and |cv| (synth_cv) is told when one goes.
+struct holder_count {
+  std::mutex& mu;
+  std::condition_variable& cv;
+  std::size_t n = 0;
+  std::uint64_t bytes = 0;
+};
+
+// One partition's place in holder_count; move-only. release() and the
+// destructor take the engine mutex, so a slot is never destroyed under it
+// (the locking rule above already keeps work items out of it).
+class holder_slot {
+ public:
+  holder_slot() = default;
+  explicit holder_slot(holder_count* c) noexcept : _c(c) {}
+  holder_slot(holder_slot&& o) noexcept : _c(std::exchange(o._c, nullptr)), _bytes(std::exchange(o._bytes, 0)) {}
+  holder_slot& operator=(holder_slot&& o) noexcept {
+    if (this != &o) {
+      release();
+      _c = std::exchange(o._c, nullptr);
+      _bytes = std::exchange(o._bytes, 0);
+    }
+    return *this;
+  }
+  ~holder_slot() { release(); }
+  /// Records |bytes| more charged to the budget for this holder.
+  void charge(std::uint64_t bytes) {
+    if (!_c) return;
+    std::lock_guard lk(_c->mu);
+    _c->bytes += bytes;
+    _bytes += bytes;
+  }
+  void release() noexcept {
+    if (!_c) return;
+    {
+      std::lock_guard lk(_c->mu);
+      --_c->n;
+      _c->bytes -= std::min(_bytes, _c->bytes);
+    }
+    _c->cv.notify_all();
+    _c = nullptr;
+    _bytes = 0;
+  }
+
+ private:
+  holder_count* _c = nullptr;
+  std::uint64_t _bytes = 0;
+};
+
 // A partition on its way through the pipeline; owns its memory and lease.
 struct work_item {
   std::shared_ptr<job> j;
@@ -89,7 +146,9 @@ struct work_item {
   srs_manager::lease lease;
   reservation mem;
   std::uint64_t release_after_gpu = 0;
+  reservation witness_mem;  // the witness's share of the charge, kept by the pool after the device
   groth16::witness w;
+  holder_slot holder;
   std::unique_ptr<pending_proof> pending;
   partition_timing times;        // appended stage by stage
   clock::time_point mark;        // end of the last timed stage
@@ -108,6 +167,7 @@ struct engine::impl {
   const clock::time_point epoch = clock::now();
   event_log events{epoch};
   test_delay delay;
+  witness_pool pool;  // after budget: its buffers hold reservations
 
   mutable std::mutex mu;
   std::condition_variable synth_cv, gpu_cv, space_cv, fin_cv, done_cv;
@@ -118,6 +178,13 @@ struct engine::impl {
   std::uint64_t next_seq = 1;
   bool accepting = true, stopping = false, started = false;
   std::size_t synth_active = 0;
+  // pacing (synthesis_pacer.hpp): partitions holding a witness and the
+  // bytes they have charged; partition bytes per circuit once known
+  synthesis_pacer pacer;
+  holder_count held{mu, synth_cv};
+  std::string paced_circuit;  // the last circuit paced, and its priority (status)
+  priority paced_prio = priority::normal;
+  std::map<std::string, std::uint64_t> partition_bytes_of;
   std::size_t gpu_capacity = 0, synth_workers = 0;
   std::vector<engine_status::worker> worker_state;
   std::vector<clock::time_point> worker_since;
@@ -134,6 +201,7 @@ struct engine::impl {
                          std::lock_guard lk(mu);
                          return std::none_of(jobs.begin(), jobs.end(), [](const auto& kv) { return !kv.second->done; });
                        },
+                       [this] { pool.clear(); },
                        [this](std::uint64_t before, std::uint64_t after) {
                          emit(0, "idle: returned freed memory to the OS (RSS " + format_bytes(before) + " -> " +
                                      format_bytes(after) + ")");
@@ -167,7 +235,9 @@ struct engine::impl {
 
   // ---- stage_workers.cpp -----------------------------------------------------
   void synth_loop(bool priority_only);
-  void run_synthesis(const std::shared_ptr<job>& j, std::size_t part);
+  /// The pacer's lookahead for |circuit| at priority |p| under the budget (mu held).
+  std::size_t lookahead_locked(const std::string& circuit, priority p) const;
+  void run_synthesis(const std::shared_ptr<job>& j, std::size_t part, holder_slot holder);
   void gpu_loop(std::size_t worker, std::size_t device);
   void run_gpu(work_item& item, std::size_t worker, std::size_t device);
   void fin_loop();

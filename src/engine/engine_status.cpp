@@ -62,7 +62,18 @@ engine_status engine::status() const {
   s.budget_waiters = p.budget.waiters();
   s.srs = p.srs.status();
   s.pinned_bytes = p.srs.hot_bytes() + p.resident.bytes();
+  // the pool before the holders: a buffer moving from a holder to the pool
+  // in between is then counted once at most
+  const witness_pool::stats pool = p.pool.status();
+  s.witness_pool_idle = pool.idle;
+  s.witness_pool_bytes = pool.idle_bytes;
+  s.witness_pool_reused = pool.reused;
   std::lock_guard lk(p.mu);
+  if (!p.paced_circuit.empty()) s.synthesis_lookahead = p.lookahead_locked(p.paced_circuit, p.paced_prio);
+  s.witness_holders = p.held.n;
+  for (const auto& [id, r] : p.pacer.all())
+    s.pacing.push_back({id, r.synthesis_ms, r.device_ms, r.synthesis_samples, r.device_samples,
+                        p.lookahead_locked(id, priority::normal)});
   for (const auto& [k, h] : p.kinds) s.queues.push_back({k, 0, 0});
   for (const auto& [id, j] : p.jobs) {
     if (j->done) continue;

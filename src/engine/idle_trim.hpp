@@ -8,8 +8,8 @@
 // the free pages inside every arena too.
 // The engine pokes it when its last unfinished job finishes; after
 // |debounce| (so a stream of short jobs does not trim between every two)
-// it asks |still_idle| and, when true, trims once and reports RSS before and
-// after. Cost: one thread asleep; a trim walks the arenas (milliseconds to a
+// it asks |still_idle| and, when true, lets the caches go (|release|: the
+// witness pool), trims once and reports RSS before and after. Cost: one thread asleep; a trim walks the arenas (milliseconds to a
 // few hundred ms for a heap of tens of GB), only when idle.
 #include <malloc.h>
 #include <unistd.h>
@@ -28,9 +28,15 @@ class idle_trimmer {
  public:
   using report_fn = std::function<void(std::uint64_t rss_before, std::uint64_t rss_after)>;
 
-  idle_trimmer(std::function<bool()> still_idle, report_fn report,
+  /// |release| runs when idle, before the trim: caches of freed-later
+  /// memory (the witness pool) let go so the trim can return it.
+  idle_trimmer(std::function<bool()> still_idle, std::function<void()> release, report_fn report,
                std::chrono::milliseconds debounce = std::chrono::milliseconds(1000))
-      : _idle(std::move(still_idle)), _report(std::move(report)), _debounce(debounce), _thread([this] { run(); }) {}
+      : _idle(std::move(still_idle)),
+        _release(std::move(release)),
+        _report(std::move(report)),
+        _debounce(debounce),
+        _thread([this] { run(); }) {}
   ~idle_trimmer() {
     {
       std::lock_guard lk(_mu);
@@ -71,6 +77,7 @@ class idle_trimmer {
       lk.unlock();
       if (_idle()) {
         const std::uint64_t before = rss_bytes();
+        if (_release) _release();
         ::malloc_trim(0);
         if (_report) _report(before, rss_bytes());
       }
@@ -79,6 +86,7 @@ class idle_trimmer {
   }
 
   std::function<bool()> _idle;
+  std::function<void()> _release;
   report_fn _report;
   std::chrono::milliseconds _debounce;
   std::mutex _mu;

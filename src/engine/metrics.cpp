@@ -75,6 +75,20 @@ std::string prometheus_text(const engine_status& s) {
   line(o, "cuzk_synthesis_active", "", double(s.synthesis_active));
   head(o, "cuzk_gpu_queue_depth", "gauge", "Synthesized partitions waiting for a prover worker.");
   line(o, "cuzk_gpu_queue_depth", "", double(s.gpu_queue_depth));
+  head(o, "cuzk_synthesis_lookahead", "gauge", "Partitions the pacer lets hold a witness at once now.");
+  line(o, "cuzk_synthesis_lookahead", "", double(s.synthesis_lookahead));
+  head(o, "cuzk_witness_holders", "gauge", "Partitions holding a witness (synthesizing, waiting, on a device).");
+  line(o, "cuzk_witness_holders", "", double(s.witness_holders));
+  head(o, "cuzk_partition_synthesis_seconds", "gauge", "Running average of one partition's synthesis, per circuit.");
+  for (const auto& pc : s.pacing)
+    line(o, "cuzk_partition_synthesis_seconds", "circuit_id=\"" + pc.circuit_id + "\"", pc.synthesis_ms / 1000);
+  head(o, "cuzk_partition_device_seconds", "gauge", "Running average of one partition's device time, per circuit.");
+  for (const auto& pc : s.pacing)
+    line(o, "cuzk_partition_device_seconds", "circuit_id=\"" + pc.circuit_id + "\"", pc.device_ms / 1000);
+  head(o, "cuzk_witness_pool_bytes", "gauge", "Charged bytes of idle pooled witness buffers.");
+  line(o, "cuzk_witness_pool_bytes", "", double(s.witness_pool_bytes));
+  head(o, "cuzk_witness_pool_reused_total", "counter", "Partitions synthesized into a pooled witness buffer.");
+  line(o, "cuzk_witness_pool_reused_total", "", double(s.witness_pool_reused));
   head(o, "cuzk_srs_bytes", "gauge", "Charged bytes of each circuit's parameters by tier (hot only is charged).");
   for (const auto& e : s.srs)
     if (e.tier != srs_tier::cold)

@@ -38,9 +38,11 @@ class porep_job final : public circuit_job {
       : _id(std::move(id)), _c1(std::move(c1)), _miner_id(miner_id), _sector_number(sector_number) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return _c1.partitions.size(); }
-  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token) const override {
+  // |reuse| of the shape's sizes is written in place: porep_witness writes every slot
+  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token,
+                              groth16::witness reuse) const override {
     token.check();
-    groth16::witness w = circuits::porep_witness(_c1, p);
+    groth16::witness w = circuits::porep_witness(_c1, p, 0, std::move(reuse));
     if (w.inputs.size() != shape.num_inputs || w.aux.size() != shape.num_aux)
       throw std::runtime_error("porep: witness of partition " + std::to_string(p) + " does not match the shape of " +
                                _id);

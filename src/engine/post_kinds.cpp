@@ -106,9 +106,11 @@ class post_job final : public circuit_job {
       : _id(std::move(id)), _circuit(std::move(c)), _inputs(std::move(inputs)), _origin(std::move(origin)) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return 1; }
-  groth16::witness synthesize(std::size_t, const r1cs::r1cs_shape& shape, const cancel_token& token) const override {
-    // synthesize_groth16 of fallback_post_circuit::synthesize, slot by slot
-    r1cs::witness_cs cs;
+  groth16::witness synthesize(std::size_t, const r1cs::r1cs_shape& shape, const cancel_token& token,
+                              groth16::witness reuse) const override {
+    // synthesize_groth16 of fallback_post_circuit::synthesize, slot by slot,
+    // appended into |reuse|'s storage (witness_cs clears it first)
+    r1cs::witness_cs cs(std::move(reuse.inputs), std::move(reuse.aux));
     cs.reserve(shape.num_inputs, shape.num_aux);
     r1cs::alloc_one(cs);
     const gadgets::merkle_tree_shape tree = _circuit.params.shape();
@@ -123,7 +125,8 @@ class post_job final : public circuit_job {
     r1cs::enforce_input_constraints(cs);
     if (cs.num_inputs() != shape.num_inputs || cs.num_aux() != shape.num_aux)
       throw std::logic_error("post: witness size does not match the circuit shape");
-    return {{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
+    auto [inputs, aux] = std::move(cs).take();
+    return {std::move(inputs), std::move(aux)};
   }
   std::vector<ff::fr> public_inputs(std::size_t) const override { return _inputs; }
   void check_vanilla() const override {

@@ -26,6 +26,8 @@
 #include <cuzk/engine/proof_kind.hpp>
 #include <cuzk/io/format_error.hpp>
 #include <cuzk/io/snap_vanilla.hpp>
+#include <cuzk/r1cs/synthesize.hpp>
+#include <cuzk/r1cs/witness_cs.hpp>
 
 namespace cuzk::engine {
 namespace {
@@ -39,9 +41,15 @@ class snap_job final : public circuit_job {
       : _id(std::move(id)), _params(params), _pub(pub), _circuits(std::move(circuits)), _proofs(std::move(proofs)) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return _circuits.size(); }
-  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token) const override {
+  // circuits::snap_witness, sized by the shape and appended into |reuse|'s
+  // storage (witness_cs clears it, so every slot returned is written)
+  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token,
+                              groth16::witness reuse) const override {
     token.check();
-    groth16::witness w = circuits::snap_witness(_circuits.at(p));
+    auto [inputs, aux] = r1cs::make_witness(_circuits.at(p), shape.num_inputs, shape.num_aux,
+                                            r1cs::witness_cs(std::move(reuse.inputs), std::move(reuse.aux)))
+                             .take();
+    groth16::witness w{std::move(inputs), std::move(aux)};
     if (w.inputs.size() != shape.num_inputs || w.aux.size() != shape.num_aux)
       throw std::runtime_error("snap: witness of partition " + std::to_string(p) + " does not match the shape of " + _id);
     token.check();

@@ -1,12 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// The stage workers and their queues: synthesis (SRS lease, memory
-// reservation, witness; waits for room in the bounded GPU queue unless
-// HIGH/CRITICAL), the device workers (prepare off the device, then the
-// device's kernel lock around prove_start only; witness memory released
-// after) and the finalizers (finalize, self-verification, 192-byte encoding,
-// job completion). Each stage checks the job's cancel token, emits its
-// TIMELINE events and appends its times to the work item. Cost: a few short
-// holds of the engine mutex per partition and stage (state, hand-over).
+// The stage workers and their queues: synthesis (paced: a NORMAL/LOW
+// partition starts only while fewer than the pacer's lookahead partitions
+// hold a witness, synthesis_pacer.hpp; then SRS lease, memory reservation,
+// a pooled witness buffer when one of the shape is idle, witness; waits for
+// room in the bounded GPU queue unless HIGH/CRITICAL), the device workers
+// (prepare off the device, then the device's kernel lock around
+// prove_start only; the witness buffer goes to the pool with its share of
+// the charge, the rest of the witness memory is released) and the
+// finalizers (finalize, self-verification, 192-byte encoding, job
+// completion). Each stage checks the job's cancel token, emits its TIMELINE
+// events and appends its times to the work item. Cost: a few short holds of
+// the engine mutex per partition and stage (state, hand-over, the pacer's
+// averages).
 #include <cuzk/groth16/verifier.hpp>
 
 #include "engine_impl.hpp"
@@ -23,7 +28,14 @@ void engine::impl::synth_loop(bool priority_only) {
       synth_cv.wait(lk, [&] {
         if (stopping) return true;
         if (synth_q.empty()) return false;
-        return !priority_only || -std::get<0>(synth_q.begin()->first) >= int(priority::high);
+        // HIGH/CRITICAL are never paced; the rest wait for a holder to go
+        // (holder_slot::release notifies synth_cv)
+        if (-std::get<0>(synth_q.begin()->first) >= int(priority::high)) return true;
+        if (priority_only) return false;
+        const job& head = *synth_q.begin()->second;
+        paced_circuit = head.circuit_id;
+        paced_prio = head.prio;
+        return held.n < lookahead_locked(head.circuit_id, head.prio);
       });
       if (stopping) return;
       auto it = synth_q.begin();
@@ -37,15 +49,31 @@ void engine::impl::synth_loop(bool priority_only) {
         j->t.queue_wait_ms = ms_between(j->submitted, j->started);
       }
       ++synth_active;
+      ++held.n;
     }
-    run_synthesis(j, part);
+    run_synthesis(j, part, holder_slot(&held));
     std::lock_guard lk(mu);
     --synth_active;
   }
 }
 
-void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part) {
+std::size_t engine::impl::lookahead_locked(const std::string& circuit, priority p) const {
+  // partitions of this circuit that fit beside what is not a witness holder
+  // (SRS, resident buffers, partitions past their device); idle pooled
+  // buffers count as room, the budget's evictor frees them on demand
+  std::size_t fit = 0;
+  if (const auto it = partition_bytes_of.find(circuit); it != partition_bytes_of.end() && it->second > 0) {
+    const std::uint64_t used = budget.used(), idle = pool.status().idle_bytes;
+    const std::uint64_t others = used - std::min(used, held.bytes + idle);
+    const std::uint64_t limit = budget.limit_for(p);
+    fit = std::max<std::uint64_t>(1, limit > others ? (limit - others) / it->second : 0);
+  }
+  return pacer.lookahead(circuit, {std::max<std::size_t>(1, device_locks.size()), synth_workers, gpu_capacity}, fit);
+}
+
+void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part, holder_slot holder) {
   auto item = std::make_unique<work_item>();
+  item->holder = std::move(holder);
   item->j = j;
   item->part = part;
   item->times.partition = std::uint32_t(part);
@@ -60,14 +88,32 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     }
     const r1cs::r1cs_shape& shape = item->lease->shape;
     const std::uint64_t bytes = backend->partition_bytes(shape, &item->release_after_gpu);
+    {
+      std::lock_guard lk(mu);
+      partition_bytes_of[j->circuit_id] = bytes;
+    }
     if (bytes + item->lease->charged_bytes > budget.limit_for(j->prio))
       throw budget_error("partition " + std::to_string(part) + " of job " + j->id + " needs " + format_bytes(bytes) +
                          " besides the " + format_bytes(item->lease->charged_bytes) + " its circuit '" +
                          j->circuit_id + "' holds, more than the memory budget allows (" +
                          format_bytes(budget.limit_for(j->prio)) + " for " + std::string(priority_label(j->prio)) +
                          " priority work)");
-    item->mem = budget.acquire(bytes, j->prio, &j->token,
+    // the witness's share of the charge travels with its buffer into the
+    // pool; only when the backend frees at least the witness after the device
+    const std::uint64_t wbytes = witness_pool::bytes_of(shape.num_inputs, shape.num_aux);
+    const bool poolable = wbytes <= item->release_after_gpu && wbytes <= bytes;
+    std::optional<witness_pool::buffer> reused;
+    if (poolable) reused = pool.take(shape.num_inputs, shape.num_aux);
+    item->mem = budget.acquire(reused ? bytes - wbytes : bytes, j->prio, &j->token,
                                "partition " + std::to_string(part) + " of job " + j->id + " (" + j->circuit_id + ")");
+    groth16::witness buffer;
+    if (reused) {
+      item->witness_mem = std::move(reused->mem);
+      buffer = std::move(reused->w);
+    } else if (poolable) {
+      item->witness_mem = item->mem.split(wbytes);
+    }
+    item->holder.charge(item->mem.bytes() + item->witness_mem.bytes());
     j->token.check();
     const auto t0 = clock::now();
     stage(*item, "prep_wait", t0);
@@ -80,13 +126,16 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     tl("SYNTH_START", j->id, "partition=" + std::to_string(part));
     const std::shared_ptr<circuit_job> input = input_of(*j);
     if (!input) throw cancelled_error("job finished");
-    item->w = input->synthesize(part, shape, j->token);
+    item->w = input->synthesize(part, shape, j->token, std::move(buffer));
     delay.apply(test_delay::where::synthesis, j->token);
     const auto t1 = clock::now();
     stage(*item, "synthesis", t1);
     const std::uint64_t sms = ms_between(t0, t1);
-    tl("SYNTH_END", j->id, "partition=" + std::to_string(part) + ",synth_ms=" + std::to_string(sms));
+    tl("SYNTH_END", j->id, "partition=" + std::to_string(part) + ",synth_ms=" + std::to_string(sms) +
+                               (reused ? ",buffer=pooled" : ",buffer=fresh"));
     std::unique_lock lk(mu);
+    pacer.record_synthesis(j->circuit_id, ms_f(t0, t1));
+    synth_cv.notify_all();  // a new rate may allow more syntheses
     j->synth_ms[part] = sms;
     j->t.synthesis_ms += sms;
     j->stage[part] = pstage::synth_done;
@@ -159,6 +208,7 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
     const ff::fr r = ff::fr::random(rng), s = ff::fr::random(rng);
     // gpu_ms: the time holding the device (the other worker's turn is lock_wait_ms)
     std::uint64_t wait_ms = 0, gms = 0;
+    double device_ms = 0;  // the same, with microseconds, for the pacer
     // device-free work first (the CUDA backend codes the witness), so
     // the device does not wait for it
     std::unique_ptr<prepared_witness> prepared = backend->prepare(item.lease->shape, item.w);
@@ -178,12 +228,19 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
       delay.apply(test_delay::where::gpu, j.token);
       const auto t2 = clock::now();
       gms = ms_between(t1, t2);
+      device_ms = ms_f(t1, t2);
       stage(item, "gpu", t2);
     }
-    item.w = {};
-    item.mem.release(item.release_after_gpu);
+    // the witness buffer (left intact by the backend) goes to the pool
+    // with its share; the pool frees one it cannot reuse
+    item.mem.release(item.release_after_gpu - item.witness_mem.bytes());
+    pool.give(std::exchange(item.w, {}), std::move(item.witness_mem), item.lease->shape.num_inputs,
+              item.lease->shape.num_aux);
+    item.holder.release();
     tl("GPU_END", j.id, d + ",gpu_ms=" + std::to_string(gms) + ",lock_wait_ms=" + std::to_string(wait_ms));
     std::lock_guard lk(mu);
+    pacer.record_device(j.circuit_id, device_ms);
+    synth_cv.notify_all();  // a new rate may allow more syntheses
     j.gpu_ms[item.part] = gms;
     j.t.gpu_compute_ms += gms;
     j.stage[item.part] = pstage::finalizing;

@@ -39,9 +39,23 @@ nlohmann::json status_json(const engine::engine_status& s) {
                  {"priority_reserve_bytes", s.budget_reserve},
                  {"waiters", s.budget_waiters},
                  {"pinned_bytes", s.pinned_bytes}};
+  json pacing = json::array();
+  for (const auto& pc : s.pacing)
+    pacing.push_back({{"circuit_id", pc.circuit_id},
+                      {"synthesis_ms", pc.synthesis_ms},
+                      {"device_ms", pc.device_ms},
+                      {"synthesis_samples", pc.synthesis_samples},
+                      {"device_samples", pc.device_samples},
+                      {"lookahead", pc.lookahead}});
   j["synthesis"] = {{"max_concurrent", s.synthesis_max},
                     {"active", s.synthesis_active},
-                    {"queued_partitions", s.synth_queue_depth}};
+                    {"queued_partitions", s.synth_queue_depth},
+                    {"lookahead", s.synthesis_lookahead},
+                    {"witness_holders", s.witness_holders},
+                    {"pacing", pacing},
+                    {"witness_pool", {{"idle", s.witness_pool_idle},
+                                      {"idle_bytes", s.witness_pool_bytes},
+                                      {"reused", s.witness_pool_reused}}}};
   j["gpu_queue_depth"] = s.gpu_queue_depth;
   json queues = json::array();
   for (const auto& q : s.queues)

@@ -47,7 +47,9 @@ class tagged_job final : public eng::circuit_job {
   explicit tagged_job(std::uint64_t tag) : _x0(ff::fr::from_uint(2000 + tag)) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return 1; }
-  groth16::witness synthesize(std::size_t, const r1cs::r1cs_shape& shape, const eng::cancel_token& t) const override {
+  // fresh vectors: a reused buffer is only an optimization a kind may skip
+  groth16::witness synthesize(std::size_t, const r1cs::r1cs_shape& shape, const eng::cancel_token& t,
+                              groth16::witness) const override {
     t.check();
     const auto cs = r1cs::make_witness(r1cs::examples::chain_circuit{test::chain_steps, _x0}, shape.num_inputs,
                                        shape.num_aux);

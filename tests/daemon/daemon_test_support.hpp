@@ -55,15 +55,19 @@ class chain_job final : public eng::circuit_job {
   chain_job(std::size_t parts, std::uint64_t delay_ms) : _parts(parts), _delay(delay_ms) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return _parts; }
-  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const eng::cancel_token& t) const override {
+  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const eng::cancel_token& t,
+                              groth16::witness reuse) const override {
     const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(_delay);
     while (std::chrono::steady_clock::now() < until) {
       t.check();
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
     t.check();
-    const auto cs = r1cs::make_witness(r1cs::examples::chain_circuit{chain_steps, chain_x0(p)}, shape.num_inputs, shape.num_aux);
-    return {{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
+    // appended into |reuse|'s storage, as the PoSt and SnapDeals kinds do
+    auto [inputs, aux] = r1cs::make_witness(r1cs::examples::chain_circuit{chain_steps, chain_x0(p)}, shape.num_inputs,
+                                            shape.num_aux, r1cs::witness_cs(std::move(reuse.inputs), std::move(reuse.aux)))
+                             .take();
+    return {std::move(inputs), std::move(aux)};
   }
   std::vector<fr> public_inputs(std::size_t p) const override { return {chain_x0(p), chain_out(chain_x0(p))}; }
 

@@ -34,10 +34,11 @@ class payload_job final : public eng::circuit_job {
   ~payload_job() override { --live_inputs; }
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return 1; }
-  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const eng::cancel_token& t) const override {
+  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const eng::cancel_token& t,
+                              groth16::witness reuse) const override {
     t.check();
     if (_fail) throw std::runtime_error("synthesis failed on purpose");
-    return test::chain_job(1, 0).synthesize(p, shape, t);
+    return test::chain_job(1, 0).synthesize(p, shape, t, std::move(reuse));
   }
   std::vector<ff::fr> public_inputs(std::size_t p) const override { return test::chain_job(1, 0).public_inputs(p); }
 

@@ -82,7 +82,7 @@ TEST(SnapKind, ParsesGeneratedRequests) {
   const circuits::snap_circuit c = circuits::snap_circuit_from_partition(s.params, s.pub, 0, s.partitions[0]);
   const groth16::witness w = circuits::snap_witness(c);
   shape.num_aux = w.aux.size();
-  const groth16::witness wj = job->synthesize(0, shape, eng::cancel_token());
+  const groth16::witness wj = job->synthesize(0, shape, eng::cancel_token(), {});
   ASSERT_EQ(wj.inputs.size(), 5u);
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(wj.inputs[i + 1], job->public_inputs(0)[i]);
 }

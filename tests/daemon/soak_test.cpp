@@ -255,7 +255,10 @@ TEST(daemon_soak, mixed_kinds_at_full_budget_nothing_lost_memory_flat) {
   EXPECT_GT(completed, 0u);
   EXPECT_LE(st.budget_peak, st.budget_total);
   EXPECT_GE(st.budget_peak, base + max_part) << "the budget was never under pressure";
-  EXPECT_EQ(e.budget().used(), base);  // idle: only the hot parameters
+  // idle: only the hot parameters (pooled witness buffers go within the idle trim's second)
+  const auto idle_by = std::chrono::steady_clock::now() + 5s;
+  while (e.budget().used() != base && std::chrono::steady_clock::now() < idle_by) std::this_thread::sleep_for(5ms);
+  EXPECT_EQ(e.budget().used(), base);
 
   // RSS flat: last quarter vs second quarter
   std::uint64_t q2 = 0, q4 = 0, rss_min = ~0ull, rss_max = 0;

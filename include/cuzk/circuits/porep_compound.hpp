@@ -48,7 +48,14 @@ void check_porep_c1_counts(const io::c1_output& c1);
 
 /// The witness of partition |k| (inputs[0] = ONE), |threads| = 0: all cores.
 /// Throws std::invalid_argument when the vanilla proofs do not fit the circuit.
-groth16::witness porep_witness(const io::c1_output& c1, std::size_t k, unsigned threads = 0);
+/// |reuse|: vectors of an earlier witness; when they have exactly this
+/// circuit's sizes the witness is written into them as they are (no
+/// allocation, no zero fill). That is safe because the fast witness writes
+/// every slot: the globals and each challenge fill their slices front to
+/// back and are checked to end exactly at the layout's sizes
+/// (stacked_porep_witness_into). Other sizes: fresh vectors.
+groth16::witness porep_witness(const io::c1_output& c1, std::size_t k, unsigned threads = 0,
+                               groth16::witness reuse = {});
 
 /// The public inputs of partition |k| without ONE, derived as the verifier
 /// does (graph and challenge derivation, not the vanilla proofs).

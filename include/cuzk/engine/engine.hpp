@@ -8,12 +8,18 @@
 //             goes back to the OS when idle)
 //     │ parse + validate at submit (bad requests never queue)
 //     ▼ one work item per partition, ordered (priority desc, job age, partition)
-//   synthesis pool: SRS lease (loads the circuit hot) ─► memory reservation
+//   synthesis pool, paced to the devices (a NORMAL/LOW partition starts only
+//     while fewer than the lookahead partitions hold a witness: enough
+//     syntheses to deliver one partition per device time per device, plus
+//     the GPU queue depth, within the budget; synthesis_pacer.hpp):
+//     SRS lease (loads the circuit hot) ─► memory reservation
 //     (blocks in the budget; HIGH/CRITICAL have a reserved extra worker and
-//     the budget's priority reserve) ─► witness synthesis
+//     the budget's priority reserve) ─► witness synthesis (into a pooled
+//     buffer of the shape when one is idle: witness_pool.hpp)
 //     ▼ bounded GPU queue, same order (HIGH/CRITICAL never blocked by its bound)
 //   device workers (gpu_workers_per_device per device; the device's kernel
-//     lock around prove_start only) ─► witness memory released
+//     lock around prove_start only) ─► witness buffer to the pool (still
+//     charged), the rest of the witness memory released
 //     ▼
 //   finalizer pool: finalize (B_G2 / assembly), verification of the
 //     partition proof against its public inputs (pipeline.verify_proofs),
@@ -54,8 +60,12 @@ struct engine_config {
   std::optional<std::uint64_t> priority_reserve;  ///< unset: min(total/16, 2 GiB)
   std::chrono::milliseconds eviction_min_idle{std::chrono::minutes(5)};
   std::size_t gpu_workers_per_device = 2;
-  std::size_t max_parallel_synthesis = 0;  ///< 0: max(1, min(cpus/2, 18))
-  std::size_t gpu_queue_capacity = 0;      ///< 0: device workers + 1
+  /// Synthesis workers; 0: max(1, min(cpus/2, 18)). An upper bound: the
+  /// pacer runs only the syntheses that keep the devices busy.
+  std::size_t max_parallel_synthesis = 0;
+  /// Bound of the GPU queue and the pacer's device-side margin
+  /// (pipeline.max_gpu_queue_depth); 0: device workers + 1.
+  std::size_t gpu_queue_capacity = 0;
   std::size_t finalizer_threads = 2;
   verify_mode verify = verify_mode::all;
   /// Check every request's vanilla proofs natively at submit (Merkle paths,
@@ -118,6 +128,21 @@ struct engine_status {
   std::vector<srs_entry_status> srs;
   std::uint64_t pinned_bytes = 0;
   std::size_t synthesis_max = 0, synthesis_active = 0, gpu_queue_depth = 0, synth_queue_depth = 0;
+  /// Pacing: partitions allowed to hold a witness at once (for the circuit
+  /// last paced, with the averages and budget of now) and those holding one now
+  /// (synthesizing, waiting for the GPU queue or a device, on a device).
+  std::size_t synthesis_lookahead = 0, witness_holders = 0;
+  /// The pacer's running averages per circuit and its lookahead for NORMAL work.
+  struct pace {
+    std::string circuit_id;
+    double synthesis_ms = 0, device_ms = 0;  ///< per partition
+    std::uint64_t synthesis_samples = 0, device_samples = 0;
+    std::size_t lookahead = 0;
+  };
+  std::vector<pace> pacing;
+  /// The witness pool: idle buffers, their (charged) bytes, takes it served.
+  std::size_t witness_pool_idle = 0;
+  std::uint64_t witness_pool_bytes = 0, witness_pool_reused = 0;
   std::uint64_t completed = 0, failed = 0, cancelled = 0;
   std::uint64_t partitions_synthesized = 0;  ///< partitions whose synthesis started
   std::array<std::uint64_t, proof_kind_count> completed_by_kind{}, failed_by_kind{};

@@ -18,6 +18,7 @@
 // auto_total(): MemTotal from /proc/meminfo minus a safety margin.
 // Cost: one mutex acquisition per acquire/release; waiters poll their
 // cancel token every 20 ms.
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -51,6 +52,14 @@ class reservation {
   /// Returns min(|n|, bytes()) bytes to the budget.
   void release(std::uint64_t n) noexcept;
   void release_all() noexcept { release(_bytes); }
+  /// Moves min(|n|, bytes()) bytes into a new reservation of the same
+  /// budget, without releasing anything (a buffer that outlives the rest of
+  /// a charge takes its part along: the witness pool).
+  reservation split(std::uint64_t n) noexcept {
+    n = std::min(n, _bytes);
+    _bytes -= n;
+    return reservation(n == 0 ? nullptr : _budget, n);
+  }
 
  private:
   friend class memory_budget;

@@ -45,9 +45,14 @@ class circuit_job {
   virtual const std::string& circuit_id() const = 0;
   virtual std::size_t num_partitions() const = 0;
   /// The witness of partition |p| (inputs[0] = ONE). Checks |token| between
-  /// steps; may throw cancelled_error or std::exception.
-  virtual groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape,
-                                      const cancel_token& token) const = 0;
+  /// steps; may throw cancelled_error or std::exception. |reuse| is empty or
+  /// holds the vectors of an earlier witness of the same shape (the
+  /// engine's witness pool): a kind may build its witness in them, saving
+  /// the allocation and the first touch of every page (~4 GiB for a 32 GiB
+  /// PoRep partition), and then must write every slot of what it returns,
+  /// because |reuse| still holds another partition's values.
+  virtual groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token,
+                                      groth16::witness reuse) const = 0;
   /// The public inputs of partition |p| without ONE, as a verifier derives them.
   virtual std::vector<ff::fr> public_inputs(std::size_t p) const = 0;
   /// The vanilla verifier's checks, natively (paths against the request's

@@ -69,8 +69,10 @@ class prover_backend {
   /// Host bytes the backend keeps for its whole life (pinned staging
   /// buffers); charged to the budget when the engine starts.
   virtual std::uint64_t resident_host_bytes() const { return 0; }
-  /// The device part of one proof with randomizers r, s. |w| is consumed
-  /// (its memory may be freed before returning).
+  /// The device part of one proof with randomizers r, s. A backend should
+  /// only read |w| and leave its vectors as they came: the engine then
+  /// reuses them for a later partition (its witness pool). A backend may
+  /// still move from it; that only costs the reuse.
   virtual std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                                      const r1cs::r1cs_shape& shape, groth16::witness&& w,
                                                      const ff::fr& r, const ff::fr& s) = 0;

@@ -74,11 +74,11 @@ r1cs_shape make_shape(C&& circuit) {
 }
 
 /// The Groth16 witness of a circuit; |inputs_hint|/|aux_hint| pre-size the
-/// assignment vectors (pass the shape's counts).
+/// assignment vectors (pass the shape's counts); |cs| may carry the storage
+/// of an earlier witness to append into (witness_cs(inputs, aux)).
 template <class C>
   requires circuit_for<C, witness_cs>
-witness_cs make_witness(C&& circuit, std::size_t inputs_hint = 0, std::size_t aux_hint = 0) {
-  witness_cs cs;
+witness_cs make_witness(C&& circuit, std::size_t inputs_hint = 0, std::size_t aux_hint = 0, witness_cs cs = {}) {
   cs.reserve(inputs_hint, aux_hint);
   synthesize_groth16(circuit, cs);
   return cs;

@@ -13,6 +13,9 @@
 // functions do one mul+add (34 ns alone) runs at ~50 ns per step, first
 // touch of the reserved pages included.
 // Invariants: inputs()[0] is ONE once synthesize_groth16/alloc_one ran.
+// Reuse: constructed from the vectors of an earlier witness, it appends into
+// their capacity (no allocation, no first-touch page faults; the engine's
+// witness pool hands such vectors to the proof kinds).
 
 #include <cstddef>
 #include <functional>
@@ -33,6 +36,16 @@ class witness_cs {
   static constexpr bool is_extensible = true;
 
   witness_cs() = default;
+  /// Reuses the storage of |inputs| and |aux| (an earlier witness of the
+  /// same circuit): they are cleared, their capacity is kept, so the values
+  /// are appended into memory that is already allocated and touched. Every
+  /// slot the CS ends up with was written by alloc / alloc_input (a reused
+  /// vector never shows an old value). Cost: O(1) (fr is trivially
+  /// destructible).
+  witness_cs(std::vector<fr> inputs, std::vector<fr> aux) : _inputs(std::move(inputs)), _aux(std::move(aux)) {
+    _inputs.clear();
+    _aux.clear();
+  }
 
   static constexpr variable one() noexcept { return one_variable; }
 

@@ -253,7 +253,7 @@ class gpu_backend final : public prover_backend {
     out->r = r;
     out->s = s;
     {
-      const groth16::witness local = std::move(w);  // freed when this scope ends
+      const groth16::witness& local = w;  // left intact: the engine reuses its buffer (witness pool)
       if (!prepared) out->sums = out->prover->prove_start(local, between_stages);
       else if (prepared->coded) out->sums = out->prover->prove_start(*prepared->coded, between_stages);
       else out->sums = out->prover->prove_start_uncoded(local, between_stages);
