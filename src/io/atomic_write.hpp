@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Private helper of the io writers: a file replaced atomically. The body
+// writes into "<path>.tmp-<pid>-<n>" in the same folder; the temporary is
+// flushed, fsync'ed, renamed onto |path|, and the folder is fsync'ed, so a
+// crash or power loss leaves either the old file or the complete new one
+// under |path|, never a half one (a crash may leave the temporary behind;
+// it never carries the real name). On any failure the temporary is removed
+// and the error is rethrown; failures of the file itself are
+// io::format_errors of |kind| naming |path| and the system's reason.
+//
+// Cost: the writes, plus one fsync of the file (the time to get its bytes
+// to the disk: about 1-2 s per GB on a local NVMe) and one of the folder.
+
+#include <filesystem>
+#include <functional>
+#include <ostream>
+
+namespace cuzk::io::detail {
+
+void write_file_atomically(const std::filesystem::path& path, const char* kind,
+                           const std::function<void(std::ostream&)>& body);
+
+}  // namespace cuzk::io::detail
