@@ -3,6 +3,7 @@
 #include <cuzk/engine/srs_manager.hpp>
 
 #include <cuzk/engine/mapping_guard.hpp>
+#include <cuzk/io/shape_cache.hpp>
 
 #include <sys/stat.h>
 
@@ -10,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace cuzk::engine {
 
@@ -45,11 +48,33 @@ void check_file_stem(const std::string& stem, const std::string& id) {
                                 "' is not a plain file name inside srs.param_cache");
 }
 
+// The circuit's shape, from its .shape file when |shape_path| is set and
+// the file holds this shape version with the input and aux counts of
+// |params|, else built; with the log line saying which. Never throws for
+// the file: only for the build.
+std::pair<r1cs::r1cs_shape, std::string> load_shape(const circuit_info& info, const std::filesystem::path& shape_path,
+                                                    const groth16::parameters& params) {
+  if (shape_path.empty()) {
+    const auto t0 = clock::now();
+    r1cs::r1cs_shape s = info.make_shape();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0).count();
+    return {std::move(s), "shape of '" + info.id + "' built in " + std::to_string(ms) + " ms (not cached on disk)"};
+  }
+  const auto fits = [&](const r1cs::r1cs_shape& s) -> std::string {
+    if (s.num_inputs == params.vk.ic.size() && s.num_aux == params.l.size()) return {};
+    return "has " + std::to_string(s.num_inputs) + " inputs and " + std::to_string(s.num_aux) +
+           " aux, the parameter file " + std::to_string(params.vk.ic.size()) + " and " + std::to_string(params.l.size());
+  };
+  io::shape_load l = io::load_or_build_shape(shape_path, {info.id, info.shape_version}, info.make_shape, fits);
+  return {std::move(l.shape), l.summary()};
+}
+
 }  // namespace
 
 struct srs_manager::entry {
   circuit_info info;
   std::filesystem::path path;
+  std::filesystem::path shape_path;  ///< empty: the shape is not cached on disk
   srs_tier tier = srs_tier::cold;
   std::unique_ptr<io::mapped_parameter_file> mapped;
   file_identity mapped_id;  ///< the file |mapped| was made from
@@ -94,6 +119,7 @@ void srs_manager::register_circuit(const circuit_info& info) {
   auto e = std::make_unique<entry>();
   e->info = info;
   e->path = _opt.param_cache / (info.file_stem + ".params");
+  if (_opt.shape_cache && info.shape_version != 0) e->shape_path = _opt.param_cache / (info.file_stem + ".shape");
   _entries[info.id] = std::move(e);
 }
 
@@ -199,7 +225,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
       if (guard.faulted()) throw torn();
     }
     lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
-    lc->shape = e.info.make_shape();
+    std::tie(lc->shape, lc->shape_note) = load_shape(e.info, e.shape_path, lc->params);
     if (lc->shape.num_inputs != lc->params.vk.ic.size() || lc->params.l.size() != lc->shape.num_aux)
       throw std::runtime_error("parameter file " + e.path.filename().string() + " does not match circuit '" + id + "' (" +
                                std::to_string(lc->params.vk.ic.size()) + " inputs and " +

@@ -13,8 +13,11 @@
 // loads to hot; EvictSRS drops to cold (refused while leased).
 //
 // Cost of a load: mmap + one parallel decode of every point (plus the
-// subgroup checks when srs.check_points is on, ~80x slower) + building the
-// shape by synthesizing the blank circuit once.
+// subgroup checks when srs.check_points is on, ~80x slower) + the shape:
+// read from <param_cache>/<file_stem>.shape when that file holds this
+// circuit's shape version, else built by synthesizing the blank circuit
+// once and written there for the next load (srs.shape_cache, on by
+// default; a param_cache that cannot be written only costs the rebuild).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -45,6 +48,10 @@ struct loaded_circuit {
   groth16::parameters params;
   groth16::prepared_verifying_key pvk;
   r1cs::r1cs_shape shape;
+  /// How the shape was obtained, one line for the log: read from its
+  /// .shape file, built (and cached), rebuilt (the file was stale or
+  /// corrupt: why), or a warning that it could not be cached.
+  std::string shape_note;
   /// Budget bytes this entry holds while hot (parameters + shape).
   std::uint64_t charged_bytes = 0;
 };
@@ -69,6 +76,10 @@ struct srs_options {
   std::filesystem::path param_cache;
   bool check_points = false;  ///< subgroup-check every point on load
   std::chrono::milliseconds eviction_min_idle{std::chrono::minutes(5)};
+  /// Keep each circuit's shape in <param_cache>/<file_stem>.shape, read
+  /// instead of synthesized at the next load (io/shape_cache.hpp; circuits
+  /// with shape_version 0 are never cached).
+  bool shape_cache = true;
 };
 
 class srs_manager {
