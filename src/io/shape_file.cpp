@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -355,6 +356,50 @@ void check_coeffs(const std::filesystem::path& path, std::uint64_t at, const std
   if (coeffs[r1cs_shape::coeff_minus_one] != -fr::one()) fail(path, "coeffs", at + 32, "coefficient 1 is not -1");
 }
 
+/// The density masks the matrices imply (shape_cs's rule: aux j is present
+/// in A if some row of A has it; input i / aux j in B likewise), one pass
+/// over the columns of A and B in parallel. Bits are set with relaxed
+/// atomic ORs, each after a plain load so that words already set (the ONE
+/// column of every row) are only read, not fought over.
+struct implied_density {
+  std::vector<std::uint64_t> a_aux, b_input, b_aux;
+};
+implied_density implied_masks(const r1cs_shape& s) {
+  implied_density d{std::vector<std::uint64_t>(words_for(s.num_aux)), std::vector<std::uint64_t>(words_for(s.num_inputs)),
+                    std::vector<std::uint64_t>(words_for(s.num_aux))};
+  const auto mark = [](std::vector<std::uint64_t>& w, std::uint64_t i) {
+    std::atomic_ref<std::uint64_t> word(w[i >> 6]);
+    const std::uint64_t bit = std::uint64_t(1) << (i & 63);
+    if ((word.load(std::memory_order_relaxed) & bit) == 0) word.fetch_or(bit, std::memory_order_relaxed);
+  };
+  const std::uint64_t n_in = s.num_inputs;
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.a.nnz(), 1 << 16), [&](const auto& r) {
+    for (std::size_t k = r.begin(); k != r.end(); ++k)
+      if (s.a.cols[k] >= n_in) mark(d.a_aux, s.a.cols[k] - n_in);
+  });
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.b.nnz(), 1 << 16), [&](const auto& r) {
+    for (std::size_t k = r.begin(); k != r.end(); ++k) {
+      const std::uint64_t c = s.b.cols[k];
+      if (c >= n_in)
+        mark(d.b_aux, c - n_in);
+      else
+        mark(d.b_input, c);
+    }
+  });
+  return d;
+}
+
+/// |stored| must equal |implied| (the masks the matrices imply).
+void check_density(const std::filesystem::path& path, const segment<std::uint8_t>& s, std::uint64_t payload_at,
+                   const std::vector<std::uint64_t>& stored, const std::vector<std::uint64_t>& implied) {
+  const std::uint64_t w = first_bad(stored.size(), [&](std::uint64_t i) { return stored[i] != implied[i]; });
+  if (w == none) return;
+  const std::uint64_t v = w * 64 + std::uint64_t(std::countr_zero(stored[w] ^ implied[w]));
+  fail(path, s.name, payload_at + s.offset + w * 8,
+       "variable " + n(v) + " is " + ((stored[w] >> (v & 63)) & 1 ? "marked present" : "not marked") +
+           " but the matrices say it is " + ((implied[w] >> (v & 63)) & 1 ? "present" : "absent"));
+}
+
 /// The mask of |bits| variables from |words| (bits past |bits| must be zero).
 r1cs::density_mask to_mask(const std::filesystem::path& path, const segment<std::uint8_t>& s, std::uint64_t payload_at,
                            const std::vector<std::uint64_t>& words, std::uint64_t bits) {
@@ -506,9 +551,16 @@ r1cs_shape read_shape_file(const std::filesystem::path& path, const shape_key& e
   check_matrix(path, payload_at, "A", s.a, &segs[1], nv, h.num_coeffs);
   check_matrix(path, payload_at, "B", s.b, &segs[4], nv, h.num_coeffs);
   check_matrix(path, payload_at, "C", s.c, &segs[7], nv, h.num_coeffs);
+  // Bits past the end first (the clearer message), then agreement with
+  // the matrices; a mask that disagrees would pair the MSM's points with
+  // the wrong variables.
   s.a_aux_density = to_mask(path, segs[10], payload_at, a_aux, h.num_aux);
   s.b_input_density = to_mask(path, segs[11], payload_at, b_in, h.num_inputs);
   s.b_aux_density = to_mask(path, segs[12], payload_at, b_aux, h.num_aux);
+  const implied_density d = implied_masks(s);
+  check_density(path, segs[10], payload_at, a_aux, d.a_aux);
+  check_density(path, segs[11], payload_at, b_in, d.b_input);
+  check_density(path, segs[12], payload_at, b_aux, d.b_aux);
   return s;
 }
 

@@ -184,6 +184,20 @@ TEST(ShapeFile, BadStructureWithAValidDigestIsRefused) {
   });
   refused("dictionary without 1 first", "coefficient 0 is not 1",
           [](r1cs::r1cs_shape& s) { s.coeffs[0] = ff::fr::from_uint(2); });
+  refused("density bit of an absent variable", "marked present but the matrices say it is absent",
+          [](r1cs::r1cs_shape& s) {
+            for (std::size_t j = 0; j < s.num_aux; ++j)
+              if (!s.a_aux_density.test(j)) {
+                s.a_aux_density.set(j);
+                return;
+              }
+            FAIL() << "every aux is in A";
+          });
+  refused("density bit of a present variable cleared", "not marked but the matrices say it is present",
+          [](r1cs::r1cs_shape& s) {
+            ASSERT_GT(s.b_aux_density.count(), 0u);
+            s.b_aux_density = r1cs::density_mask(s.num_aux);
+          });
   refused("density bit past the end", "bits set past", [](r1cs::r1cs_shape& s) {
     ASSERT_NE(s.num_aux % 64, 0u);
     s.b_aux_density.set(s.num_aux);  // inside the last word, past the last variable

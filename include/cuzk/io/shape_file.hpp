@@ -38,14 +38,15 @@
 // monotone from 0 to nnz, columns strictly increasing within a row and below
 // num_variables, coefficient ids below the dictionary size, coefficients
 // reduced (< p) with [0] = 1 and [1] = -1, density masks with no bit past
-// their variable count. A file that fails any check throws io::format_error
+// their variable count and equal to the masks the columns of A and B imply. A file that fails any check throws io::format_error
 // (kind "shape") naming the path, the section, the byte offset and the
 // problem, so a corrupt file can never produce a shape.
 //
-// Costs (bench/shape_file_bench.cpp, the 185 MB 2 KiB PoRep shape, 2-core
-// dev VM, file in the page cache): read with every check 323 ms (about one
-// CPU-second per GB: SHA-256, the zero-filled vectors, the structure pass),
-// write 672 ms with the fsync; a read from disk adds the disk's time.
+// Costs (bench/shape_file_bench.cpp, the 185 MB 2 KiB PoRep shape, idle
+// 2-core dev VM, file in the page cache, median of 3): read with every
+// check 213 ms (about two CPU-seconds per GB: SHA-256 at ~1.8 GB/s per
+// core, the zero-filled vectors, the structure and density passes), write
+// 284 ms with the fsync; a read from disk adds the disk's time.
 
 #include <cstdint>
 #include <filesystem>
