@@ -3,6 +3,7 @@
 #include "atomic_write.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <system_error>
 
 #include <cuzk/io/format_error.hpp>
@@ -61,6 +63,31 @@ void write_file_atomically(const std::filesystem::path& path, const char* kind,
   // guarantee: complete or absent, never half.
   const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
   sync_path(dir, O_RDONLY | O_DIRECTORY);
+}
+
+std::size_t remove_orphaned_temporaries(const std::filesystem::path& path) noexcept {
+  const std::string prefix = path.filename().string() + ".tmp-";
+  const std::filesystem::path dir = path.has_parent_path() ? path.parent_path() : ".";
+  std::size_t removed = 0;
+  std::error_code ec;
+  std::filesystem::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    // "<pid>-<n>", digits only
+    const std::string_view rest = std::string_view(name).substr(prefix.size());
+    const std::size_t dash = rest.find('-');
+    const auto digits = [](std::string_view v) {
+      return !v.empty() && v.size() <= 18 && v.find_first_not_of("0123456789") == std::string_view::npos;
+    };
+    if (dash == std::string_view::npos || !digits(rest.substr(0, dash)) || !digits(rest.substr(dash + 1))) continue;
+    const long long pid = std::stoll(std::string(rest.substr(0, dash)));
+    if (pid <= 0 || pid > 0x7fffffff || pid == ::getpid()) continue;
+    if (::kill(pid_t(pid), 0) == 0 || errno != ESRCH) continue;  // alive, or not ours to judge
+    std::error_code rm;
+    if (std::filesystem::remove(it->path(), rm)) ++removed;
+  }
+  return removed;
 }
 
 }  // namespace cuzk::io::detail

@@ -12,6 +12,7 @@
 // Cost: the writes, plus one fsync of the file (the time to get its bytes
 // to the disk: about 1-2 s per GB on a local NVMe) and one of the folder.
 
+#include <cstddef>
 #include <filesystem>
 #include <functional>
 #include <ostream>
@@ -20,5 +21,13 @@ namespace cuzk::io::detail {
 
 void write_file_atomically(const std::filesystem::path& path, const char* kind,
                            const std::function<void(std::ostream&)>& body);
+
+/// Removes the temporaries of |path| ("<path>.tmp-<pid>-<n>") left by
+/// writers that died (a crash or an OOM kill mid-write: for a large shape,
+/// gigabytes). A temporary is removed only when no process |pid| exists
+/// (kill(pid, 0) fails with ESRCH); those of live processes, this one
+/// included, are left alone. Never throws; returns the number removed.
+/// Cost: one listing of |path|'s folder.
+std::size_t remove_orphaned_temporaries(const std::filesystem::path& path) noexcept;
 
 }  // namespace cuzk::io::detail

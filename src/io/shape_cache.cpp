@@ -10,6 +10,8 @@
 
 #include <cuzk/io/format_error.hpp>
 
+#include "atomic_write.hpp"
+
 namespace cuzk::io {
 
 namespace {
@@ -87,6 +89,7 @@ shape_load load_or_build_shape(const std::filesystem::path& cache_file, const sh
   out.shape = build();
   out.build_ms = ms_since(t1);
   const auto t2 = std::chrono::steady_clock::now();
+  detail::remove_orphaned_temporaries(cache_file);  // a writer killed mid-write leaves gigabytes
   try {
     write_shape_file(cache_file, out.shape, key);
     out.cached = true;

@@ -171,6 +171,22 @@ TEST(ShapeCache, AReadOnlyFolderStillYieldsTheShapeWithAWarning) {
   EXPECT_TRUE(same_shape(r.shape, test::winning_2k_shape()));
 }
 
+TEST(ShapeCache, TemporariesOfDeadWritersAreRemovedBeforeWriting) {
+  shape_dir d("orphans");
+  const fs::path p = d.path / "w.shape";
+  // pid 2^31 - 2 is above any pid_max (2^22): no such process
+  const fs::path dead = d.path / "w.shape.tmp-2147483646-0";
+  const fs::path mine = d.path / ("w.shape.tmp-" + std::to_string(::getpid()) + "-999");
+  const fs::path other = d.path / "x.shape.tmp-2147483646-0";  // another file's
+  for (const fs::path& f : {dead, mine, other}) test::write_all(f, {'x'});
+  counting_builder b;
+  const io::shape_load r = io::load_or_build_shape(p, key, b.fn());
+  EXPECT_TRUE(r.cached) << r.warning;
+  EXPECT_FALSE(fs::exists(dead));
+  EXPECT_TRUE(fs::exists(mine));
+  EXPECT_TRUE(fs::exists(other));
+}
+
 TEST(ShapeCache, ABuilderFailurePropagatesAndWritesNothing) {
   shape_dir d("failure");
   const fs::path p = d.path / "w.shape";

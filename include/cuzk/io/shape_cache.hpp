@@ -8,7 +8,9 @@
 // (truncated, a flipped byte, a bad digest) is never trusted: the shape is
 // rebuilt and the file replaced. A cache that cannot be written (read-only
 // param_cache, disk full) costs only the next start's time: the shape is
-// returned with a warning, the load never fails for it.
+// returned with a warning, the load never fails for it. Before writing,
+// the temporaries a writer killed mid-write left beside the file (as large
+// as the shape) are removed, when their process no longer exists.
 //
 // Costs: a hit is one read of the file (parallel preads, digest and
 // structure checks in parallel); a miss is |build| plus one write and fsync
