@@ -37,7 +37,9 @@ engine::impl::impl(engine_config c, std::unique_ptr<prover_backend> b)
     : cfg(std::move(c)),
       backend(std::move(b)),
       budget(budget_total(cfg), reserve_of(cfg, budget_total(cfg))),
-      srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle, query_loader_of(*backend)}, budget),
+      srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle, cfg.shape_cache,
+                      query_loader_of(*backend)},
+          budget),
       delay(parse_test_delay(cfg.test_delay_stage)) {
   devices = backend->devices();
   // idle pooled witness buffers first (rebuilding one costs its first

@@ -27,6 +27,12 @@ namespace {
 constexpr std::array<std::uint64_t, 5> published_sizes{2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30,
                                                         64ull << 30};
 
+// The revision of the FallbackPoSt circuit's constraints (circuits/
+// fallback_post.hpp and its gadgets; WinningPoSt and WindowPoSt share it),
+// the key of its cached shapes: bump it with any change of the constraints
+// (see circuit_info::shape_version).
+constexpr std::uint32_t fallback_post_shape_version = 1;
+
 struct post_setup {
   std::uint64_t sector_size;
   circuits::post_api_version api;
@@ -174,7 +180,8 @@ class winning_kind final : public proof_kind_handler {
     for (std::uint64_t s : published_sizes) {
       const auto p = circuits::winning_post_params(s);
       v.push_back({"winning-" + size_suffix(s), post_param_file_stem(s, p.challenge_count, p.sector_count), s,
-                   [p] { return r1cs::make_shape(circuits::blank_fallback_post_circuit(p)); }});
+                   [p] { return r1cs::make_shape(circuits::blank_fallback_post_circuit(p)); },
+                   fallback_post_shape_version});
     }
     return v;
   }
@@ -217,7 +224,8 @@ class window_kind final : public proof_kind_handler {
     for (std::uint64_t s : published_sizes) {
       const auto p = circuits::window_post_params(s);
       v.push_back({"wpost-" + size_suffix(s), post_param_file_stem(s, p.challenge_count, p.sector_count), s,
-                   [p] { return r1cs::make_shape(circuits::blank_fallback_post_circuit(p)); }});
+                   [p] { return r1cs::make_shape(circuits::blank_fallback_post_circuit(p)); },
+                   fallback_post_shape_version});
     }
     return v;
   }

@@ -34,6 +34,12 @@ namespace {
 
 constexpr std::uint64_t snap_sizes[] = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
 
+// The revision of the EmptySectorUpdate circuit's constraints (circuits/
+// empty_sector_update.hpp and its gadgets), the key of its cached shape:
+// bump it with any change of the constraints (see
+// circuit_info::shape_version).
+constexpr std::uint32_t snap_shape_version = 1;
+
 class snap_job final : public circuit_job {
  public:
   snap_job(std::string id, circuits::snap_params params, circuits::snap_public pub,
@@ -99,7 +105,7 @@ class snap_kind final : public proof_kind_handler {
     std::vector<circuit_info> v;
     for (std::uint64_t s : snap_sizes)
       v.push_back({"snap-" + sector_size_tag(s), circuits::snap_param_file_stem(s), s,
-                   [s] { return circuits::snap_shape(circuits::snap_params_for(s)); }});
+                   [s] { return circuits::snap_shape(circuits::snap_params_for(s)); }, snap_shape_version});
     return v;
   }
   std::unique_ptr<circuit_job> parse(const proof_request& req) const override {

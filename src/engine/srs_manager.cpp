@@ -3,6 +3,7 @@
 #include <cuzk/engine/srs_manager.hpp>
 
 #include <cuzk/engine/mapping_guard.hpp>
+#include <cuzk/io/shape_cache.hpp>
 
 #include <sys/stat.h>
 
@@ -10,6 +11,8 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <tuple>
+#include <utility>
 
 namespace cuzk::engine {
 
@@ -45,11 +48,33 @@ void check_file_stem(const std::string& stem, const std::string& id) {
                                 "' is not a plain file name inside srs.param_cache");
 }
 
+// The circuit's shape, from its .shape file when |shape_path| is set and
+// the file holds this shape version with the parameter file's input and
+// aux counts, else built; with the log line saying which. Never throws for
+// the file: only for the build.
+std::pair<r1cs::r1cs_shape, std::string> load_shape(const circuit_info& info, const std::filesystem::path& shape_path,
+                                                    std::uint64_t file_inputs, std::uint64_t file_aux) {
+  if (shape_path.empty()) {
+    const auto t0 = clock::now();
+    r1cs::r1cs_shape s = info.make_shape();
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0).count();
+    return {std::move(s), "shape of '" + info.id + "' built in " + std::to_string(ms) + " ms (not cached on disk)"};
+  }
+  const auto fits = [&](const r1cs::r1cs_shape& s) -> std::string {
+    if (s.num_inputs == file_inputs && s.num_aux == file_aux) return {};
+    return "has " + std::to_string(s.num_inputs) + " inputs and " + std::to_string(s.num_aux) +
+           " aux, the parameter file " + std::to_string(file_inputs) + " and " + std::to_string(file_aux);
+  };
+  io::shape_load l = io::load_or_build_shape(shape_path, {info.id, info.shape_version}, info.make_shape, fits);
+  return {std::move(l.shape), l.summary()};
+}
+
 }  // namespace
 
 struct srs_manager::entry {
   circuit_info info;
   std::filesystem::path path;
+  std::filesystem::path shape_path;  ///< empty: the shape is not cached on disk
   srs_tier tier = srs_tier::cold;
   std::unique_ptr<io::mapped_parameter_file> mapped;
   file_identity mapped_id;  ///< the file |mapped| was made from
@@ -98,6 +123,7 @@ void srs_manager::register_circuit(const circuit_info& info) {
   auto e = std::make_unique<entry>();
   e->info = info;
   e->path = _opt.param_cache / (info.file_stem + ".params");
+  if (_opt.shape_cache && info.shape_version != 0) e->shape_path = _opt.param_cache / (info.file_stem + ".shape");
   _entries[info.id] = std::move(e);
 }
 
@@ -189,8 +215,9 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     lc->id = id;
     // the shape first: a backend that loads the queries itself sizes its
     // device buffers from it
-    lc->shape = e.info.make_shape();
     const io::parameter_layout& layout = mapped->layout();
+    std::tie(lc->shape, lc->shape_note) =
+        load_shape(e.info, e.shape_path, layout.at("ic").count, layout.at("l").count);
     if (lc->shape.num_inputs != layout.at("ic").count || layout.at("l").count != lc->shape.num_aux)
       throw std::runtime_error("parameter file " + e.path.filename().string() + " does not match circuit '" + id + "' (" +
                                std::to_string(layout.at("ic").count) + " inputs and " +

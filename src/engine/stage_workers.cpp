@@ -82,7 +82,8 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     std::uint64_t load_ms = 0;
     item->lease = srs.acquire(j->circuit_id, j->prio, &j->token, &load_ms);
     if (load_ms) {
-      emit(1, "loaded parameters of " + j->circuit_id + " in " + std::to_string(load_ms) + " ms");
+      emit(1, "loaded parameters of " + j->circuit_id + " in " + std::to_string(load_ms) + " ms; " +
+                  item->lease->shape_note);
       std::lock_guard lk(mu);
       j->t.srs_load_ms += load_ms;
     }

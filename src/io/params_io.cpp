@@ -4,12 +4,13 @@
 //
 // Writing encodes points in chunks that fit a 4 MiB buffer, each chunk in
 // parallel, then hands the buffer to the stream; a file is written under a
-// temporary name and renamed into place, so a crash never leaves a truncated
-// file under the final name. Reading maps the file, walks the u32 length
-// fields with every count checked against the bytes left (64-bit arithmetic:
-// a u32 count times 192 cannot overflow), then decodes all sections at once;
-// each section's batch decode is itself parallel, and the first failure in
-// file order is reported whatever the scheduling.
+// temporary name, synced and renamed into place (atomic_write.hpp), so a
+// crash never leaves a truncated file under the final name. Reading maps the
+// file, walks the u32 length fields with every count checked against the
+// bytes left (64-bit arithmetic: a u32 count times 192 cannot overflow), then
+// decodes all sections at once; each section's batch decode is itself
+// parallel, and the first failure in file order is reported whatever the
+// scheduling.
 
 #include <cuzk/io/params.hpp>
 
@@ -17,7 +18,6 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -35,6 +35,8 @@
 
 #include <cuzk/ec/serialization.hpp>
 #include <cuzk/io/hex.hpp>
+
+#include "atomic_write.hpp"
 
 namespace cuzk::io {
 
@@ -320,38 +322,6 @@ void put_verifying_key(buffered_writer& w, const groth16::verifying_key& vk) {
   w.put_points<ec::g1_affine>(vk.ic);
 }
 
-/// Writes through |body| into "<path>.tmp-<pid>-<n>", then renames onto |path|.
-/// "<path>.tmp-<pid>-<n>": unique within the process, next to |path| (same
-/// file system, so the final rename is atomic).
-std::filesystem::path temporary_path_for(const std::filesystem::path& path) {
-  static std::atomic<std::uint64_t> serial{0};
-  std::filesystem::path tmp = path;
-  tmp += ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(serial++);
-  return tmp;
-}
-
-template <class Body>
-void write_file_atomically(const std::filesystem::path& path, const char* kind, Body body) {
-  const std::filesystem::path tmp = temporary_path_for(path);
-  try {
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      if (!out)
-        throw format_error(kind, path.string(), "", format_error::no_offset,
-                           "cannot create '" + tmp.string() + "': " + std::strerror(errno));
-      body(out);
-      out.flush();
-      if (!out)
-        throw format_error(kind, path.string(), "", format_error::no_offset, "write failed");
-    }
-    std::filesystem::rename(tmp, path);
-  } catch (...) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-    throw;
-  }
-}
-
 // ---- digests --------------------------------------------------------------------
 
 struct evp_ctx {
@@ -510,7 +480,7 @@ void write_verifying_key(const groth16::verifying_key& vk, std::ostream& out) {
 }
 
 void write_verifying_key(const groth16::verifying_key& vk, const std::filesystem::path& path) {
-  write_file_atomically(path, "vk", [&](std::ostream& out) { write_verifying_key(vk, out); });
+  detail::write_file_atomically(path, "vk", [&](std::ostream& out) { write_verifying_key(vk, out); });
 }
 
 void write_parameters(const groth16::parameters& params, std::ostream& out) {
@@ -530,7 +500,7 @@ void write_parameters(const groth16::parameters& params, std::ostream& out) {
 }
 
 void write_parameters(const groth16::parameters& params, const std::filesystem::path& path) {
-  write_file_atomically(path, "params", [&](std::ostream& out) { write_parameters(params, out); });
+  detail::write_file_atomically(path, "params", [&](std::ostream& out) { write_parameters(params, out); });
 }
 
 // ---- parameter_file_writer ---------------------------------------------------------
@@ -564,7 +534,8 @@ parameter_file_writer::parameter_file_writer(const std::filesystem::path& path,
     if (d.want[k] > std::numeric_limits<std::uint32_t>::max())
       throw std::length_error("cannot write '" + std::string(impl::names[k]) + "': " + std::to_string(d.want[k]) +
                               " points do not fit the u32 length field");
-  d.tmp = temporary_path_for(path);
+  detail::remove_orphaned_temporaries(path);  // a writer killed mid-file left up to ~47 GB
+  d.tmp = detail::temporary_path_for(path);
   d.out.open(d.tmp, std::ios::binary | std::ios::trunc);
   if (!d.out)
     throw format_error("params", path.string(), "", format_error::no_offset,
@@ -621,13 +592,13 @@ void parameter_file_writer::finish() {
   d.out.flush();
   if (!d.out) throw format_error("params", d.path.string(), "", format_error::no_offset, "write failed");
   d.out.close();
-  std::filesystem::rename(d.tmp, d.path);
+  detail::commit_temporary(d.tmp, d.path, "params");
   d.finished = true;
 }
 
 void write_meta(const std::filesystem::path& path, std::uint64_t sector_size) {
   const std::string text = nlohmann::json{{"sector_size", sector_size}}.dump();
-  write_file_atomically(path, "meta", [&](std::ostream& out) { out << text; });
+  detail::write_file_atomically(path, "meta", [&](std::ostream& out) { out << text; });
 }
 
 std::uint64_t read_meta(const std::filesystem::path& path) {

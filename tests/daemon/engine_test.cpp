@@ -7,6 +7,8 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "daemon_test_support.hpp"
@@ -315,6 +317,71 @@ TEST(srs_manager, idle_entries_are_evicted_to_warm_under_pressure) {
     if (s.circuit_id == "test-chain") {
       EXPECT_EQ(s.tier, eng::srs_tier::warm);
     }
+}
+
+// The shape cache through the SRS manager: the first load builds the shape
+// and writes <stem>.shape next to the parameters, a load after eviction (and
+// a new manager, as at a daemon restart) reads it without building; a
+// corrupt file is rebuilt; srs.shape_cache = false and shape version 0
+// never touch the disk. The load result says which happened.
+TEST(srs_manager, shapes_are_cached_next_to_the_parameters) {
+  namespace fs = std::filesystem;
+  const fs::path dir = test::make_param_cache(false);
+  const fs::path shape_file = dir / "test-chain-64.shape";
+  std::atomic<int> builds{0};
+  auto info_with = [&](std::uint32_t version) {
+    eng::circuit_info info = test::chain_kind().circuits().at(0);
+    info.make_shape = [&builds, inner = info.make_shape] {
+      ++builds;
+      return inner();
+    };
+    info.shape_version = version;
+    return info;
+  };
+  eng::memory_budget budget(1ull << 30);
+  auto load = [&](const eng::circuit_info& info, bool cache_on) {
+    eng::srs_manager m(eng::srs_options{.param_cache = dir, .shape_cache = cache_on}, budget);
+    m.register_circuit(info);
+    auto l = m.acquire("test-chain", eng::priority::normal, nullptr);
+    EXPECT_EQ(l->shape.num_inputs, l->params.vk.ic.size());
+    return l->shape_note;
+  };
+  std::string note = load(info_with(1), true);
+  EXPECT_EQ(builds, 1);
+  EXPECT_NE(note.find("built"), std::string::npos) << note;
+  EXPECT_NE(note.find("written to test-chain-64.shape"), std::string::npos) << note;
+  ASSERT_TRUE(fs::exists(shape_file));
+  note = load(info_with(1), true);
+  EXPECT_EQ(builds, 1) << note;  // read, not built
+  EXPECT_NE(note.find("read from test-chain-64.shape"), std::string::npos) << note;
+  // a flipped payload byte: rebuilt and rewritten
+  {
+    std::fstream f(shape_file, std::ios::binary | std::ios::in | std::ios::out);
+    const auto at = std::streamoff(fs::file_size(shape_file) - 3);
+    char c = 0;
+    f.seekg(at);
+    f.get(c);
+    f.seekp(at);
+    f.put(char(c ^ 0x5a));
+  }
+  note = load(info_with(1), true);
+  EXPECT_EQ(builds, 2);
+  EXPECT_NE(note.find("digest mismatch"), std::string::npos) << note;
+  note = load(info_with(1), true);
+  EXPECT_EQ(builds, 2) << note;
+  // a new shape version: the old file is stale
+  note = load(info_with(2), true);
+  EXPECT_EQ(builds, 3);
+  EXPECT_NE(note.find("stale"), std::string::npos) << note;
+  // off, or version 0: built at every load, the file left alone
+  const auto before = fs::last_write_time(shape_file);
+  note = load(info_with(2), false);
+  EXPECT_EQ(builds, 4);
+  EXPECT_NE(note.find("not cached on disk"), std::string::npos) << note;
+  note = load(info_with(0), true);
+  EXPECT_EQ(builds, 5);
+  EXPECT_EQ(fs::last_write_time(shape_file), before);
+  fs::remove_all(dir);
 }
 
 TEST(post_kinds, published_file_names) {

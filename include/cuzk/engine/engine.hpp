@@ -55,6 +55,8 @@ enum class verify_mode : std::uint8_t { none, porep, all };
 struct engine_config {
   std::filesystem::path param_cache = "/data/zk/params";
   bool check_points = false;
+  /// Cache circuit shapes in param_cache (srs_options::shape_cache).
+  bool shape_cache = true;
   std::uint64_t total_budget = 0;  ///< 0: auto (MemTotal - safety_margin)
   std::uint64_t safety_margin = 5ull << 30;
   std::optional<std::uint64_t> priority_reserve;  ///< unset: min(total/16, 2 GiB)

@@ -6,10 +6,10 @@
 // validate everything up front, so bad requests fail at submit with
 // invalid_request) and declares the circuits it proves (circuit_info: the
 // circuit id the SRS manager keys on, the published parameter file stem,
-// and a factory for the blank circuit's shape). A circuit_job knows its
-// circuit id, its number of partitions, how to synthesize the witness of
-// one partition against the cached shape, and the public inputs a verifier
-// checks that partition's proof against.
+// a factory for the blank circuit's shape and that shape's version). A
+// circuit_job knows its circuit id, its number of partitions, how to
+// synthesize the witness of one partition against the cached shape, and the
+// public inputs a verifier checks that partition's proof against.
 //
 // Adding a kind = one handler class plus one engine::register_kind() call;
 // nothing else in the engine changes. Kinds without a registered handler are
@@ -36,6 +36,15 @@ struct circuit_info {
   std::uint64_t sector_size = 0;
   /// Builds the Groth16 shape of the blank circuit (cached by the engine).
   std::function<r1cs::r1cs_shape()> make_shape;
+  /// The revision of the constraints make_shape produces, the key of the
+  /// shape cached on disk (<param_cache>/<file_stem>.shape, io/shape_cache.hpp)
+  /// beside the circuit id. RULE: bump it in the same commit as any change
+  /// of the circuit code that changes its constraints, variables or their
+  /// order (gadgets included), or daemons keep proving with the old shape
+  /// read from their cache (proofs that fail verification). The constants
+  /// sit next to the kinds (src/engine/porep_kind.cpp, post_kinds.cpp,
+  /// snap_kind.cpp). 0: never cached on disk (built at every load; test kinds).
+  std::uint32_t shape_version = 0;
 };
 
 /// A parsed, validated request.

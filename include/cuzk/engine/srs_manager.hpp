@@ -16,8 +16,11 @@
 // loads to hot; EvictSRS drops to cold (refused while leased).
 //
 // Cost of a load: mmap + one parallel decode of every point (plus the
-// subgroup checks when srs.check_points is on, ~80x slower) + building the
-// shape by synthesizing the blank circuit once.
+// subgroup checks when srs.check_points is on, ~80x slower) + the shape:
+// read from <param_cache>/<file_stem>.shape when that file holds this
+// circuit's shape version, else built by synthesizing the blank circuit
+// once and written there for the next load (srs.shape_cache, on by
+// default; a param_cache that cannot be written only costs the rebuild).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -53,6 +56,10 @@ struct loaded_circuit {
   /// The backend's device copies of the proving queries when it loaded them
   /// (params then holds the verifying key only), else null.
   std::shared_ptr<const device_resident_queries> device_queries;
+  /// How the shape was obtained, one line for the log: read from its
+  /// .shape file, built (and cached), rebuilt (the file was stale or
+  /// corrupt: why), or a warning that it could not be cached.
+  std::string shape_note;
   /// Budget bytes this entry holds while hot (parameters + shape).
   std::uint64_t charged_bytes = 0;
 };
@@ -86,6 +93,10 @@ struct srs_options {
   std::filesystem::path param_cache;
   bool check_points = false;  ///< subgroup-check every point on load
   std::chrono::milliseconds eviction_min_idle{std::chrono::minutes(5)};
+  /// Keep each circuit's shape in <param_cache>/<file_stem>.shape, read
+  /// instead of synthesized at the next load (io/shape_cache.hpp; circuits
+  /// with shape_version 0 are never cached).
+  bool shape_cache = true;
   /// Offered every file load first (empty: always decode to the host).
   query_loader load_queries;
 };
