@@ -34,10 +34,12 @@
 #include <cuzk/groth16/gpu_query_transfer.hpp>
 #include <cuzk/groth16/gpu_setup.hpp>
 #endif
+#include <cuzk/engine/proof_kind.hpp>
 #include <cuzk/io/hex.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/io/porep_c1.hpp>
 #include <cuzk/io/proof_io.hpp>
+#include <cuzk/io/shape_file.hpp>
 
 #include "commands.hpp"
 
@@ -131,6 +133,12 @@ int gen_params(const gen_params_options& o) {
   const auto t0 = clock_type::now();
   const r1cs::r1cs_shape shape = circuits::porep_shape(*info);
   const double shape_s = seconds_since(t0);
+  // the daemon's shape cache next to the parameters, so that its first
+  // load reads the shape instead of synthesizing it again
+  const auto t_shape = clock_type::now();
+  io::write_shape_file(param_path(o.out, *size, ".shape"), shape,
+                       {"porep-" + engine::sector_size_tag(*size), circuits::porep_shape_version});
+  std::printf("wrote %s (%.2f s)\n", param_path(o.out, *size, ".shape").string().c_str(), seconds_since(t_shape));
 #if CUZK_HAVE_CUDA
   if (!o.cpu && gpu::device_count() > 0) {
     double setup_s = 0, write_s = 0;

@@ -32,11 +32,6 @@ namespace {
 
 constexpr std::uint64_t porep_sizes[] = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
 
-// The revision of the StackedDrg PoRep circuit's constraints (circuits/
-// stacked_porep.hpp, porep_compound.hpp and the gadgets they use), the key
-// of its cached shape: bump it with any change of the constraints (see
-// circuit_info::shape_version).
-constexpr std::uint32_t porep_shape_version = 1;
 
 class porep_job final : public circuit_job {
  public:
@@ -91,7 +86,7 @@ class porep_kind final : public proof_kind_handler {
     for (std::uint64_t s : porep_sizes) {
       const io::seal_proof_info* info = io::find_seal_proof_by_size(s);
       v.push_back({"porep-" + sector_size_tag(s), circuits::porep_param_file_stem(s), s,
-                   [info] { return circuits::porep_shape(*info); }, porep_shape_version});
+                   [info] { return circuits::porep_shape(*info); }, circuits::porep_shape_version});
     }
     return v;
   }

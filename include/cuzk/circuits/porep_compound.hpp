@@ -42,6 +42,12 @@ std::string porep_param_file_stem(std::uint64_t sector_size);
 /// one partition circuit of |info|.
 r1cs::r1cs_shape porep_shape(const io::seal_proof_info& info);
 
+/// The revision of the StackedDrg PoRep circuit's constraints (stacked_porep.hpp,
+/// this file and the gadgets they use), the key of its cached shape file
+/// (io/shape_cache.hpp; engine::circuit_info::shape_version): bump it with
+/// any change of the constraints, so that no stale .shape file is read.
+inline constexpr std::uint32_t porep_shape_version = 1;
+
 /// Checks that |c1| has the partition / challenge counts of its registered
 /// proof; throws std::invalid_argument naming the problem.
 void check_porep_c1_counts(const io::c1_output& c1);
