@@ -36,6 +36,7 @@
 #endif
 #include <cuzk/engine/proof_kind.hpp>
 #include <cuzk/io/hex.hpp>
+#include <cuzk/io/parameter_file_sink.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/io/porep_c1.hpp>
 #include <cuzk/io/proof_io.hpp>
@@ -80,17 +81,6 @@ struct gen_params_options {
 };
 
 #if CUZK_HAVE_CUDA
-/// download_queries into a parameter_file_writer.
-class file_sink final : public groth16::query_sink {
- public:
-  explicit file_sink(io::parameter_file_writer& w) : _w(w) {}
-  void put_g1(groth16::query_id, std::size_t, std::span<const ec::g1_affine> pts) override { _w.append_g1(pts); }
-  void put_g2(std::size_t, std::span<const ec::g2_affine> pts) override { _w.append_g2(pts); }
-
- private:
-  io::parameter_file_writer& _w;
-};
-
 /// The setup on GPU |device|, streamed to |path|; returns the verifying key.
 groth16::verifying_key gpu_setup_to_file(const r1cs::r1cs_shape& shape, std::uint64_t seed, int device,
                                          const std::filesystem::path& path, double* setup_s, double* write_s) {
@@ -102,7 +92,7 @@ groth16::verifying_key gpu_setup_to_file(const r1cs::r1cs_shape& shape, std::uin
   const auto t1 = clock_type::now();
   const groth16::query_sizes n = groth16::sizes_of(gp);
   io::parameter_file_writer w(path, gp.vk, {n.h, n.l, n.a, n.b_g1, n.b_g2});
-  file_sink sink(w);
+  io::parameter_file_sink sink(w);
   groth16::download_queries(gp, sink);
   w.finish();
   *write_s = seconds_since(t1);

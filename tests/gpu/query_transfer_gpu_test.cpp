@@ -28,6 +28,7 @@
 #include <cuzk/groth16/prover.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/groth16/verifier.hpp>
+#include <cuzk/io/parameter_file_sink.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/io/proof_io.hpp>
 #include <cuzk/r1cs/examples.hpp>
@@ -84,15 +85,6 @@ class host_source final : public groth16::query_source {
   const groth16::parameters& _p;
 };
 
-class file_sink final : public groth16::query_sink {
- public:
-  explicit file_sink(io::parameter_file_writer& w) : _w(w) {}
-  void put_g1(groth16::query_id, std::size_t, std::span<const ec::g1_affine> pts) override { _w.append_g1(pts); }
-  void put_g2(std::size_t, std::span<const ec::g2_affine> pts) override { _w.append_g2(pts); }
-
- private:
-  io::parameter_file_writer& _w;
-};
 
 std::vector<std::uint8_t> read_all(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -136,7 +128,7 @@ TEST(QueryTransferGpu, ChunkedUploadAndDownloadKeepEveryPoint) {
   {
     io::parameter_file_writer w(dir / "dev.params", gp[0].vk,
                                 {sizes.h, sizes.l, sizes.a, sizes.b_g1, sizes.b_g2});
-    file_sink sink(w);
+    io::parameter_file_sink sink(w);
     groth16::download_queries(gp[0], sink, cfg);
     w.finish();
   }
