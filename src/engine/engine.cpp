@@ -37,7 +37,7 @@ engine::impl::impl(engine_config c, std::unique_ptr<prover_backend> b)
     : cfg(std::move(c)),
       backend(std::move(b)),
       budget(budget_total(cfg), reserve_of(cfg, budget_total(cfg))),
-      srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle, cfg.shape_cache,
+      srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle, cfg.shape_cache, cfg.parameters_json,
                       query_loader_of(*backend)},
           budget),
       delay(parse_test_delay(cfg.test_delay_stage)) {

@@ -6,6 +6,7 @@
 #include <cuzk/io/shape_cache.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -69,6 +70,37 @@ std::pair<r1cs::r1cs_shape, std::string> load_shape(const circuit_info& info, co
   return {std::move(l.shape), l.summary()};
 }
 
+// ---- the digest policy (srs_options::parameters_json) ----------------------------
+
+/// "dev ino size mtime_ns digest": what <file>.verified records.
+std::string identity_line(const file_identity& id, const std::string& digest) {
+  return std::to_string(id.dev) + " " + std::to_string(id.ino) + " " + std::to_string(id.size) + " " +
+         std::to_string(id.mtime_ns) + " " + digest;
+}
+
+/// Whether |record| says the file with identity |id| matched its digest.
+bool recorded_as_verified(const std::filesystem::path& record, const file_identity& id) {
+  std::ifstream in(record);
+  std::string dev, ino, size, mtime, digest;
+  if (!(in >> dev >> ino >> size >> mtime >> digest)) return false;
+  return identity_line(id, digest) == dev + " " + ino + " " + size + " " + mtime + " " + digest;
+}
+
+/// Writes |record| under a temporary name and renames it into place; a
+/// failure (read-only param_cache) only costs hashing again next time.
+void write_verified_record(const std::filesystem::path& record, const file_identity& id, const std::string& digest) {
+  std::filesystem::path tmp = record;
+  tmp += ".tmp-" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << identity_line(id, digest) << "\n";
+    if (!out.flush()) return;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, record, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
 }  // namespace
 
 struct srs_manager::entry {
@@ -78,6 +110,7 @@ struct srs_manager::entry {
   srs_tier tier = srs_tier::cold;
   std::unique_ptr<io::mapped_parameter_file> mapped;
   file_identity mapped_id;  ///< the file |mapped| was made from
+  file_identity verified_id;  ///< the file identity whose digest matched parameters.json
   std::shared_ptr<const loaded_circuit> loaded;
   reservation srs_res, shape_res;
   std::uint32_t refs = 0;
@@ -157,6 +190,31 @@ void srs_manager::check_available(const std::string& id) const {
     throw missing_parameters_error("parameter file " + name + " for circuit '" + id + "' in srs.param_cache is empty");
 }
 
+void srs_manager::check_digest(entry& e) {
+  const file_identity now = identity_of(e.path);
+  {
+    std::lock_guard lk(_mu);
+    if (e.verified_id == now && now.size >= 0) return;  // this very file matched already
+  }
+  const std::filesystem::path json =
+      _opt.parameters_json.empty() ? _opt.param_cache / "parameters.json" : _opt.parameters_json;
+  std::error_code ec;
+  if (!std::filesystem::exists(json, ec)) {
+    if (!_opt.parameters_json.empty())
+      throw std::runtime_error("srs.parameters_json '" + json.string() + "' does not exist");
+    return;  // no digests to check against (documented policy)
+  }
+  std::filesystem::path record = e.path;
+  record += ".verified";
+  if (!recorded_as_verified(record, now)) {
+    const io::digest_check c = io::verify_digest(e.path, json);  // digest_error on a mismatch
+    if (c.result != io::digest_check::status::match) return;     // no entry: test parameters
+    write_verified_record(record, now, c.digest);
+  }
+  std::lock_guard lk(_mu);
+  e.verified_id = now;
+}
+
 srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const cancel_token* token,
                                         std::uint64_t* load_ms) {
   if (load_ms) *load_ms = 0;
@@ -211,6 +269,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
       }
       if (mapped->size() != std::uint64_t(now.size)) now = identity_of(e.path);
     }
+    check_digest(e);
     auto lc = std::make_shared<loaded_circuit>();
     lc->id = id;
     // the shape first: a backend that loads the queries itself sizes its

@@ -31,6 +31,7 @@ const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
         {"allow_abstract_socket", key_status::used}, {"max_waiting_calls", key_status::used}}},
       {"srs",
        {{"param_cache", key_status::used}, {"check_points", key_status::used}, {"shape_cache", key_status::used},
+        {"parameters_json", key_status::used},
         {"preload", key_status::deprecated}}},
       {"memory",
        {{"total_budget", key_status::used}, {"safety_margin", key_status::used}, {"eviction_min_idle", key_status::used},
@@ -222,6 +223,7 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
   if (auto v = r.str("srs", "param_cache")) c.engine.param_cache = *v;
   if (auto v = r.boolean("srs", "check_points")) c.engine.check_points = *v;
   if (auto v = r.boolean("srs", "shape_cache")) c.engine.shape_cache = *v;
+  if (auto v = r.str("srs", "parameters_json")) c.engine.parameters_json = *v;
 
   if (auto v = r.size("memory", "total_budget", true)) c.engine.total_budget = *v;
   if (auto v = r.size("memory", "safety_margin", false)) c.engine.safety_margin = *v;

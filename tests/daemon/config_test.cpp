@@ -55,6 +55,7 @@ shutdown_timeout = "90s"
 param_cache = "/p"
 check_points = true
 shape_cache = false
+parameters_json = "/etc/filecoin/parameters.json"
 [memory]
 total_budget = "100GiB"
 safety_margin = "1GiB"
@@ -89,6 +90,7 @@ format = "json"
   EXPECT_EQ(c.engine.param_cache, "/p");
   EXPECT_TRUE(c.engine.check_points);
   EXPECT_FALSE(c.engine.shape_cache);
+  EXPECT_EQ(c.engine.parameters_json, "/etc/filecoin/parameters.json");
   EXPECT_FALSE(c.engine.check_vanilla_proofs);
   EXPECT_EQ(c.engine.total_budget, 100ull << 30);
   EXPECT_EQ(c.engine.safety_margin, 1ull << 30);

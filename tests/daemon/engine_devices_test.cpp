@@ -156,7 +156,9 @@ TEST(srs_manager, installed_parameters_prove_and_are_never_evicted) {
   EXPECT_EQ(e->srs().evict_idle(used), 0u);
   EXPECT_THROW(e->srs().evict("test-chain"), std::logic_error);
   for (const auto& s : e->srs().status())
-    if (s.circuit_id == "test-chain") EXPECT_EQ(s.tier, eng::srs_tier::hot);
+    if (s.circuit_id == "test-chain") {
+      EXPECT_EQ(s.tier, eng::srs_tier::hot);
+    }
   e.reset();
   std::filesystem::remove_all(dir);
 }

@@ -5,6 +5,8 @@
 // budget's own rules, and the SRS tiers.
 #include <gtest/gtest.h>
 
+#include <cuzk/io/params.hpp>
+
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -340,7 +342,10 @@ TEST(srs_manager, shapes_are_cached_next_to_the_parameters) {
   };
   eng::memory_budget budget(1ull << 30);
   auto load = [&](const eng::circuit_info& info, bool cache_on) {
-    eng::srs_manager m(eng::srs_options{.param_cache = dir, .shape_cache = cache_on}, budget);
+    eng::srs_options o;
+    o.param_cache = dir;
+    o.shape_cache = cache_on;
+    eng::srs_manager m(o, budget);
     m.register_circuit(info);
     auto l = m.acquire("test-chain", eng::priority::normal, nullptr);
     EXPECT_EQ(l->shape.num_inputs, l->params.vk.ic.size());
@@ -381,6 +386,64 @@ TEST(srs_manager, shapes_are_cached_next_to_the_parameters) {
   note = load(info_with(0), true);
   EXPECT_EQ(builds, 5);
   EXPECT_EQ(fs::last_write_time(shape_file), before);
+  fs::remove_all(dir);
+}
+
+// The digest policy: a .params file is checked against parameters.json once
+// per file identity. A matching file loads and leaves <file>.verified; a new
+// manager (a restart) loads it again without hashing (shown by a digest in
+// parameters.json that no longer matches: the recorded identity still
+// vouches for the unchanged file); a rewritten file (new identity) is hashed
+// again and refused for the wrong digest, naming both; a file without an
+// entry loads unchecked; a configured parameters.json that is missing fails.
+TEST(srs_manager, digests_are_checked_once_per_file_identity) {
+  namespace fs = std::filesystem;
+  const fs::path dir = test::make_param_cache(false);
+  const fs::path params = dir / "test-chain-64.params";
+  const fs::path record = dir / "test-chain-64.params.verified";
+  const std::string digest = io::file_digest(params);
+  const auto write_json = [&](const std::string& d) {
+    std::ofstream(dir / "parameters.json") << "{\"test-chain-64.params\": {\"cid\": \"x\", \"digest\": \"" << d
+                                          << "\", \"sector_size\": 2048}}";
+  };
+  eng::memory_budget budget(1ull << 30);
+  const auto load = [&](const fs::path& json = {}) {
+    eng::srs_options o;
+    o.param_cache = dir;
+    o.shape_cache = false;
+    o.parameters_json = json;
+    eng::srs_manager m(o, budget);
+    m.register_circuit(test::chain_kind().circuits().at(0));
+    (void)m.acquire("test-chain", eng::priority::normal, nullptr);
+  };
+  write_json(digest);
+  ASSERT_FALSE(fs::exists(record));
+  load();
+  ASSERT_TRUE(fs::exists(record));
+  std::string line;
+  std::getline(std::ifstream(record), line);
+  EXPECT_NE(line.find(digest), std::string::npos) << line;
+  // parameters.json now disagrees, the file is the same: not hashed again
+  write_json(std::string(32, '0'));
+  EXPECT_NO_THROW(load());
+  // the same bytes rewritten (another inode and mtime): hashed, refused
+  std::ifstream in(params, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
+  fs::remove(params);
+  std::ofstream(params, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+  try {
+    load();
+    FAIL() << "a file whose digest differs from parameters.json loaded";
+  } catch (const io::digest_error& e) {
+    EXPECT_EQ(e.actual(), digest);
+    EXPECT_NE(std::string(e.what()).find("digest mismatch"), std::string::npos) << e.what();
+  }
+  // no entry for the file: loaded unchecked
+  std::ofstream(dir / "parameters.json") << "{}";
+  EXPECT_NO_THROW(load());
+  // an explicit parameters.json that does not exist
+  EXPECT_THROW(load(dir / "missing.json"), std::runtime_error);
   fs::remove_all(dir);
 }
 

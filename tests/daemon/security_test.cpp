@@ -331,7 +331,10 @@ TEST(security_paths, circuit_ids_and_file_stems_cannot_escape_param_cache) {
   fs::remove(outside);
   // a kind whose table names a file outside param_cache cannot be registered
   eng::memory_budget b(1ull << 30, 0);
-  eng::srs_manager srs(eng::srs_options{d.dir, false, 0ms}, b);
+  eng::srs_options so;
+  so.param_cache = d.dir;
+  so.eviction_min_idle = 0ms;
+  eng::srs_manager srs(so, b);
   for (const char* stem : {"../x", "a/b", "..", ".", "", "/etc/passwd", "x\\..\\y"})
     EXPECT_THROW(srs.register_circuit({"evil", stem, 0, [] { return r1cs::r1cs_shape{}; }}), std::invalid_argument)
         << stem;

@@ -57,6 +57,9 @@ struct engine_config {
   bool check_points = false;
   /// Cache circuit shapes in param_cache (srs_options::shape_cache).
   bool shape_cache = true;
+  /// parameters.json for the digest check of parameter files
+  /// (srs_options::parameters_json; "": param_cache/parameters.json if any).
+  std::filesystem::path parameters_json;
   std::uint64_t total_budget = 0;  ///< 0: auto (MemTotal - safety_margin)
   std::uint64_t safety_margin = 5ull << 30;
   std::optional<std::uint64_t> priority_reserve;  ///< unset: min(total/16, 2 GiB)

@@ -97,6 +97,16 @@ struct srs_options {
   /// instead of synthesized at the next load (io/shape_cache.hpp; circuits
   /// with shape_version 0 are never cached).
   bool shape_cache = true;
+  /// Digest policy (srs.parameters_json): the BLAKE2b digest of a .params
+  /// file is checked against this parameters.json ("": param_cache's own
+  /// parameters.json, when there is one) once per file identity (device,
+  /// inode, size, mtime); the identity that matched is recorded beside the
+  /// file (<file>.verified) and in memory, so a restarted daemon or a
+  /// reload does not hash 47 GB again (~2.5 min at ~300 MB/s). A file with
+  /// no entry (test parameters) is not checked; a mismatch fails the load.
+  /// Without any parameters.json nothing is checked beyond every point's
+  /// encoding and curve equation (and check_points).
+  std::filesystem::path parameters_json;
   /// Offered every file load first (empty: always decode to the host).
   query_loader load_queries;
 };
@@ -158,6 +168,9 @@ class srs_manager {
  private:
   struct entry;
   void release_ref(entry* e);
+  /// The digest policy of srs_options::parameters_json for |e|'s file (as
+  /// it is now); throws io::digest_error on a mismatch.
+  void check_digest(entry& e);
   std::uint64_t drop_locked(entry& e, srs_tier to);
 
   srs_options _opt;
