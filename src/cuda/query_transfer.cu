@@ -100,26 +100,33 @@ std::vector<gpu_parameters> upload_queries(std::span<const int> devices, const v
         t->pending[b] = false;
       }
   };
-  for (const query_id id : file_order) {
-    const bool g2 = id == query_id::b_g2;
-    const std::size_t point = g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine);
-    const std::size_t per_chunk = cfg.staging_bytes / point, total = sizes.of(id);
-    for (std::size_t first = 0; first < total; first += per_chunk) {
-      if (cfg.between_chunks) cfg.between_chunks();
-      const std::size_t n = std::min(per_chunk, total - first);
-      drain(buf);
-      std::uint8_t* host = stage[buf].data();
-      if (g2) src.fill_g2(first, {reinterpret_cast<ec::g2_affine*>(host), n});
-      else src.fill_g1(id, first, {reinterpret_cast<ec::g1_affine*>(host), n});
-      for (auto& t : targets) {
-        gpu::device_guard guard(t->ordinal);
-        if (g2) t->q->b_g2.upload(reinterpret_cast<const ec::g2_affine*>(host), n, t->s, first);
-        else g1_of(*t->q, id).upload(reinterpret_cast<const ec::g1_affine*>(host), n, t->s, first);
-        t->done[buf].record(t->s);
-        t->pending[buf] = true;
+  try {
+    for (const query_id id : file_order) {
+      const bool g2 = id == query_id::b_g2;
+      const std::size_t point = g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine);
+      const std::size_t per_chunk = cfg.staging_bytes / point, total = sizes.of(id);
+      for (std::size_t first = 0; first < total; first += per_chunk) {
+        if (cfg.between_chunks) cfg.between_chunks();
+        const std::size_t n = std::min(per_chunk, total - first);
+        drain(buf);
+        std::uint8_t* host = stage[buf].data();
+        if (g2) src.fill_g2(first, {reinterpret_cast<ec::g2_affine*>(host), n});
+        else src.fill_g1(id, first, {reinterpret_cast<ec::g1_affine*>(host), n});
+        for (auto& t : targets) {
+          gpu::device_guard guard(t->ordinal);
+          if (g2) t->q->b_g2.upload(reinterpret_cast<const ec::g2_affine*>(host), n, t->s, first);
+          else g1_of(*t->q, id).upload(reinterpret_cast<const ec::g1_affine*>(host), n, t->s, first);
+          t->done[buf].record(t->s);
+          t->pending[buf] = true;
+        }
+        buf ^= 1u;
       }
-      buf ^= 1u;
     }
+  } catch (...) {
+    // a failed chunk (the source, cancellation, a CUDA error): let every
+    // queued copy leave the staging buffers before they are freed
+    for (auto& t : targets) (void)cudaStreamSynchronize(t->s);
+    throw;
   }
   drain(0);
   drain(1);
@@ -160,15 +167,22 @@ void download_queries(const gpu_parameters& p, query_sink& sink, const query_tra
     ready[k % 2].record(s);
   };
   if (!chunks.empty()) start(0);
-  for (std::size_t k = 0; k < chunks.size(); ++k) {
-    // buffer (k + 1) % 2 was handed to the sink at step k - 1, which has
-    // returned: it is free for the next copy
-    if (k + 1 < chunks.size()) start(k + 1);
-    ready[k % 2].synchronize();
-    const chunk& c = chunks[k];
-    const std::uint8_t* host = stage[k % 2].data();
-    if (c.id == query_id::b_g2) sink.put_g2(c.first, {reinterpret_cast<const ec::g2_affine*>(host), c.n});
-    else sink.put_g1(c.id, c.first, {reinterpret_cast<const ec::g1_affine*>(host), c.n});
+  try {
+    for (std::size_t k = 0; k < chunks.size(); ++k) {
+      // buffer (k + 1) % 2 was handed to the sink at step k - 1, which has
+      // returned: it is free for the next copy
+      if (k + 1 < chunks.size()) start(k + 1);
+      ready[k % 2].synchronize();
+      const chunk& c = chunks[k];
+      const std::uint8_t* host = stage[k % 2].data();
+      if (c.id == query_id::b_g2) sink.put_g2(c.first, {reinterpret_cast<const ec::g2_affine*>(host), c.n});
+      else sink.put_g1(c.id, c.first, {reinterpret_cast<const ec::g1_affine*>(host), c.n});
+    }
+  } catch (...) {
+    // the sink failed: the next chunk's copy may still be writing into a
+    // staging buffer that is about to be freed
+    (void)cudaStreamSynchronize(s);
+    throw;
   }
 }
 
