@@ -10,14 +10,14 @@
 #include <benchmark/benchmark.h>
 
 #include <filesystem>
-#include <random>
 #include <string>
 
-#include <unistd.h>
 
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
+
+#include "bench_temp_file.hpp"
 
 namespace {
 
@@ -42,22 +42,13 @@ struct square_chain {
 };
 
 /// The generated file; removed when the process exits.
-struct bench_file {
-  std::filesystem::path path;
+struct bench_file : bench::temp_file {
   groth16::parameters params;
 
-  bench_file() {
-    std::random_device rd;
-    path = std::filesystem::temp_directory_path() /
-           ("cuzk-params-bench-" + std::to_string(::getpid()) + "-" + std::to_string(rd()) +
-            ".params");
+  bench_file() : temp_file("cuzk-params-bench", ".params") {
     // 2 inputs' constraints + 65,530 = 65,532 <= 2^16: domain 2^16
     params = groth16::generate_parameters(r1cs::make_shape(square_chain{65530}), 1);
     io::write_parameters(params, path);
-  }
-  ~bench_file() {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
   }
 };
 

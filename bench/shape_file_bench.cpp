@@ -8,17 +8,17 @@
 // write_shape_file (the fsync included) and the header alone.
 #include <benchmark/benchmark.h>
 
-#include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <random>
 #include <string>
 
 #include <cuzk/circuits/porep_compound.hpp>
 #include <cuzk/io/seal_proof.hpp>
 #include <cuzk/io/shape_file.hpp>
+
+#include "bench_temp_file.hpp"
 
 namespace {
 
@@ -26,14 +26,10 @@ using namespace cuzk;
 
 const io::shape_key key{"porep-2k", 1};
 
-struct bench_file {
-  std::filesystem::path path;
+struct bench_file : bench::temp_file {
   r1cs::r1cs_shape shape;
 
-  bench_file() {
-    std::random_device rd;
-    path = std::filesystem::temp_directory_path() /
-           ("cuzk-shape-bench-" + std::to_string(::getpid()) + "-" + std::to_string(rd()) + ".shape");
+  bench_file() : temp_file("cuzk-shape-bench", ".shape") {
     const auto t0 = std::chrono::steady_clock::now();
     shape = circuits::porep_shape(*io::find_seal_proof_by_size(2048));
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -41,10 +37,6 @@ struct bench_file {
     std::printf("porep-2k shape: %zu constraints, %zu variables, built in %.2f s; file %.1f MB\n",
                 shape.num_constraints, shape.num_variables(), s,
                 double(std::filesystem::file_size(path)) / 1e6);
-  }
-  ~bench_file() {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
   }
 };
 

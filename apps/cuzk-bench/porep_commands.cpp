@@ -127,7 +127,7 @@ int gen_params(const gen_params_options& o) {
   // load reads the shape instead of synthesizing it again
   const auto t_shape = clock_type::now();
   io::write_shape_file(param_path(o.out, *size, ".shape"), shape,
-                       {"porep-" + engine::sector_size_tag(*size), circuits::porep_shape_version});
+                       {engine::porep_circuit_id(*size), circuits::porep_shape_version});
   std::printf("wrote %s (%.2f s)\n", param_path(o.out, *size, ".shape").string().c_str(), seconds_since(t_shape));
 #if CUZK_HAVE_CUDA
   if (!o.cpu && gpu::device_count() > 0) {

@@ -287,7 +287,7 @@ int main(int argc, char** argv) try {
   std::fflush(stdout);
 
   // 5.-8. one batch per device set: the engine as the daemon builds it
-  const std::string circuit_id = "porep-" + engine::sector_size_tag(*size);
+  const std::string circuit_id = engine::porep_circuit_id(*size);
   auto run_batch = [&](const std::string& label, const std::vector<int>& subset) -> bool {
   std::printf("== batch %s: devices", label.c_str());
   for (int d : subset) std::printf(" %d", d);

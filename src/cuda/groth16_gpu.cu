@@ -27,6 +27,7 @@
 #include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/assemble.hpp>
 #include <cuzk/groth16/device_queries.cuh>
+#include <cuzk/groth16/gpu_query_transfer.hpp>
 #include <cuzk/groth16/gpu_setup.hpp>
 #include <cuzk/groth16/witness_upload_gpu.hpp>
 #include <cuzk/msm/msm.hpp>
@@ -57,22 +58,7 @@ void require(bool ok, const std::string& what) {
 
 std::string num(std::size_t v) { return std::to_string(v); }
 
-/// Point counts of the five queries, wherever they live.
-struct query_counts {
-  std::size_t a = 0, b_g1 = 0, b_g2 = 0, l = 0, h = 0;
-  static query_counts of(const parameters& p) {
-    return {p.a.size(), p.b_g1.size(), p.b_g2.size(), p.l.size(), p.h.size()};
-  }
-  static query_counts of(const device_queries& q) {
-    return {q.a.size(), q.b_g1.size(), q.b_g2.size(), q.l.size(), q.h.size()};
-  }
-  std::size_t g1_max() const { return std::max({a, b_g1, l, h}); }
-  std::size_t bytes() const {
-    return sizeof(ec::g1_affine) * (a + b_g1 + l + h) + sizeof(ec::g2_affine) * b_g2;
-  }
-};
-
-void check_params(const verifying_key& vk, const query_counts& p, const r1cs::r1cs_shape& shape,
+void check_params(const verifying_key& vk, const query_sizes& p, const r1cs::r1cs_shape& shape,
                   std::size_t m) {
   require(vk.ic.size() == shape.num_inputs, "verifying key has " + num(vk.ic.size()) +
                                                 " IC points, circuit has " +
@@ -120,7 +106,7 @@ std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t 
 struct gpu_prover::impl {
   std::shared_ptr<const parameters> params;  // the vk only when |device_params|
   std::shared_ptr<device_queries> device_params;
-  query_counts counts;
+  query_sizes counts;
   std::shared_ptr<const r1cs::r1cs_shape> shape;
   gpu_prover_config cfg;
   ntt::evaluation_domain domain;
@@ -180,7 +166,7 @@ gpu_prover::gpu_prover(std::shared_ptr<const parameters> params,
                        std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg) {
   require(params && shape, "null parameters or shape");
   _impl = std::make_unique<impl>(std::move(params), std::move(shape), cfg);
-  _impl->counts = query_counts::of(*_impl->params);
+  _impl->counts = sizes_of(*_impl->params);
   init();
 }
 
@@ -196,7 +182,7 @@ gpu_prover::gpu_prover(const gpu_parameters& params,
   vk_only->vk = params.vk;
   _impl = std::make_unique<impl>(std::move(vk_only), std::move(shape), cfg);
   _impl->device_params = params.queries;
-  _impl->counts = query_counts::of(*params.queries);
+  _impl->counts = sizes_of(params);
   init();
 }
 
@@ -232,7 +218,7 @@ void gpu_prover::init() {
   const gpu_prover_config& cfg = d.cfg;
   const parameters& p = *d.params;
   const r1cs::r1cs_shape& sh = *d.shape;
-  const query_counts& q = d.counts;
+  const query_sizes& q = d.counts;
   d.m = d.domain.size();
   d.ni = sh.num_inputs;
   d.nv = sh.num_variables();

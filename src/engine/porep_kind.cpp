@@ -85,7 +85,7 @@ class porep_kind final : public proof_kind_handler {
     std::vector<circuit_info> v;
     for (std::uint64_t s : porep_sizes) {
       const io::seal_proof_info* info = io::find_seal_proof_by_size(s);
-      v.push_back({"porep-" + sector_size_tag(s), circuits::porep_param_file_stem(s), s,
+      v.push_back({porep_circuit_id(s), circuits::porep_param_file_stem(s), s,
                    [info] { return circuits::porep_shape(*info); }, circuits::porep_shape_version});
     }
     return v;
@@ -111,12 +111,14 @@ class porep_kind final : public proof_kind_handler {
     } catch (const std::invalid_argument& e) {
       throw invalid_request(e.what());
     }
-    return std::make_unique<porep_job>("porep-" + sector_size_tag(info.sector_size), std::move(c1), req.miner_id,
+    return std::make_unique<porep_job>(porep_circuit_id(info.sector_size), std::move(c1), req.miner_id,
                                        req.sector_number);
   }
 };
 
 }  // namespace
+
+std::string porep_circuit_id(std::uint64_t sector_size) { return "porep-" + sector_size_tag(sector_size); }
 
 std::unique_ptr<proof_kind_handler> make_porep_kind() { return std::make_unique<porep_kind>(); }
 

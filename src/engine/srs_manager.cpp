@@ -6,7 +6,6 @@
 #include <cuzk/io/shape_cache.hpp>
 
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -68,37 +67,6 @@ std::pair<r1cs::r1cs_shape, std::string> load_shape(const circuit_info& info, co
   };
   io::shape_load l = io::load_or_build_shape(shape_path, {info.id, info.shape_version}, info.make_shape, fits);
   return {std::move(l.shape), l.summary()};
-}
-
-// ---- the digest policy (srs_options::parameters_json) ----------------------------
-
-/// "dev ino size mtime_ns digest": what <file>.verified records.
-std::string identity_line(const file_identity& id, const std::string& digest) {
-  return std::to_string(id.dev) + " " + std::to_string(id.ino) + " " + std::to_string(id.size) + " " +
-         std::to_string(id.mtime_ns) + " " + digest;
-}
-
-/// Whether |record| says the file with identity |id| matched its digest.
-bool recorded_as_verified(const std::filesystem::path& record, const file_identity& id) {
-  std::ifstream in(record);
-  std::string dev, ino, size, mtime, digest;
-  if (!(in >> dev >> ino >> size >> mtime >> digest)) return false;
-  return identity_line(id, digest) == dev + " " + ino + " " + size + " " + mtime + " " + digest;
-}
-
-/// Writes |record| under a temporary name and renames it into place; a
-/// failure (read-only param_cache) only costs hashing again next time.
-void write_verified_record(const std::filesystem::path& record, const file_identity& id, const std::string& digest) {
-  std::filesystem::path tmp = record;
-  tmp += ".tmp-" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << identity_line(id, digest) << "\n";
-    if (!out.flush()) return;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, record, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
 }
 
 }  // namespace
@@ -204,13 +172,8 @@ void srs_manager::check_digest(entry& e) {
       throw std::runtime_error("srs.parameters_json '" + json.string() + "' does not exist");
     return;  // no digests to check against (documented policy)
   }
-  std::filesystem::path record = e.path;
-  record += ".verified";
-  if (!recorded_as_verified(record, now)) {
-    const io::digest_check c = io::verify_digest(e.path, json);  // digest_error on a mismatch
-    if (c.result != io::digest_check::status::match) return;     // no entry: test parameters
-    write_verified_record(record, now, c.digest);
-  }
+  // digest_error on a mismatch; no entry: test parameters, not checked
+  if (io::verify_digest_recorded(e.path, json).result != io::digest_check::status::match) return;
   std::lock_guard lk(_mu);
   e.verified_id = now;
 }

@@ -14,6 +14,8 @@
 
 #include <cuzk/io/params.hpp>
 
+#include <sys/stat.h>
+
 #include <openssl/evp.h>
 
 #include <algorithm>
@@ -723,6 +725,43 @@ digest_check verify_digest(const std::filesystem::path& file,
   out.result = digest_check::status::match;
   out.message = "'" + file.string() + "': digest " + out.digest + " matches '" +
                 parameters_json.string() + "'";
+  return out;
+}
+
+namespace {
+/// "dev ino size mtime_ns" of |file|, or "" when it cannot be stat'ed.
+std::string file_identity_text(const std::filesystem::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return {};
+  return std::to_string(st.st_dev) + " " + std::to_string(st.st_ino) + " " + std::to_string(st.st_size) + " " +
+         std::to_string(std::int64_t(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec);
+}
+}  // namespace
+
+digest_check verify_digest_recorded(const std::filesystem::path& file,
+                                    const std::filesystem::path& parameters_json) {
+  std::filesystem::path record = file;
+  record += ".verified";
+  const std::string id = file_identity_text(file);
+  if (!id.empty()) {
+    std::ifstream in(record);
+    std::string line;
+    if (std::getline(in, line) && line.size() > id.size() + 1 && line.compare(0, id.size() + 1, id + " ") == 0) {
+      digest_check out;
+      out.digest = line.substr(id.size() + 1);
+      out.message = "'" + file.string() + "': digest " + out.digest + " matched before (" + record.filename().string() +
+                    ", same file identity)";
+      return out;
+    }
+  }
+  digest_check out = verify_digest(file, parameters_json);
+  if (out.result == digest_check::status::match && !id.empty()) {
+    try {
+      detail::write_file_atomically(record, "verified", [&](std::ostream& o) { o << id << " " << out.digest << "\n"; });
+    } catch (const std::exception&) {
+      // read-only param_cache: hashed again next time
+    }
+  }
   return out;
 }
 

@@ -261,4 +261,31 @@ inline eng::engine_config small_config(const std::filesystem::path& dir) {
   return c;
 }
 
+/// An engine on the CPU backend with one device and the chain kind, over a
+/// fresh param cache (removed with the fixture); started unless |start| is
+/// false.
+struct engine_fixture {
+  std::filesystem::path dir = make_param_cache(false);
+  std::unique_ptr<eng::engine> e;
+  explicit engine_fixture(eng::engine_config cfg, bool start = true) {
+    cfg.param_cache = dir;
+    e = std::make_unique<eng::engine>(cfg, eng::make_cpu_backend(1));
+    e->register_kind(std::make_shared<chain_kind>());
+    if (start) e->start();
+  }
+  ~engine_fixture() {
+    e.reset();
+    std::filesystem::remove_all(dir);
+  }
+  engine_fixture(const engine_fixture&) = delete;
+  engine_fixture& operator=(const engine_fixture&) = delete;
+  /// Hot SRS + shape bytes of the chain circuit.
+  std::uint64_t srs_bytes() {
+    std::uint64_t n = 0;
+    for (const auto& s : e->srs().status())
+      if (s.circuit_id == "test-chain") n = s.size_bytes + s.shape_bytes;
+    return n;
+  }
+};
+
 }  // namespace cuzk::test

@@ -21,27 +21,7 @@ using namespace cuzk;
 using namespace std::chrono_literals;
 namespace eng = cuzk::engine;
 
-struct engine_fixture {
-  std::filesystem::path dir = test::make_param_cache(false);
-  std::unique_ptr<eng::engine> e;
-  explicit engine_fixture(eng::engine_config cfg, bool start = true) {
-    cfg.param_cache = dir;
-    e = std::make_unique<eng::engine>(cfg, eng::make_cpu_backend(1));
-    e->register_kind(std::make_shared<test::chain_kind>());
-    if (start) e->start();
-  }
-  ~engine_fixture() {
-    e.reset();
-    std::filesystem::remove_all(dir);
-  }
-  // hot SRS + shape bytes of the chain circuit
-  std::uint64_t srs_bytes() {
-    std::uint64_t n = 0;
-    for (const auto& s : e->srs().status())
-      if (s.circuit_id == "test-chain") n = s.size_bytes + s.shape_bytes;
-    return n;
-  }
-};
+using test::engine_fixture;
 
 bool wait_until(const std::function<bool()>& f, std::chrono::milliseconds limit) {
   const auto end = std::chrono::steady_clock::now() + limit;

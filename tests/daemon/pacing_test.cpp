@@ -22,24 +22,13 @@ using namespace cuzk;
 using namespace std::chrono_literals;
 namespace eng = cuzk::engine;
 
-struct fixture {
-  std::filesystem::path dir = test::make_param_cache(false);
-  std::unique_ptr<eng::engine> e;
-  explicit fixture(eng::engine_config cfg) {
-    cfg.param_cache = dir;
-    e = std::make_unique<eng::engine>(cfg, eng::make_cpu_backend(1));
-    e->register_kind(std::make_shared<test::chain_kind>());
-    e->start();
-  }
-  ~fixture() {
-    e.reset();
-    std::filesystem::remove_all(dir);
-  }
-  void warm_up() {
-    const auto r = e->await(e->submit(test::chain_request("warm-up", 1, 0)).job_id, 30s);
-    ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
-  }
-};
+using fixture = test::engine_fixture;
+
+/// One chain job through |f|'s engine, so that the pacer has measured rates.
+void warm_up(fixture& f) {
+  const auto r = f.e->await(f.e->submit(test::chain_request("warm-up", 1, 0)).job_id, 30s);
+  ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+}
 
 // What the status snapshot showed while a job ran.
 struct samples {
@@ -95,7 +84,7 @@ TEST(engine_pacing, witness_holders_never_exceed_what_the_budget_holds) {
   cfg.max_parallel_synthesis = 4;
   cfg.test_delay_stage = "synthesis:60";  // slow synthesis: unpaced by rate, 4 + 2 would be allowed
   fixture f(cfg);
-  f.warm_up();
+  warm_up(f);
   const samples s = run_sampled(*f.e, "budget-k", 8);
   ASSERT_GT(s.n, 10u);
   EXPECT_LE(s.max_lookahead, k);
@@ -116,7 +105,7 @@ TEST(engine_pacing, fewer_syntheses_run_ahead_of_a_slow_device_than_of_a_fast_on
     cfg.max_parallel_synthesis = 4;
     cfg.test_delay_stage = delay;
     fixture f(cfg);
-    f.warm_up();
+    warm_up(f);
     const samples s = run_sampled(*f.e, "rate", 9);
     const eng::engine_status st = f.e->status();
     const auto* p = pace_of(st);
@@ -142,7 +131,7 @@ TEST(engine_pacing, high_priority_work_is_not_held_back_by_pacing) {
   cfg.max_parallel_synthesis = 2;
   cfg.test_delay_stage = "gpu:400";
   fixture f(cfg);
-  f.warm_up();
+  warm_up(f);
   const std::string normal = f.e->submit(test::chain_request("normal", 5, 0)).job_id;
   // wait until pacing holds NORMAL partitions back and a device stage just began
   bool held = false;

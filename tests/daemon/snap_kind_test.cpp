@@ -66,7 +66,7 @@ TEST(SnapKind, CircuitsArePublishedNames) {
 TEST(SnapKind, ParsesGeneratedRequests) {
   const std::uint64_t seed = test::test_seed("SnapKind.ParsesGeneratedRequests");
   const auto h = eng::make_snap_kind();
-  for (const auto [size, id] : {std::pair{2ull << 10, 0ull}, std::pair{8ull << 20, 1ull}}) {
+  for (const auto& [size, id] : {std::pair{2ull << 10, 0ull}, std::pair{8ull << 20, 1ull}}) {
     const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(size), seed);
     const auto job = h->parse(request_for(s, id));
     EXPECT_EQ(job->circuit_id(), size == (2ull << 10) ? "snap-2k" : "snap-8m");

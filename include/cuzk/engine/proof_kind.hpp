@@ -95,6 +95,9 @@ std::unique_ptr<proof_kind_handler> make_snap_kind();
 
 /// "2k", "8m", "512m", "32g", "64g" (the circuit id suffix of a sector size).
 std::string sector_size_tag(std::uint64_t sector_size);
+/// The PoRep circuit id of a sector size ("porep-32g"): the SRS manager's
+/// key, PreloadSRS's argument and the key of its shape cache file.
+std::string porep_circuit_id(std::uint64_t sector_size);
 
 /// The published parameter file stem of a FallbackPoSt circuit:
 /// "v28-proof-of-spacetime-fallback-merkletree-poseidon_hasher-<b>-<s>-<t>-"

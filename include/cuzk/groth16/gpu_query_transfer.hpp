@@ -21,6 +21,7 @@
 // Cost: the slower of the source/sink and the PCIe copies (~25 GB/s each way
 // per device on a PCIe 5 x16 link), the two overlapped.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -36,7 +37,7 @@ namespace cuzk::groth16 {
 /// The five proving queries in .params order.
 enum class query_id : std::uint8_t { h, l, a, b_g1, b_g2 };
 
-/// Point counts of the five queries.
+/// Point counts of the five queries (wherever they live: host, file, device).
 struct query_sizes {
   std::size_t h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0;
 
@@ -50,6 +51,8 @@ struct query_sizes {
     }
     return 0;
   }
+  /// The largest G1 query (the G1 MSM scratch is sized for it).
+  std::size_t g1_max() const { return std::max({h, l, a, b_g1}); }
   /// Device (and file payload) bytes: 96 per G1 point, 192 per G2 point.
   std::size_t bytes() const {
     return sizeof(ec::g1_affine) * (h + l + a + b_g1) + sizeof(ec::g2_affine) * b_g2;

@@ -291,4 +291,14 @@ struct digest_check {
 digest_check verify_digest(const std::filesystem::path& file,
                            const std::filesystem::path& parameters_json);
 
+/// verify_digest once per file identity: a match is recorded beside |file|
+/// as "<file>.verified" (device, inode, size, mtime_ns and the digest), and
+/// while the file keeps that identity later calls read the record instead of
+/// hashing (a 32 GiB PoRep file is 47 GB: ~2.5 min at ~300 MB/s). No entry:
+/// status::no_entry, nothing recorded; a mismatch throws digest_error as
+/// verify_digest does. A record that cannot be written (read-only folder)
+/// only costs hashing again at the next call.
+digest_check verify_digest_recorded(const std::filesystem::path& file,
+                                    const std::filesystem::path& parameters_json);
+
 }  // namespace cuzk::io

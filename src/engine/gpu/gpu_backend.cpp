@@ -103,15 +103,9 @@ class file_query_source final : public groth16::query_source {
  public:
   file_query_source(const io::mapped_parameter_file& file, const io::read_options& opt) : _file(file), _opt(opt) {}
   void fill_g1(groth16::query_id q, std::size_t first, std::span<ec::g1_affine> out) override {
-    const io::section& s = _file.at(name_of(q));
-    io::decode_section_range(_file.layout(), s, first, out, _opt);
-    _file.drop_pages(s.offset + first * s.point_size, out.size() * s.point_size);
+    fill(_file.at(name_of(q)), first, out);
   }
-  void fill_g2(std::size_t first, std::span<ec::g2_affine> out) override {
-    const io::section& s = _file.at("b_g2");
-    io::decode_section_range(_file.layout(), s, first, out, _opt);
-    _file.drop_pages(s.offset + first * s.point_size, out.size() * s.point_size);
-  }
+  void fill_g2(std::size_t first, std::span<ec::g2_affine> out) override { fill(_file.at("b_g2"), first, out); }
 
  private:
   static std::string_view name_of(groth16::query_id q) {
@@ -124,6 +118,12 @@ class file_query_source final : public groth16::query_source {
     }
     return "";
   }
+  template <class Point>
+  void fill(const io::section& s, std::size_t first, std::span<Point> out) {
+    io::decode_section_range(_file.layout(), s, first, out, _opt);
+    _file.drop_pages(s.offset + first * s.point_size, out.size() * s.point_size);
+  }
+
   const io::mapped_parameter_file& _file;
   io::read_options _opt;
 };
@@ -210,11 +210,10 @@ class gpu_backend final : public prover_backend {
     if (!loads_queries()) return nullptr;
     const groth16::query_sizes sizes{file.at("h").count, file.at("l").count, file.at("a").count,
                                      file.at("b_g1").count, file.at("b_g2").count};
+    const std::uint64_t need = sizes.bytes() + groth16::gpu_prover_working_bytes(shape, sizes.g1_max(), sizes.b_g2);
     for (const int ord : _ordinals) {
       std::size_t free_b = 0, total_b = 0;
       gpu::device_memory(ord, &free_b, &total_b);
-      const std::size_t g1_max = std::max({sizes.h, sizes.l, sizes.a, sizes.b_g1});
-      const std::uint64_t need = sizes.bytes() + groth16::gpu_prover_working_bytes(shape, g1_max, sizes.b_g2);
       if (need + _opts.vram_margin_bytes > free_b) return nullptr;
     }
     groth16::query_transfer_config cfg;
