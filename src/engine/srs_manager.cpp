@@ -270,6 +270,14 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
       if (lc->device_queries)
         res = _budget.acquire(verifying_key_bytes(lc->params.vk), p, token,
                               "the verifying key of circuit '" + id + "'");
+      if (lc->device_queries && lc->device_queries->holds_shape()) {
+        // every device proves from its own copy of the matrices: the host
+        // keeps counts and density masks (32 GiB PoRep: 8.9 GiB -> ~50 MB)
+        const std::uint64_t before = shape_bytes(lc->shape);
+        r1cs::release_matrices(lc->shape);
+        sres.release(before - std::min(before, shape_bytes(lc->shape)));
+        lc->shape_note += "; host matrices released (" + std::to_string(before >> 20) + " MiB), the devices hold them";
+      }
     }
     if (!lc->device_queries) {
       res = _budget.acquire(decoded_parameters_bytes(layout), p, token, "the parameters of circuit '" + id + "'");
@@ -409,6 +417,10 @@ std::vector<srs_entry_status> srs_manager::status() const {
     s.file_present = !ec;
     s.size_bytes = e->tier == srs_tier::hot ? e->srs_res.bytes() : (ec ? 0 : fsz);
     s.shape_bytes = e->shape_res.bytes();
+    if (e->tier == srs_tier::hot && e->loaded) {
+      if (e->loaded->device_queries) s.device_bytes = e->loaded->device_queries->device_bytes();
+      s.shape_matrices_released = !e->loaded->shape.has_matrices();
+    }
     s.ref_count = e->refs;
     s.last_used_secs_ago = e->used ? std::chrono::duration<double>(now - e->last_used).count() : -1;
     out.push_back(std::move(s));

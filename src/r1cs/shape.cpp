@@ -181,6 +181,11 @@ std::optional<std::size_t> r1cs_shape::first_unconstrained_aux() const {
   return std::nullopt;
 }
 
+void release_matrices(r1cs_shape& shape) {
+  for (csr_matrix* m : {&shape.a, &shape.b, &shape.c}) *m = csr_matrix{};
+  shape.coeffs = {};
+}
+
 // ---- products -------------------------------------------------------------------
 
 namespace {
@@ -230,6 +235,12 @@ void spmv_rows(const r1cs_shape& shape, const csr_matrix* const* ms, fr* const* 
                     });
 }
 
+void require_matrices(const r1cs_shape& shape) {
+  if (!shape.has_matrices())
+    throw std::logic_error(
+        "r1cs: the shape's matrices were released (only the device copies remain); this product needs them");
+}
+
 void check_out(const r1cs_shape& shape, std::span<fr> out, const char* name) {
   if (out.size() < shape.num_constraints)
     throw std::invalid_argument(std::string("r1cs: output vector ") + name +
@@ -241,6 +252,7 @@ void check_out(const r1cs_shape& shape, std::span<fr> out, const char* name) {
 void spmv(const r1cs_shape& shape, const csr_matrix& m, std::span<const fr> w, std::span<fr> out) {
   if (w.size() != shape.num_variables())
     throw std::invalid_argument("r1cs: assignment length differs from num_inputs + num_aux");
+  require_matrices(shape);
   check_out(shape, out, "out");
   if (m.rows() != shape.num_constraints)
     throw std::invalid_argument("r1cs: matrix does not belong to this shape");
@@ -254,6 +266,7 @@ void evaluate_abc(const r1cs_shape& shape, std::span<const fr> w, std::span<fr> 
                   std::span<fr> b, std::span<fr> c) {
   if (w.size() != shape.num_variables())
     throw std::invalid_argument("r1cs: assignment length differs from num_inputs + num_aux");
+  require_matrices(shape);
   check_out(shape, a, "a");
   check_out(shape, b, "b");
   check_out(shape, c, "c");
@@ -267,6 +280,7 @@ void evaluate_abc(const r1cs_shape& shape, std::span<const fr> inputs, std::span
                   std::span<fr> a, std::span<fr> b, std::span<fr> c) {
   if (inputs.size() != shape.num_inputs || aux.size() != shape.num_aux)
     throw std::invalid_argument("r1cs: input/aux assignment lengths differ from the shape");
+  require_matrices(shape);
   check_out(shape, a, "a");
   check_out(shape, b, "b");
   check_out(shape, c, "c");

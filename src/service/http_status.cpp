@@ -104,6 +104,8 @@ nlohmann::json status_json(const engine::engine_status& s) {
                    {"tier", engine::tier_label(e.tier)},
                    {"bytes", e.size_bytes},
                    {"shape_bytes", e.shape_bytes},
+                   {"device_bytes", e.device_bytes},
+                   {"shape_matrices_released", e.shape_matrices_released},
                    {"ref_count", e.ref_count},
                    {"last_used_secs_ago", e.last_used_secs_ago < 0 ? json(nullptr) : json(e.last_used_secs_ago)},
                    {"evictable", e.tier == engine::srs_tier::hot && e.ref_count == 0}});

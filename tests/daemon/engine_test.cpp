@@ -369,6 +369,63 @@ TEST(srs_manager, shapes_are_cached_next_to_the_parameters) {
   fs::remove_all(dir);
 }
 
+// A loader that keeps the queries on the "device": when it also holds what
+// proofs need of the shape (holds_shape), the SRS manager releases the host
+// matrices and charges only counts and masks; otherwise they stay. The
+// status reports the loader's device bytes and the release.
+TEST(srs_manager, host_matrices_are_released_when_the_devices_hold_the_shape) {
+  namespace fs = std::filesystem;
+  const fs::path dir = test::make_param_cache(false);
+  struct fake_resident final : eng::device_resident_queries {
+    bool shape = false;
+    std::uint64_t device_bytes() const override { return 12345; }
+    bool holds_shape() const override { return shape; }
+  };
+  for (const bool holds : {false, true}) {
+    SCOPED_TRACE(holds ? "holds the shape" : "queries only");
+    eng::memory_budget budget(1ull << 30);
+    eng::srs_options o;
+    o.param_cache = dir;
+    o.shape_cache = false;
+    std::size_t loads = 0, rows_seen = 0;
+    o.load_queries = [&](const io::mapped_parameter_file&, const groth16::parameters&, const r1cs::r1cs_shape& sh,
+                         const io::read_options&, const eng::cancel_token*) {
+      ++loads;
+      rows_seen = sh.a.rows();  // the loader sees the full shape
+      auto r = std::make_shared<fake_resident>();
+      r->shape = holds;
+      return std::shared_ptr<eng::device_resident_queries>(r);
+    };
+    eng::srs_manager m(o, budget);
+    const eng::circuit_info info = test::chain_kind().circuits().at(0);
+    m.register_circuit(info);
+    const r1cs::r1cs_shape full = info.make_shape();
+    ASSERT_TRUE(full.has_matrices());
+    auto l = m.acquire("test-chain", eng::priority::normal, nullptr);
+    EXPECT_EQ(loads, 1u);
+    EXPECT_EQ(rows_seen, full.num_constraints);
+    EXPECT_EQ(l->shape.num_inputs, full.num_inputs);
+    EXPECT_EQ(l->shape.num_aux, full.num_aux);
+    EXPECT_EQ(l->shape.num_constraints, full.num_constraints);
+    EXPECT_EQ(l->shape.a_aux_density, full.a_aux_density);
+    EXPECT_EQ(l->shape.b_input_density, full.b_input_density);
+    EXPECT_EQ(l->shape.b_aux_density, full.b_aux_density);
+    EXPECT_EQ(l->shape.has_matrices(), !holds);
+    eng::srs_entry_status st;
+    for (const auto& e : m.status())
+      if (e.circuit_id == "test-chain") st = e;
+    EXPECT_EQ(st.device_bytes, 12345u);
+    EXPECT_EQ(st.shape_matrices_released, holds);
+    EXPECT_EQ(st.shape_bytes, eng::shape_bytes(holds ? l->shape : full));
+    if (holds) {
+      EXPECT_LT(st.shape_bytes * 4, eng::shape_bytes(full));
+      EXPECT_NE(l->shape_note.find("host matrices released"), std::string::npos) << l->shape_note;
+    }
+    EXPECT_EQ(budget.used(), l->charged_bytes);
+  }
+  fs::remove_all(dir);
+}
+
 // The digest policy: a .params file is checked against parameters.json once
 // per file identity. A matching file loads and leaves <file>.verified; a new
 // manager (a restart) loads it again without hashing (shown by a digest in

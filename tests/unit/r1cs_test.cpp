@@ -728,4 +728,36 @@ TEST(r1cs_spmv, random_chain_satisfies_and_corruption_is_caught) {
                std::invalid_argument);
 }
 
+// release_matrices keeps what witness-only synthesis and a device-resident
+// prover read (counts, density masks) and frees the rest; every host product
+// then refuses the shape instead of reading empty matrices.
+TEST(r1cs_shape, released_matrices_keep_counts_and_masks_and_products_refuse) {
+  const std::uint64_t seed = cuzk::test::test_seed("r1cs release matrices");
+  const random_chain_circuit circuit{seed, std::size_t(1) << 10, 31};
+  const r1cs_shape full = make_shape(circuit);
+  ASSERT_TRUE(full.has_matrices());
+  r1cs_shape s = full;
+  release_matrices(s);
+  EXPECT_FALSE(s.has_matrices());
+  EXPECT_EQ(s.num_inputs, full.num_inputs);
+  EXPECT_EQ(s.num_aux, full.num_aux);
+  EXPECT_EQ(s.num_constraints, full.num_constraints);
+  EXPECT_EQ(s.a_aux_density, full.a_aux_density);
+  EXPECT_EQ(s.b_input_density, full.b_input_density);
+  EXPECT_EQ(s.b_aux_density, full.b_aux_density);
+  EXPECT_TRUE(s.coeffs.empty());
+  EXPECT_EQ(s.a.nnz() + s.b.nnz() + s.c.nnz(), 0u);
+  const witness_cs w = make_witness(circuit, s.num_inputs, s.num_aux);
+  const std::vector<fr> assignment = full_assignment(w);
+  std::vector<fr> a(s.num_constraints), b(s.num_constraints), c(s.num_constraints);
+  EXPECT_THROW(evaluate_abc(s, assignment, a, b, c), std::logic_error);
+  EXPECT_THROW(evaluate_abc(s, w.inputs(), w.aux(), a, b, c), std::logic_error);
+  EXPECT_THROW(spmv(s, s.a, assignment, a), std::logic_error);
+  EXPECT_NO_THROW(evaluate_abc(full, assignment, a, b, c));
+  // an empty shape has nothing to release and stays usable
+  r1cs_shape empty;
+  release_matrices(empty);
+  EXPECT_TRUE(empty.has_matrices());
+}
+
 }  // namespace

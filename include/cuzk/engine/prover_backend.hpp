@@ -54,6 +54,11 @@ class device_resident_queries {
   virtual ~device_resident_queries() = default;
   /// Device bytes held, all devices together.
   virtual std::uint64_t device_bytes() const = 0;
+  /// Whether every device also holds what proofs need of the shape's
+  /// matrices (a prover built at load): the SRS manager then releases the
+  /// host copy (r1cs::release_matrices) and the host keeps counts and
+  /// density masks only.
+  virtual bool holds_shape() const { return false; }
 };
 
 class prover_backend {

@@ -76,6 +76,11 @@ struct srs_entry_status {
   bool file_present = false;
   std::uint64_t size_bytes = 0;   ///< charged bytes when hot, else the file size
   std::uint64_t shape_bytes = 0;  ///< charged shape bytes (hot only)
+  /// Device bytes of the backend's copies (queries and resident provers,
+  /// every device), when it loaded the queries itself; 0 otherwise.
+  std::uint64_t device_bytes = 0;
+  /// Hot, and the host shape's matrices were released (the devices hold them).
+  bool shape_matrices_released = false;
   std::uint32_t ref_count = 0;
   double last_used_secs_ago = -1;  ///< -1: never used
 };

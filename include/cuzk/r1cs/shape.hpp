@@ -75,6 +75,11 @@ struct r1cs_shape {
   density_mask b_aux_density;
 
   std::size_t num_variables() const noexcept { return num_inputs + num_aux; }
+  /// Whether a, b and c (and the coefficients) are held; release_matrices
+  /// drops them once only device copies are used.
+  bool has_matrices() const noexcept {
+    return a.rows() == num_constraints && b.rows() == num_constraints && c.rows() == num_constraints;
+  }
   std::size_t column(variable v) const noexcept { return std::size_t(v.column(num_inputs)); }
 
   /// Row |i| of |m| as (column, coefficient) pairs (tests, debugging).
@@ -85,6 +90,13 @@ struct r1cs_shape {
   /// point would be the identity.
   std::optional<std::size_t> first_unconstrained_aux() const;
 };
+
+/// Frees a, b, c and the coefficient dictionary, keeping the counts and the
+/// density masks: what a witness-only synthesis and a prover whose matrices
+/// live in device memory still read (for a 32 GiB PoRep partition ~8.9 GiB of
+/// host memory against ~50 MB of masks). Afterwards has_matrices() is false
+/// and every host product (spmv, evaluate_abc) refuses the shape.
+void release_matrices(r1cs_shape& shape);
 
 /// out[i] = (m·w)[i] for every row i. |w| is the full assignment (inputs then
 /// aux, num_variables() long); |out| must have at least m.rows() elements,

@@ -24,8 +24,11 @@
 // verifying key only, and the mapping's pages are dropped as each chunk is
 // done, so the load's host footprint is two staging buffers. The backend
 // remembers the device copies under the host parameters' address (a weak
-// reference: the SRS entry owns them) and builds provers from them in
-// place; dropping the SRS entry frees them and the provers made from them.
+// reference: the SRS entry owns them) and builds one prover per device from
+// them right away, while the host shape still has its matrices; those
+// provers live with the device copies (never dropped for another circuit),
+// so the SRS manager can release the host matrices (holds_shape; ~8.9 GiB
+// for a 32 GiB PoRep). Dropping the SRS entry frees the copies and provers.
 //
 // Cost: the first partition of a circuit on a device pays the upload
 // (queries ~ 96 bytes per G1 point, 192 per G2 point); later ones pay only
@@ -90,11 +93,17 @@ class gpu_resident final : public device_resident_queries {
   std::uint64_t device_bytes() const override {
     std::uint64_t n = 0;
     for (const auto& p : per_device) n += groth16::device_bytes(p);
+    for (const auto& p : provers) n += p->device_bytes();
     return n;
   }
+  bool holds_shape() const override { return !provers.empty() && provers.size() == per_device.size(); }
   gpu_backend* owner;
   const groth16::parameters* key;
   std::vector<groth16::gpu_parameters> per_device;  ///< index: the backend's device index
+  /// One prover per device, built at load from per_device: they hold the
+  /// A and B matrices on the device, so the host shape's matrices can go.
+  /// They live as long as the queries (never dropped for another circuit).
+  std::vector<std::shared_ptr<groth16::gpu_prover>> provers;
 };
 
 /// Decodes G1/G2 points of a mapped .params file for upload_queries,
@@ -222,6 +231,10 @@ class gpu_backend final : public prover_backend {
     file_query_source src(file, opt);
     auto per_device = groth16::upload_queries(_ordinals, vk_only.vk, sizes, src, cfg);
     auto handle = std::make_shared<gpu_resident>(this, &vk_only, std::move(per_device));
+    // the provers now, while the host still has the matrices: each uploads
+    // A and B (for a 32 GiB PoRep ~5 GB, a few seconds per device) and its
+    // per-proof buffers, which the fit test above already counted
+    handle->provers = make_resident_provers(*handle, shape);
     std::lock_guard lock(_mutex);
     std::erase_if(_cache, [&](const cache_entry& e) { return e.params == &vk_only; });
     std::erase_if(_resident, [&](const auto& r) { return r.first == &vk_only; });
@@ -267,6 +280,23 @@ class gpu_backend final : public prover_backend {
     return out;
   }
 
+  // A prover per device from the device copies of |r|, config as prover_for
+  // would give it (B_G2 on the GPU: the queries include it).
+  std::vector<std::shared_ptr<groth16::gpu_prover>> make_resident_provers(const gpu_resident& r,
+                                                                          const r1cs::r1cs_shape& shape) const {
+    std::vector<std::shared_ptr<groth16::gpu_prover>> out;
+    for (std::size_t d = 0; d < _ordinals.size(); ++d) {
+      groth16::gpu_prover_config cfg;
+      cfg.device = _ordinals[d];
+      cfg.b_g2_on_cpu = false;
+      cfg.vram_margin_bytes = _opts.vram_margin_bytes;
+      // non-owning: the SRS entry owns the shape and outlives its device copies
+      std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});
+      out.push_back(std::make_shared<groth16::gpu_prover>(r.per_device.at(d), std::move(sh), cfg));
+    }
+    return out;
+  }
+
   // Device bytes a resident prover of this circuit needs (queries, the
   // matrices, per-proof vectors); a lower bound of gpu_prover's own test.
   std::uint64_t resident_estimate(const groth16::parameters& p, const r1cs::r1cs_shape& s) const {
@@ -288,6 +318,11 @@ class gpu_backend final : public prover_backend {
     // destructor (forget) takes the lock after this scope released it
     std::shared_ptr<gpu_resident> resident;
     std::lock_guard lock(_mutex);
+    for (const auto& [key, weak] : _resident) {
+      if (key != &params) continue;
+      if ((resident = weak.lock()) && device < resident->provers.size()) return resident->provers[device];
+      break;
+    }
     for (auto it = _cache.begin(); it != _cache.end(); ++it) {
       if (it->device != device || it->params != &params || it->shape != &shape) continue;
       if (it->fp == fp) return it->prover;
@@ -318,6 +353,9 @@ class gpu_backend final : public prover_backend {
         break;
       }
     }
+    if (!prover && !shape.has_matrices())
+      throw std::logic_error("gpu backend: the shape's host matrices were released but no prover of this circuit "
+                             "is resident on device " + std::to_string(ord));
     if (!prover) {
       std::shared_ptr<const groth16::parameters> p(&params, [](const groth16::parameters*) {});
       std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});
