@@ -25,7 +25,7 @@
 // then the uncoded upload of the same witness (the baseline).
 // Usage: cuzk_gpu_bench [prim] [ntt] [msm] [prove] [spmv] [upload] [--lg-min N] [--lg-max N]
 //                       [--reps N] [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--spmv-sector S]...
-//                       [--upload-values N] [--json]
+//                       [--upload-values N] [--affine K]... [--json]
 // Inputs are uniformly random (never zeros), generated once per size on the
 // host; an NTT is applied in place repeatedly (values stay random).
 // A correctness spot check runs first (intt(ntt(x)) == x for the NTT at each
@@ -34,9 +34,11 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuzk/circuits/fallback_post.hpp>
@@ -77,6 +79,9 @@ struct options {
   int lg_min = -1, lg_max = -1, reps = 10, lg_max_g2 = 24;
   std::vector<int> prove_lgs{20, 24};
   std::vector<int> sweep_lgs;  // sizes at which to time every window width
+  // --affine K: G1 also timed with CUZK_MSM_AFFINE=K (0: XYZZ level 0; 16,
+  // 32: batch-affine with K segments per thread), each checked first
+  std::vector<std::string> affine_ks;
 };
 
 struct stats {
@@ -261,6 +266,23 @@ void bench_msm_group(const options& o, const char* name, int lg_min, int lg_max,
         report(o, nm.c_str(), unsigned(lg),
                time_it([&] { (void)ctx.run_device(d_scalars.data(), n, 0, c); }, s, 3, 1), 3);
       }
+    }
+    if constexpr (std::is_same_v<F, cuzk::ff::fp>) {
+      for (const std::string& kk : o.affine_ks) {
+        setenv("CUZK_MSM_AFFINE", kk.c_str(), 1);
+        if (lg == lg_min) {
+          const std::size_t nc = std::min<std::size_t>(n, std::size_t(1) << 20);
+          if (!(ctx.run(k.first(nc)) == cuzk::msm::msm<F>(p.first(nc), k.first(nc)))) {
+            std::printf("%s 2^%d CUZK_MSM_AFFINE=%s: GPU != CPU\n", name, lg, kk.c_str());
+            unsetenv("CUZK_MSM_AFFINE");
+            return;
+          }
+        }
+        const std::string nm = std::string(name) + "_dev_affine" + kk;
+        report(o, nm.c_str(), unsigned(lg),
+               time_it([&] { (void)ctx.run_device(d_scalars.data(), n); }, s, o.reps), o.reps);
+      }
+      unsetenv("CUZK_MSM_AFFINE");
     }
     const std::string dev = std::string(name) + "_dev", host = std::string(name) + "_host";
     report(o, dev.c_str(), unsigned(lg),
@@ -595,12 +617,13 @@ int main(int argc, char** argv) {
     else if (a == "--prove-lg" && i + 1 < argc) o.prove_lgs = {std::atoi(argv[++i])};
     else if (a == "--sweep-window" && i + 1 < argc) o.sweep_lgs.push_back(std::atoi(argv[++i]));
     else if (a == "--json") o.json = true;
+    else if (a == "--affine" && i + 1 < argc) o.affine_ks.push_back(argv[++i]);
     else if (a == "--lg-min" && i + 1 < argc) o.lg_min = std::atoi(argv[++i]);
     else if (a == "--lg-max" && i + 1 < argc) o.lg_max = std::atoi(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "usage: %s [prim] [ntt] [msm] [prove] [spmv] [--lg-min N] [--lg-max N] [--reps N]\n"
-                   "          [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]...\n"
+                   "          [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]... [--affine K]...\n"
                    "          [--spmv-sector 2KiB|8MiB|512MiB|32GiB|64GiB]... [upload] [--upload-values N]\n"
                    "          [--json]\n",
                    argv[0]);

@@ -6,7 +6,11 @@
 // G/s, G1 mixed (XYZZ += affine) addition 2.63 G/s.
 //
 // fp_mul_self (x * x through the multiplication) shows what the dedicated
-// squaring saves.
+// squaring saves. fp_inv / fr_inv time the variable-time device inversion
+// (ff/detail/cuda_inverse.cuh) and fp_inv_fermat its constant-time baseline
+// a^(p-2); each is also printed as "inverse in multiplications" = the
+// field's mul rate / the inversion rate, the figure the batch-affine MSM's
+// choice of batch size K rests on.
 // Method: every thread runs |iters| dependent steps on kChains independent
 // values (so the scheduler has some instruction-level parallelism, as in a
 // real kernel), over a grid of 16 blocks of 256 threads per SM; each case
@@ -15,7 +19,9 @@
 // points (L1-resident) into an XYZZ accumulator with the complete mixed
 // addition of ec/xyzz.hpp, the formula the MSM's bucket loop runs. Results
 // are written out so that nothing is optimised away; values are random
-// Montgomery elements, never zeros.
+// Montgomery elements, never zeros. An inversion case runs one chain per
+// thread, x <- x^-1 (x and x^-1 alternate, both random), so a warp takes as
+// long as its slowest lane, as in a kernel.
 // Rate = threads * iters * chains / median time.
 
 #include <algorithm>
@@ -29,6 +35,7 @@
 #include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
+#include <cuzk/ff/detail/cuda_inverse.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
 
@@ -58,6 +65,19 @@ __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int ite
 #pragma unroll
   for (int c = 1; c < kChains; ++c) x[0] = x[0] + x[c];
   out[t] = x[0];
+}
+
+/// One inversion chain per thread: x <- x^-1, |iters| times.
+template <class D, bool Fermat>
+__global__ void __launch_bounds__(256) inv_kernel(const D* in, D* out, int iters) {
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  D x = in[t % 4096];
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i) {
+    if constexpr (Fermat) x = gpu::inverse_fermat(x);
+    else x = gpu::inverse(x);
+  }
+  out[t] = x;
 }
 
 /// One XYZZ accumulator per thread; the table is in global memory (cached).
@@ -109,6 +129,15 @@ inline void print_rate(const char* what, const rate& r, double sppark, bool json
   std::fflush(stdout);
 }
 
+/// An inversion's cost in multiplications of its field: mul rate / inversion rate.
+inline void print_inv_ratio(const char* what, const rate& inv, const rate& mul, bool json) {
+  const double ratio = mul.g_per_s / inv.g_per_s;
+  std::printf("prim %-10s inverse in multiplications: %.1f\n", what, ratio);
+  if (json)
+    std::printf("{\"bench\":\"prim_%s_in_mul\",\"ratio\":%.2f}\n", what, ratio);
+  std::fflush(stdout);
+}
+
 /// Random host elements of F (4096 of them) as the device type D.
 template <class F, class D>
 gpu::device_buffer<D> random_elements(std::mt19937_64& rng, cudaStream_t s) {
@@ -138,25 +167,42 @@ inline void run(int reps, bool json) {
   cudaStream_t s = st.get();
   std::mt19937_64 rng(42);
   const int field_iters = 256, g1_iters = 64, g2_iters = 16;
+  // ~30 and ~460 multiplications each: about the work of a field case
+  const int inv_iters = 32, fermat_iters = 2;
 
   auto fp_in = random_elements<ff::fp, gpu::fp_d>(rng, s);
   auto fr_in = random_elements<ff::fr, gpu::fr_d>(rng, s);
   gpu::device_buffer<gpu::fp_d> fp_out{std::size_t(n_threads)};
   gpu::device_buffer<gpu::fr_d> fr_out{std::size_t(n_threads)};
-  const double field_ops = n_threads * field_iters * kChains;
-  auto field_case = [&](const char* name, auto kernel, auto& in, auto& out, double sppark) {
-    print_rate(name,
-               time_rate([&] {
-                 kernel<<<blocks, threads, 0, s>>>(in.data(), out.data(), field_iters);
-                 CUZK_CUDA_CHECK_LAUNCH();
-               }, field_ops, reps, s),
-               sppark, json);
+  auto field_case = [&](const char* name, auto kernel, auto& in, auto& out, double sppark,
+                        int iters, int chains) {
+    const rate r = time_rate([&] {
+      kernel<<<blocks, threads, 0, s>>>(in.data(), out.data(), iters);
+      CUZK_CUDA_CHECK_LAUNCH();
+    }, n_threads * iters * chains, reps, s);
+    print_rate(name, r, sppark, json);
+    return r;
   };
-  field_case("fp_mul", field_kernel<gpu::fp_d, field_op::mul>, fp_in, fp_out, 27.0);
-  field_case("fp_sqr", field_kernel<gpu::fp_d, field_op::sqr>, fp_in, fp_out, 33.5);
-  field_case("fp_mul_self", field_kernel<gpu::fp_d, field_op::mul_self>, fp_in, fp_out, 0);
-  field_case("fr_mul", field_kernel<gpu::fr_d, field_op::mul>, fr_in, fr_out, 59.1);
-  field_case("fr_sqr", field_kernel<gpu::fr_d, field_op::sqr>, fr_in, fr_out, 0);
+  using gpu::fp_d;
+  using gpu::fr_d;
+  const rate fp_mul = field_case("fp_mul", field_kernel<fp_d, field_op::mul>, fp_in, fp_out, 27.0,
+                                 field_iters, kChains);
+  field_case("fp_sqr", field_kernel<fp_d, field_op::sqr>, fp_in, fp_out, 33.5, field_iters,
+             kChains);
+  field_case("fp_mul_self", field_kernel<fp_d, field_op::mul_self>, fp_in, fp_out, 0, field_iters,
+             kChains);
+  const rate fr_mul = field_case("fr_mul", field_kernel<fr_d, field_op::mul>, fr_in, fr_out, 59.1,
+                                 field_iters, kChains);
+  field_case("fr_sqr", field_kernel<fr_d, field_op::sqr>, fr_in, fr_out, 0, field_iters, kChains);
+  const rate fp_inv =
+      field_case("fp_inv", inv_kernel<fp_d, false>, fp_in, fp_out, 0, inv_iters, 1);
+  print_inv_ratio("fp_inv", fp_inv, fp_mul, json);
+  const rate fp_fermat =
+      field_case("fp_inv_fermat", inv_kernel<fp_d, true>, fp_in, fp_out, 0, fermat_iters, 1);
+  print_inv_ratio("fp_inv_fermat", fp_fermat, fp_mul, json);
+  const rate fr_inv =
+      field_case("fr_inv", inv_kernel<fr_d, false>, fr_in, fr_out, 0, inv_iters, 1);
+  print_inv_ratio("fr_inv", fr_inv, fr_mul, json);
 
   const auto g1_pts = random_points<ff::fp>(rng);
   const auto g2_pts = random_points<ff::fp2>(rng);

@@ -33,7 +33,10 @@
 //     witness) all land in bucket 1 of window 0 and are spread over many
 //     threads this way, as are duplicated scalars. Level-0 segments are
 //     taken longest first (a CUB radix sort of ~9-bit lengths), so the
-//     lanes of a warp do nearly equal work.
+//     lanes of a warp do nearly equal work. Large G1 MSMs of random
+//     scalars run level 0 by batch-affine additions instead
+//     (msm_affine_kernels.cuh: 5M + 1S per addition and a share of one
+//     inversion, against 8M + 2S), with the same outputs.
 //  5. reduce_buckets_kernel: sum_d d S_d per window by running sums over
 //     chunks of buckets, then per block a shared-memory tree and a suffix
 //     scan, which replace each thread's multiplication by its chunk's
@@ -78,6 +81,7 @@
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
 
+#include "msm_affine_kernels.cuh"
 #include "msm_kernels.cuh"
 
 namespace cuzk::msm {
@@ -137,6 +141,33 @@ std::uint32_t partial_segment() {
     return v >= 2 ? std::uint32_t(v) : std::uint32_t(tune::partial_segment);
   }();
   return cap;
+}
+
+/// Segments per thread of the batch-affine level 0 for an MSM over F with
+/// |segments| level-0 segments (plan::seg0) of |mix| scalars, 0 for the XYZZ
+/// kernel. By default (tuning::msm::affine_by_default) G1 random-scalar
+/// MSMs with at least tuning::msm::affine_min_threads threads take it with
+/// tuning::msm::affine_batch; CUZK_MSM_AFFINE (read at every MSM, so tests
+/// may change it between runs) = 0 turns it off, = 16 or 32 forces it
+/// with that K at any size (tuning runs, and tests at small sizes).
+template <class F>
+unsigned affine_batch_for(std::size_t segments, gpu_scalar_mix mix) {
+  if constexpr (!std::is_same_v<F, ff::fp>) return 0;
+  const char* e = std::getenv("CUZK_MSM_AFFINE");
+  if (e && *e) {
+    const long v = std::atol(e);
+    return v == 16 || v == 32 ? unsigned(v) : 0;
+  }
+  if (!tune::affine_by_default || mix != gpu_scalar_mix::random) return 0;
+  return segments / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
+}
+
+/// Accumulators the batch-affine level 0 needs (one per segment, rounded
+/// up to whole blocks of threads).
+std::size_t affine_accumulators(std::size_t segments, unsigned k) {
+  if (!k) return 0;
+  const std::size_t per_block = std::size_t(tune::affine_threads) * k;
+  return ceil_div(segments, per_block) * per_block;
 }
 
 /// Everything sized from (n, c, point size) alone, so the host knows every
@@ -325,14 +356,18 @@ struct gpu_msm_workspace::impl {
   std::size_t l2_bytes = 0;                    // of |device|, read once
   gpu::device_buffer<std::uint32_t> seg_keys, seg_keys_sorted, seg_order_in, seg_order;
   gpu::device_buffer<uint4> buckets, part_a, part_b, block_sums;
+  gpu::device_buffer<uint4> accs;  // the batch-affine level 0's accumulators
   gpu::device_buffer<unsigned char> temp;
   gpu::device_buffer<unsigned long long> counter;
 
   explicit impl(int dev) : device(dev) {}
 
   /// Scratch for |p|; the pair buffer (up to tune::partition_pair_bytes)
-  /// only when some batch takes the partitioned scatter.
-  void reserve(const plan& p, bool partitioned) {
+  /// only when some batch takes the partitioned scatter, the affine
+  /// accumulators only when level 0 is batch-affine (|affine_k| segments per
+  /// thread).
+  void reserve(const plan& p, bool partitioned, unsigned affine_k) {
+    if (affine_k) grow(accs, affine_accumulators(p.seg0, affine_k) * (sizeof(affine_d<fp_d>) / 16));
     grow(entries, p.entries);
     if (partitioned) {
       grow(pairs, p.pairs);
@@ -369,7 +404,7 @@ struct gpu_msm_workspace::impl {
     for (auto* a : {&entries, &cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b, &seg_keys,
                     &seg_keys_sorted, &seg_order_in, &seg_order})
       b += a->bytes();
-    for (auto* a : {&buckets, &part_a, &part_b, &block_sums}) b += a->bytes();
+    for (auto* a : {&buckets, &part_a, &part_b, &block_sums, &accs}) b += a->bytes();
     return b;
   }
 
@@ -413,7 +448,8 @@ struct gpu_msm_workspace::impl {
       scatters.push_back(plan_scatter(p, w_first, w_end, per_bin, forced != 0));
       partitioned |= scatters.back().partitioned;
     }
-    reserve(p, partitioned);
+    const unsigned affine_k = affine_batch_for<F>(p.seg0, mix);
+    reserve(p, partitioned, affine_k);
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
     xyzz_t* d_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
     phase_timer phases;
@@ -426,7 +462,7 @@ struct gpu_msm_workspace::impl {
                                   w_first, w_count};
       sort_batch(bv, p, nb, scatters[bt], per_bin, s, phases);
       phases.mark(s, "scatter");
-      sum_buckets<F>(d_bases, p, nb, d_buckets, s, phases);
+      sum_buckets<F>(d_bases, p, nb, d_buckets, affine_k, s, phases);
       phases.mark(s, "levels");
       const unsigned rt = 1u << p.lg_rt;
       const dim3 grid(unsigned(p.per_window_sums()), w_count);
@@ -561,10 +597,32 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK_LAUNCH();
   }
 
+  /// The batch-affine level 0 with K = |k| segments per thread.
+  void launch_affine(unsigned k, const affine_d<fp_d>* d_bases, std::uint32_t bound,
+                     const detail::level_view& lv, xyzz_d<fp_d>* d_buckets, xyzz_d<fp_d>* pa,
+                     cudaStream_t s) {
+    const unsigned blocks = unsigned(affine_accumulators(bound, k) / (std::size_t(tune::affine_threads) * k));
+    auto* a = reinterpret_cast<affine_d<fp_d>*>(accs.data());
+    switch (k) {
+      case 16:
+        detail::accumulate_affine_kernel<16><<<blocks, tune::affine_threads, 0, s>>>(
+            d_bases, entries.data(), seg_order.data(), bound, lv, a, d_buckets, pa);
+        break;
+      case 32:
+        detail::accumulate_affine_kernel<32><<<blocks, tune::affine_threads, 0, s>>>(
+            d_bases, entries.data(), seg_order.data(), bound, lv, a, d_buckets, pa);
+        break;
+      default:
+        throw std::logic_error("cuzk::msm gpu: batch-affine K " + std::to_string(k));
+    }
+  }
+
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
+  /// Level 0 by batch-affine additions when |affine_k| (G1 only).
   template <class F>
   void sum_buckets(const affine_d<fd_of<F>>* d_bases, const plan& p, std::size_t nb,
-                   xyzz_d<fd_of<F>>* d_buckets, cudaStream_t s, phase_timer& ph) {
+                   xyzz_d<fd_of<F>>* d_buckets, unsigned affine_k, cudaStream_t s,
+                   phase_timer& ph) {
     using Fd = fd_of<F>;
     using xyzz_t = xyzz_d<Fd>;
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, nb * sizeof(xyzz_t), s));
@@ -588,10 +646,20 @@ struct gpu_msm_workspace::impl {
         temp.data(), tb, seg_keys.data(), seg_keys_sorted.data(), seg_order_in.data(),
         seg_order.data(), int(bound), 0, key_bits(cap), s));
     ph.mark(s, "segments");
-    detail::accumulate_points_kernel<Fd>
-        <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
-            d_bases, entries.data(), seg_order.data(), bound,
-            detail::level_view{in_off, seg_off.data(), out_off, nb32, cap}, d_buckets, pa);
+    const detail::level_view lv0{in_off, seg_off.data(), out_off, nb32, cap};
+    if constexpr (std::is_same_v<F, ff::fp>) {
+      if (affine_k) {
+        launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
+      } else {
+        detail::accumulate_points_kernel<Fd>
+            <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
+                d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
+      }
+    } else {
+      detail::accumulate_points_kernel<Fd>
+          <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
+              d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
+    }
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "level0");
     // later levels: the partial sums, ping-pong between part_a and part_b
@@ -800,7 +868,9 @@ std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits) {
   // (that choice needs the device's L2 size)
   const std::size_t words =
       p.entries + 2 * p.pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
-  const std::size_t points = p.nb + p.part_a + p.part_b + p.sums();
+  // the batch-affine level 0's accumulators (affine: half an XYZZ point)
+  const std::size_t points = p.nb + p.part_a + p.part_b + p.sums() +
+                             affine_accumulators(p.seg0, affine_batch_for<F>(p.seg0, gpu_scalar_mix::random)) / 2;
   // CUB's scratch: the segment sort's is about one more copy of its keys
   // and values; the scans' a few bytes per 1 K items; plus slack
   const std::size_t cub = 8 * p.seg0 + (p.nb + 1) / 64 + (std::size_t(1) << 20);

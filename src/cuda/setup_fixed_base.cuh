@@ -3,7 +3,7 @@
 // The fixed-base kernel template behind setup_fixed_base.hpp (included by
 // setup_fixed_base_g1.cu and setup_fixed_base_g2.cu only).
 // Per point: ~32 x (8M + 2S) for the additions (zero digits skipped), ~8 M
-// for the affine conversion and 1/K of an inversion (~570 M), in the
+// for the affine conversion and 1/K of an inversion (~25 M), in the
 // group's field (K points per thread share one inversion: Montgomery's
 // trick, ec/detail/batch_affine.hpp); table reads are 8160 random affine
 // points per group (0.8 MB G1, 1.6 MB G2), L2-resident.
@@ -49,7 +49,7 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
     }
     ec::detail::xyzz_fraction(acc, px[j], py[j], d[j]);
   }
-  ec::detail::finish_affine<K>(px, py, d, prefix, [](const Fd& a) { return inverse<Fd>(a); });
+  ec::detail::finish_affine<K>(px, py, d, prefix, [](const Fd& a) { return invert<Fd>(a); });
 #pragma unroll 1
   for (int j = 0; j < K; ++j) {
     const std::uint64_t i = first + std::uint64_t(j) * Threads;

@@ -7,11 +7,13 @@
 // zero, all one, all equal: one hot bucket per window); every window width
 // the API accepts at 2^12; the one-shot entry point; argument errors; the
 // count of multi-digit scalars and the sparse window on a witness mix; the
-// direct and the partitioned scatter on both sides of their threshold.
+// direct and the partitioned scatter on both sides of their threshold; the
+// batch-affine level 0 with every K on random and degenerate inputs.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <memory>
 #include <random>
 #include <stdexcept>
@@ -269,6 +271,73 @@ TEST(GpuMsm, PartitionedAndDirectScatterMatchCpu) {
       expect_same(ctx.run(ones), want_ones, "all one" + at);
     }
   }
+}
+
+// The batch-affine level 0 (msm_affine_kernels.cuh; off by default,
+// tuning::msm::affine_by_default): CUZK_MSM_AFFINE forces it with each K at
+// small sizes, so every K runs whatever the default. Besides random scalars: the additions a batch cannot take,
+// done one by one with the complete formula (an accumulator at infinity
+// after P + (-P), infinity bases, equal x: every base the same point, so
+// every addition is a doubling, and P, -P pairs with equal scalars), the
+// witness mix and all-equal scalars (one bucket per window holding every
+// term).
+void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_64& rng) {
+  struct env_guard {
+    ~env_guard() { unsetenv("CUZK_MSM_AFFINE"); }
+  } restore;
+  for (const std::size_t n : sizes) {
+    std::vector<g1_affine> mixed(pool().begin(), pool().begin() + std::ptrdiff_t(n));
+    auto random = cuzk::test::random_elements<fr>(n, rng);
+    random[0] = fr::zero();
+    random[n - 1] = -fr::one();
+    if (n > 2) random[n / 2] = fr::one();
+    std::vector<fr> pairs = random, equal(n, fr::random(rng)), witness(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned u = unsigned(rng() % 100);
+      witness[i] = u < 51 ? fr::zero() : u < 97 ? fr::one() : fr::random(rng);
+      const unsigned b = unsigned(rng() % 16);
+      if (b == 0) mixed[i] = g1_affine::identity();
+      else if (b == 1 && i > 0) mixed[i] = mixed[rng() % i];
+      else if (b == 2 && i > 0) mixed[i] = -mixed[i - 1], pairs[i] = pairs[i - 1];
+    }
+    const std::vector<g1_affine> same(n, pool()[11]);
+    const std::span<const g1_affine> plain(pool().data(), n);
+    struct case_t {
+      const char* name;
+      std::span<const g1_affine> bases;
+      const std::vector<fr>* scalars;
+      unsigned c;
+    };
+    const case_t cases[] = {{"random", plain, &random, 0},     {"random c=9", plain, &random, 9},
+                            {"mixed bases", mixed, &pairs, 0}, {"same base", same, &random, 0},
+                            {"witness mix", mixed, &witness, 0}, {"all equal", plain, &equal, 0}};
+    for (const case_t& cs : cases) {
+      const g1_jacobian want = msm::msm<fp>(cs.bases, *cs.scalars);
+      msm::gpu_msm_context ctx;
+      ctx.upload_bases(cs.bases);
+      for (const char* k : {"16", "32"}) {
+        setenv("CUZK_MSM_AFFINE", k, 1);
+        expect_same(ctx.run(*cs.scalars, cs.c), want,
+                    std::string(cs.name) + " n=" + std::to_string(n) + " K=" + k);
+      }
+      setenv("CUZK_MSM_AFFINE", "0", 1);
+      expect_same(ctx.run(*cs.scalars, cs.c), want,
+                  std::string(cs.name) + " n=" + std::to_string(n) + " XYZZ level 0");
+    }
+  }
+}
+
+// The small sizes alone: the memcheck run's case.
+TEST(GpuMsm, BatchAffineLevelZeroSmallMatchesCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.BatchAffineLevelZeroSmallMatchesCpu"));
+  check_batch_affine({std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
+}
+
+TEST(GpuMsm, BatchAffineLevelZeroMatchesCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.BatchAffineLevelZeroMatchesCpu"));
+  check_batch_affine({std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
 }
 
 // Bases that live in device memory owned by someone else (parameters made

@@ -90,6 +90,28 @@ struct msm {
   /// against ~77 ps direct (the 2^27 H MSM at one window per stage: 64 ms
   /// per five-window batch, 52 direct; 2^24 in two stages: 12 ms, 22 direct).
   static constexpr double partition_pass_cost = 1.55;
+  /// Level 0 by batch-affine additions (src/cuda/msm_affine_kernels.cuh),
+  /// G1 MSMs of random scalars only: whether the default takes it, threads
+  /// per block, resident blocks per SM asked for (a register cap), segments
+  /// per thread (K: the additions that share one inversion), and the least
+  /// number of threads (segments / K) for which it is taken: below that the
+  /// XYZZ kernel's K times more threads fill the device better.
+  /// CUZK_MSM_AFFINE=0 turns it off, =16/32 forces K (tuning runs, tests;
+  /// K = 8 was slower than both at every size from 2^23 on).
+  /// Off by default: on the H200 (2026-12-03) level 0
+  /// of a five-window 2^27 batch took 272.7 / 302.5 / 290.5 ms at K = 16 / 8
+  /// / 32 against 261.6 by XYZZ additions, and the whole MSM 887.6 / 953.2 /
+  /// 933.8 against 844.2 (2^22: 59.0 / 47.0 / 92.9 against 33.1); only 2^25
+  /// at K = 32 gained (201.1 against 212.1). Asking the L2 for each round's
+  /// points and accumulators ahead (prefetch.global.L2) made it slower
+  /// (2^27: 951.1 at K = 16). Its ~30% fewer multiplications wait on memory:
+  /// ~480 bytes per addition through local and global memory at 16 warps per
+  /// SM (bench/RESULTS.md 2026-12-03).
+  static constexpr bool affine_by_default = false;
+  static constexpr unsigned affine_threads = 128;
+  static constexpr unsigned affine_min_blocks = 4;
+  static constexpr unsigned affine_batch = 16;
+  static constexpr std::size_t affine_min_threads = std::size_t(1) << 16;
 };
 static_assert(msm::min_window >= 2 && msm::max_window <= 24 && msm::min_window <= msm::max_window);
 static_assert(msm::min_explicit_window >= 2 && msm::min_explicit_window <= msm::min_window);
@@ -98,6 +120,8 @@ static_assert(is_pow2(msm::digit_threads) && is_pow2(msm::accumulate_threads) &&
 static_assert(msm::bucket_segment >= 2 && msm::partial_segment >= 2);
 static_assert(is_pow2(msm::partition_threads) && msm::partition_threads % 32 == 0 &&
               msm::partition_terms_per_thread >= 1);
+static_assert(is_pow2(msm::affine_threads) && msm::affine_threads % 32 == 0 &&
+              (msm::affine_batch == 16 || msm::affine_batch == 32));
 
 /// R1CS SpMV (a = A·w, b = B·w; src/cuda/spmv.cu, cuzk/r1cs/spmv_gpu.hpp).
 /// First values from the PoRep row lengths (2 KiB partition, A: 99.4% of
