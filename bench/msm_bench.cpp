@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // CPU MSM: G1 at 2^16..2^22 and G2 at 2^16..2^20 terms, random scalars
 // (no trivial ones), all threads. Bases are consecutive multiples built by
-// additions and one batch normalization, so setup stays cheap.
+// additions and one batch normalization, so setup stays cheap. The *_jacobian
+// cases fill the buckets by Jacobian mixed additions (config::batch_affine
+// off), the others by batch-affine additions where the window is wide
+// enough (the default).
 #include <benchmark/benchmark.h>
 
 #include <map>
@@ -35,7 +38,7 @@ const std::vector<ec::affine<F>>& bases(std::size_t n) {
   return v;
 }
 
-template <class F>
+template <class F, bool BatchAffine>
 void bm_msm(benchmark::State& state) {
   const std::size_t n = std::size_t(1) << state.range(0);
   const auto& b = bases<F>(n);
@@ -43,14 +46,16 @@ void bm_msm(benchmark::State& state) {
   std::vector<ff::fr> s(n);
   for (auto& x : s) x = ff::fr::random(rng);
   for (auto _ : state) {
-    auto r = msm::msm<F>(b, s);
+    auto r = msm::msm<F>(b, s, msm::config{.batch_affine = BatchAffine});
     benchmark::DoNotOptimize(r);
   }
 }
 
 }  // namespace
 
-BENCHMARK(bm_msm<cuzk::ff::fp>)->Name("msm_g1")->DenseRange(16, 22, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(bm_msm<cuzk::ff::fp2>)->Name("msm_g2")->DenseRange(16, 20, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_msm<cuzk::ff::fp, true>)->Name("msm_g1")->DenseRange(16, 22, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_msm<cuzk::ff::fp, false>)->Name("msm_g1_jacobian")->DenseRange(16, 22, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_msm<cuzk::ff::fp2, true>)->Name("msm_g2")->DenseRange(16, 20, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_msm<cuzk::ff::fp2, false>)->Name("msm_g2_jacobian")->DenseRange(16, 20, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 BENCHMARK_MAIN();

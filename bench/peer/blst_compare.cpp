@@ -2,23 +2,32 @@
 // Side-by-side timing of cuzk and blst on the same machine, same process:
 // field mul/sqr, Fp/Fr inverse (against both of blst's), G1 mixed add and
 // double, G1 to affine (one and 64 points), G1/G2 scalar mul, one pairing.
+// `blst-compare msm`: G1 MSM at 2^16 / 2^18 / 2^20 and G2 at 2^16 / 2^18
+// against blst_p1s_mult_pippenger / blst_p2s_mult_pippenger on the same
+// points and scalars, both on one thread (blst's Pippenger is
+// single-threaded; cuzk's TBB pool is capped at 1 for the comparison), each
+// result checked against the other; median [min, max] of 5 after a warm-up.
 // Built only when CMake is given -DCUZK_BLST_DIR=<blst checkout with
 // libblst.a built> (blst is a peer to measure against, not a dependency).
 // Reports median [min, max] ns per call over 9 rounds after a warm-up, and
 // the cuzk/blst ratio of medians.
 #include <blst.h>
+#include <tbb/global_control.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstring>
 #include <cstdio>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <cuzk/ec/batch_normalize.hpp>
 #include <cuzk/ec/bls12_381.hpp>
 #include <cuzk/ec/pairing.hpp>
+#include <cuzk/msm/msm.hpp>
 
 namespace {
 
@@ -45,9 +54,91 @@ void row(const char* name, timing ours, timing peer) {
               ours.min, ours.max, peer.median, peer.min, peer.max, ours.median / peer.median);
 }
 
+timing time_runs(const std::function<void()>& op, int runs) {
+  op();  // warm-up
+  std::vector<double> v;
+  for (int r = 0; r < runs; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    op();
+    v.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  }
+  std::sort(v.begin(), v.end());
+  return {v[v.size() / 2], v.front(), v.back()};
+}
+
+/// n points: consecutive multiples of a random point, one batch normalisation.
+template <class F>
+std::vector<cuzk::ec::affine<F>> chain_points(std::size_t n, std::mt19937_64& rng) {
+  using J = cuzk::ec::jacobian<F>;
+  std::vector<J> proj(n);
+  J p = cuzk::ec::mul(J::generator(), cuzk::ff::fr::random(rng));
+  const J step = cuzk::ec::mul(J::generator(), cuzk::ff::fr::random(rng));
+  for (auto& x : proj) {
+    x = p;
+    p += step;
+  }
+  std::vector<cuzk::ec::affine<F>> out(n);
+  cuzk::ec::batch_to_affine<F>(proj, out);
+  return out;
+}
+
+/// One MSM row: cuzk::msm::msm against blst's Pippenger (Blst: blst_p1 or
+/// blst_p2 types), milliseconds; the results compared as affine bytes.
+template <class F, class BAff, class BProj, class Scratch, class Mult, class ToAff>
+void msm_row(const char* name, std::size_t n, std::mt19937_64& rng, Scratch scratch_sizeof,
+             Mult mult, ToAff to_affine) {
+  using namespace cuzk;
+  const auto pts = chain_points<F>(n, rng);
+  std::vector<ff::fr> k(n);
+  std::vector<std::uint8_t> kb(32 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    k[i] = ff::fr::random(rng);
+    k[i].to_bytes_le(&kb[32 * i]);
+  }
+  static_assert(sizeof(BAff) == sizeof(ec::affine<F>));  // same Montgomery bytes, infinity (0, 0)
+  std::vector<const BAff*> pp(n);
+  std::vector<const std::uint8_t*> kp(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    pp[i] = reinterpret_cast<const BAff*>(&pts[i]);
+    kp[i] = &kb[32 * i];
+  }
+  std::vector<std::uint64_t> scratch(scratch_sizeof(n) / 8 + 1);
+  ec::jacobian<F> ours;
+  BProj theirs;
+  const timing t_ours = time_runs([&] { ours = msm::msm<F>(pts, k); }, 5);
+  const timing t_theirs = time_runs(
+      [&] { mult(&theirs, pp.data(), n, kp.data(), 255, reinterpret_cast<limb_t*>(scratch.data())); }, 5);
+  BAff ta;
+  to_affine(&ta, &theirs);
+  const ec::affine<F> oa = ours.to_affine();
+  const bool same = std::memcmp(&ta, &oa, sizeof(ta)) == 0;
+  std::printf("| %-6s 2^%-2u | %9.1f [%.1f, %.1f] | %9.1f [%.1f, %.1f] | %5.2f |%s\n", name,
+              unsigned(std::bit_width(n) - 1), t_ours.median, t_ours.min, t_ours.max, t_theirs.median,
+              t_theirs.min, t_theirs.max, t_ours.median / t_theirs.median, same ? "" : " RESULTS DIFFER");
+}
+
+int msm_main() {
+  using namespace cuzk;
+  std::mt19937_64 rng(8);
+  const tbb::global_control one_thread(tbb::global_control::max_allowed_parallelism, 1);
+  std::printf("MSM, one thread, random scalars\n\n");
+  std::printf("| MSM        | cuzk ms median [min, max] | blst ms median [min, max] | ratio |\n");
+  std::printf("|---|---|---|---|\n");
+  for (const unsigned lg : {16u, 18u, 20u})
+    msm_row<ff::fp, blst_p1_affine, blst_p1>("G1", std::size_t(1) << lg, rng,
+                                             blst_p1s_mult_pippenger_scratch_sizeof,
+                                             blst_p1s_mult_pippenger, blst_p1_to_affine);
+  for (const unsigned lg : {16u, 18u})
+    msm_row<ff::fp2, blst_p2_affine, blst_p2>("G2", std::size_t(1) << lg, rng,
+                                              blst_p2s_mult_pippenger_scratch_sizeof,
+                                              blst_p2s_mult_pippenger, blst_p2_to_affine);
+  return 0;
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "msm") return msm_main();
   using namespace cuzk;
   std::mt19937_64 rng(7);
   std::printf("cuzk ADX path: %s\n\n", ff::detail::use_adx ? "on" : "off");

@@ -64,6 +64,49 @@ TYPED_TEST(msm_test, equals_naive_sum_with_special_scalars_duplicates_and_infini
   }
 }
 
+// Windows of at least 128 buckets fill them by batch-affine additions
+// (src/cpu/affine_buckets.hpp): against the naive sum and the Jacobian
+// buckets, with the additions a batch cannot take (a bucket twice in one
+// batch, equal x: P + P and P + (-P), infinity bases) on purpose: all
+// scalars equal (every term in one bucket per window), a repeated base with
+// equal scalars, P / -P pairs, and random scalars with planted 0, 1, r - 1.
+TYPED_TEST(msm_test, batch_affine_buckets_match_naive_and_jacobian) {
+  using J = TypeParam;
+  using A = typename J::affine_type;
+  std::mt19937_64 rng(cuzk::test::test_seed("msm-batch-affine"));
+  const std::size_t n = 1500;
+  const auto bases = random_bases<J>(rng, n);
+  std::vector<fr> random;
+  for (std::size_t i = 0; i < n; ++i) random.push_back(fr::random(rng));
+  random[0] = fr::zero(), random[1] = fr::one(), random[2] = -fr::one();
+  std::vector<A> mixed = bases;
+  std::vector<fr> pairs = random;
+  for (std::size_t i = 3; i < n; ++i) {
+    const unsigned k = unsigned(rng() % 8);
+    if (k == 0) mixed[i] = A::identity();
+    else if (k == 1) mixed[i] = mixed[i - 1], pairs[i] = pairs[i - 1];   // P + P in one bucket
+    else if (k == 2) mixed[i] = -mixed[i - 1], pairs[i] = pairs[i - 1];  // P + (-P)
+  }
+  const std::vector<fr> equal(n, fr::random(rng));
+  const std::vector<A> same(n, bases[5]);
+  struct case_t {
+    const char* name;
+    const std::vector<A>* b;
+    const std::vector<fr>* k;
+  };
+  for (const case_t& cs : {case_t{"random", &bases, &random}, case_t{"mixed bases", &mixed, &pairs},
+                           case_t{"all equal", &bases, &equal}, case_t{"same base", &same, &random}}) {
+    const J expect = naive<J>(*cs.b, *cs.k);
+    for (unsigned c : {8u, 12u, 13u}) {
+      for (bool batch : {true, false}) {
+        const msm::config cfg{.window_bits = c, .batch_affine = batch};
+        ASSERT_EQ((msm::msm<typename J::field>(*cs.b, *cs.k, cfg)), expect)
+            << cs.name << " c=" << c << " batch_affine=" << batch;
+      }
+    }
+  }
+}
+
 TYPED_TEST(msm_test, sum_of_squares_closed_form) {
   // bases i*G, scalars i: result (sum i^2) * G = n(n+1)(2n+1)/6 * G
   using J = TypeParam;

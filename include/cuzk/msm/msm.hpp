@@ -28,6 +28,10 @@ struct config {
   /// instead of sending them through buckets (most Filecoin witness values
   /// are bits).
   bool split_trivial_scalars = true;
+  /// Fill the buckets by batch-affine additions (one inversion shared by a
+  /// batch) where the window has at least 128 buckets; off: Jacobian mixed
+  /// additions everywhere (the reference path for tests and benchmarks).
+  bool batch_affine = true;
   /// Set: the MSM reads it (relaxed) every 4096 terms of every pass and
   /// throws msm::stopped once it is true, so a cancelled proof leaves an MSM
   /// of 2^27 terms within a few milliseconds instead of running to its end.
