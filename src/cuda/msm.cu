@@ -33,10 +33,11 @@
 //     witness) all land in bucket 1 of window 0 and are spread over many
 //     threads this way, as are duplicated scalars. Level-0 segments are
 //     taken longest first (a CUB radix sort of ~9-bit lengths), so the
-//     lanes of a warp do nearly equal work. Large G1 MSMs of random
-//     scalars run level 0 by batch-affine additions instead
+//     lanes of a warp do nearly equal work. G1 MSMs of random scalars
+//     can run level 0 by batch-affine additions instead
 //     (msm_affine_kernels.cuh: 5M + 1S per addition and a share of one
-//     inversion, against 8M + 2S), with the same outputs.
+//     inversion, against 8M + 2S), with the same outputs; off by default
+//     (tuning::msm::affine_by_default: slower on the H200, memory-bound).
 //  5. reduce_buckets_kernel: sum_d d S_d per window by running sums over
 //     chunks of buckets, then per block a shared-memory tree and a suffix
 //     scan, which replace each thread's multiplication by its chunk's

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Level 0 of the G1 bucket sums by batch-affine additions (src/cuda/msm.cu
-// takes it for large random-scalar MSMs; msm_kernels.cuh has the XYZZ
-// version and the bookkeeping both share).
+// takes it for random-scalar MSMs when tuning::msm::affine_by_default or
+// CUZK_MSM_AFFINE asks; msm_kernels.cuh has the XYZZ version and the
+// bookkeeping both share). Off by default: on the H200 it measured up to
+// 5% slower than the XYZZ loop at 2^26-2^27 and far slower at 2^22
+// (bench/RESULTS.md, 2026-12-03), for the memory reasons below.
 //
 // Why: level 0 is nearly all of a large MSM (679 of the 844 ms of a 2^27
 // MSM on the H200, 2026-12-02), and it is bound by field multiplications:
@@ -30,9 +33,8 @@
 // Memory per addition: the base's x and the accumulator's x in the
 // forward pass, both points whole in the backward pass, the accumulator
 // written, a prefix product written and read (local memory): ~480 bytes
-// against the XYZZ loop's ~100 (the base once), so this pays only where the multiplications, not the memory,
-// bound level 0 (measured: tuning::msm::affine_*).
-// Included by msm.cu only.
+// against the XYZZ loop's ~100 (the base once), so this pays only where the multiplications, not
+// the memory, bound level 0 (measured: tuning::msm::affine_*). Included by msm.cu only.
 
 #include <cstdint>
 
@@ -44,7 +46,8 @@ namespace cuzk::msm::detail {
 
 /// Entry |v| of a bucket's list as a point: the base, negated when the
 /// digit was negative.
-__device__ __forceinline__ affine_d<fp_d> entry_point(const affine_d<fp_d>* bases, std::uint32_t v) {
+__device__ __forceinline__ affine_d<fp_d> entry_point(const affine_d<fp_d>* bases,
+                                                      std::uint32_t v) {
   affine_d<fp_d> q = load16_ro(bases + (v & ~sign_bit));
   if (v & sign_bit) q.y = -q.y;
   return q;
@@ -124,7 +127,7 @@ __global__ void __launch_bounds__(tune::affine_threads, tune::affine_min_blocks)
     if (!any) break;
     if (!in_batch) continue;
     fp_d inv = gpu::inverse(prod);  // 1 / (product of this round's dx)
-    // backward: 1/dx_k = inv * prefix_k, then inv *= dx_k drops it
+                                    // backward: 1/dx_k = inv * prefix_k, then inv *= dx_k drops it
 #pragma unroll 1
     for (unsigned k = K; k-- > 0;) {
       if (!((in_batch >> k) & 1u)) continue;
@@ -151,8 +154,10 @@ __global__ void __launch_bounds__(tune::affine_threads, tune::affine_min_blocks)
     const std::uint32_t b = find_bucket(lv.seg_off, lv.nb, s);
     const std::uint32_t j = s - lv.seg_off[b];
     const xyzz_d<fp_d> sum = xyzz_d<fp_d>::from_affine(load16(accs + std::size_t(k) * threads + t));
-    if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, sum);
-    else store16(parts + lv.part_off[b] + j, sum);
+    if (lv.seg_off[b + 1] - lv.seg_off[b] == 1)
+      store16(buckets + b, sum);
+    else
+      store16(parts + lv.part_off[b] + j, sum);
   }
 }
 
