@@ -648,19 +648,15 @@ struct gpu_msm_workspace::impl {
         seg_order.data(), int(bound), 0, key_bits(cap), s));
     ph.mark(s, "segments");
     const detail::level_view lv0{in_off, seg_off.data(), out_off, nb32, cap};
+    bool affine = false;
     if constexpr (std::is_same_v<F, ff::fp>) {
-      if (affine_k) {
-        launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
-      } else {
-        detail::accumulate_points_kernel<Fd>
-            <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
-                d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
-      }
-    } else {
+      affine = affine_k != 0;
+      if (affine) launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
+    }
+    if (!affine)
       detail::accumulate_points_kernel<Fd>
           <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
               d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
-    }
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "level0");
     // later levels: the partial sums, ping-pong between part_a and part_b

@@ -207,73 +207,54 @@ CUZK_HD std::int32_t divsteps30(std::int32_t zeta, std::uint32_t f, std::uint32_
   return z - 30;
 }
 
-/// (f, g) <- T (f, g) / 2^30, exactly. |u f_i + v g_i| < 2^60 for the
-/// lower limbs, so the running sums fit an int64.
-template <int L>
-CUZK_HD_ATTR void s30_update_fg(std::int32_t (&f)[L], std::int32_t (&g)[L],
-                                const divstep_mat30& t) {
-  std::uint32_t fl = 0, gl = 0;
-  std::int32_t fh = 0, gh = 0;
-  mac_wide(fl, fh, t.u, f[0]);
-  mac_wide(fl, fh, t.v, g[0]);
-  mac_wide(gl, gh, t.q, f[0]);
-  mac_wide(gl, gh, t.r, g[0]);
-  shr30(fl, fh);  // the low 30 bits are zero by construction of T
-  shr30(gl, gh);
-  CUZK_INV_UNROLL
-  for (int i = 1; i < L; ++i) {
-    mac_wide(fl, fh, t.u, f[i]);
-    mac_wide(fl, fh, t.v, g[i]);
-    mac_wide(gl, gh, t.q, f[i]);
-    mac_wide(gl, gh, t.r, g[i]);
-    f[i - 1] = std::int32_t(fl & s30_mask);
-    g[i - 1] = std::int32_t(gl & s30_mask);
-    shr30(fl, fh);
-    shr30(gl, gh);
-  }
-  f[L - 1] = std::int32_t(fl);
-  g[L - 1] = std::int32_t(gl);
-}
-
-/// (d, e) <- T (d, e) / 2^30 mod p for d, e in (-2p, p); the result stays
+/// (x, y) <- T (x, y) / 2^30 (the rows of T: (u, v) gives x, (q, r) y).
+/// Exact for f, g (ModP false): the low 30 bits of T (f, g) are zero by
+/// construction of T, and |u f_i + v g_i| < 2^60 for the lower limbs, so
+/// the running sums fit an int64.
+/// Mod p for d, e in (-2p, p) (ModP true, |c| the modulus); the result stays
 /// in (-2p, p). Adding p times the entries of T where d or e is negative
 /// keeps the sum above -2p 2^30; the further multiple of p chosen from the
 /// low limb (with p^-1 mod 2^30) clears the low 30 bits. The multiples
-/// md, me lie in (-2^31, 2^30], the terms below 2^62.
-template <int L>
-CUZK_HD_ATTR void s30_update_de(std::int32_t (&d)[L], std::int32_t (&e)[L], const divstep_mat30& t,
-                                const inv30_ctx<L>& c) {
-  const std::int32_t sd = d[L - 1] >> 31, se = e[L - 1] >> 31;
-  std::int32_t md = (t.u & sd) + (t.v & se);
-  std::int32_t me = (t.q & sd) + (t.r & se);
-  std::uint32_t dl = 0, el = 0;
-  std::int32_t dh = 0, eh = 0;
-  mac_wide(dl, dh, t.u, d[0]);
-  mac_wide(dl, dh, t.v, e[0]);
-  mac_wide(el, eh, t.q, d[0]);
-  mac_wide(el, eh, t.r, e[0]);
-  // cd + p md = 0 mod 2^30
-  md -= std::int32_t((c.p_inv30 * dl + std::uint32_t(md)) & s30_mask);
-  me -= std::int32_t((c.p_inv30 * el + std::uint32_t(me)) & s30_mask);
-  mac_wide(dl, dh, c.p[0], md);
-  mac_wide(el, eh, c.p[0], me);
-  shr30(dl, dh);
-  shr30(el, eh);
+/// mx, my lie in (-2^31, 2^30], the terms below 2^62.
+template <int L, bool ModP>
+CUZK_HD_ATTR void s30_apply(std::int32_t (&x)[L], std::int32_t (&y)[L], const divstep_mat30& t,
+                            const inv30_ctx<L>& c) {
+  std::int32_t mx = 0, my = 0;
+  if constexpr (ModP) {
+    const std::int32_t sx = x[L - 1] >> 31, sy = y[L - 1] >> 31;
+    mx = (t.u & sx) + (t.v & sy);
+    my = (t.q & sx) + (t.r & sy);
+  }
+  std::uint32_t xl = 0, yl = 0;
+  std::int32_t xh = 0, yh = 0;
+  mac_wide(xl, xh, t.u, x[0]);
+  mac_wide(xl, xh, t.v, y[0]);
+  mac_wide(yl, yh, t.q, x[0]);
+  mac_wide(yl, yh, t.r, y[0]);
+  if constexpr (ModP) {
+    // T (x, y) + p (mx, my) = 0 mod 2^30
+    mx -= std::int32_t((c.p_inv30 * xl + std::uint32_t(mx)) & s30_mask);
+    my -= std::int32_t((c.p_inv30 * yl + std::uint32_t(my)) & s30_mask);
+    mac_wide(xl, xh, c.p[0], mx);
+    mac_wide(yl, yh, c.p[0], my);
+  }
+  shr30(xl, xh);
+  shr30(yl, yh);
   CUZK_INV_UNROLL
   for (int i = 1; i < L; ++i) {
-    mac_wide(dl, dh, t.u, d[i]);
-    mac_wide(dl, dh, t.v, e[i]);
-    mac_wide(dl, dh, c.p[i], md);
-    mac_wide(el, eh, t.q, d[i]);
-    mac_wide(el, eh, t.r, e[i]);
-    mac_wide(el, eh, c.p[i], me);
-    d[i - 1] = std::int32_t(dl & s30_mask);
-    e[i - 1] = std::int32_t(el & s30_mask);
-    shr30(dl, dh);
-    shr30(el, eh);
+    mac_wide(xl, xh, t.u, x[i]);
+    mac_wide(xl, xh, t.v, y[i]);
+    if constexpr (ModP) mac_wide(xl, xh, c.p[i], mx);
+    mac_wide(yl, yh, t.q, x[i]);
+    mac_wide(yl, yh, t.r, y[i]);
+    if constexpr (ModP) mac_wide(yl, yh, c.p[i], my);
+    x[i - 1] = std::int32_t(xl & s30_mask);
+    y[i - 1] = std::int32_t(yl & s30_mask);
+    shr30(xl, xh);
+    shr30(yl, yh);
   }
-  d[L - 1] = std::int32_t(dl);
-  e[L - 1] = std::int32_t(el);
+  x[L - 1] = std::int32_t(xl);
+  y[L - 1] = std::int32_t(yl);
 }
 
 /// v <- s v + k p for s, k in {-1, 0, 1}, renormalised. Each limb sum lies
@@ -343,8 +324,8 @@ CUZK_HD_ATTR void inverse_words(std::uint32_t (&r)[W], const std::uint32_t (&a)[
     divstep_mat30 t;
     zeta = divsteps30(zeta, std::uint32_t(f[0]) | (std::uint32_t(f[1]) << 30),
                       std::uint32_t(g[0]) | (std::uint32_t(g[1]) << 30), t);
-    s30_update_de<L>(d, e, t, c);
-    s30_update_fg<L>(f, g, t);
+    s30_apply<L, true>(d, e, t, c);
+    s30_apply<L, false>(f, g, t, c);
   }
   // f = +-1 (f = p, d = 0 when a = 0): r = sign(f) d mod p. sign(f) d lies
   // in (-2p, 2p); adding p where it is negative brings it into (-p, 2p),
