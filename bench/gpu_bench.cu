@@ -23,7 +23,13 @@
 // upload + expansion on the device (wall clock to a stream sync, as the
 // prover's upload_ms), the device copy checked against the original once;
 // then the uncoded upload of the same witness (the baseline).
-// Usage: cuzk_gpu_bench [prim] [ntt] [msm] [prove] [spmv] [upload] [--lg-min N] [--lg-max N]
+// overlap: whether two partitions' phases can share one GPU: a G1 MSM of
+// 2^--lg-max terms (default 27, the 32 GiB H MSM) on one stream and the
+// six-transform H of the same size on another, each alone, then both at
+// once from two host threads (wall clock until both are done), with both
+// streams at default priority and with the MSM's stream at the device's
+// highest; prints concurrent / (msm + h).
+// Usage: cuzk_gpu_bench [prim] [ntt] [msm] [prove] [spmv] [upload] [overlap] [--lg-min N] [--lg-max N]
 //                       [--reps N] [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--spmv-sector S]...
 //                       [--upload-values N] [--affine K]... [--json]
 // Inputs are uniformly random (never zeros), generated once per size on the
@@ -61,6 +67,8 @@
 #include <cuzk/r1cs/spmv_gpu.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
 
+#include <thread>
+
 #include <tbb/parallel_for.h>
 
 #include "gpu_prim_bench.cuh"
@@ -73,7 +81,7 @@ namespace ntt = cuzk::ntt;
 
 struct options {
   bool run_ntt = false, run_msm = false, run_prove = false, run_prim = false, run_spmv = false,
-       run_upload = false, run_g2 = true, json = false;
+       run_upload = false, run_overlap = false, run_g2 = true, json = false;
   std::size_t upload_values = 130170221;  // 32 GiB PoRep: 328 inputs + 130169893 aux
   std::vector<std::string> spmv_sectors;
   int lg_min = -1, lg_max = -1, reps = 10, lg_max_g2 = 24;
@@ -598,6 +606,75 @@ void bench_upload(const options& o) {
   report_named(o, "upload_raw_baseline", summarize(raw), reps);
 }
 
+
+/// A non-blocking stream at the device's greatest priority (RAII).
+struct priority_stream {
+  cudaStream_t s = nullptr;
+  priority_stream() {
+    int least = 0, greatest = 0;
+    CUZK_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+    CUZK_CUDA_CHECK(cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, greatest));
+  }
+  ~priority_stream() { (void)cudaStreamDestroy(s); }
+  priority_stream(const priority_stream&) = delete;
+  priority_stream& operator=(const priority_stream&) = delete;
+};
+
+void bench_overlap(const options& o) {
+  const int lg = o.lg_max >= 0 ? o.lg_max : 27;
+  const std::size_t n = std::size_t(1) << lg;
+  std::mt19937_64 rng(5);
+  auto t0 = std::chrono::steady_clock::now();
+  const auto points = make_points<cuzk::ff::fp>(n, 9);
+  const auto scalars = random_fr(n, rng);
+  std::printf("overlap 2^%d: inputs made in %.0f ms\n", lg, ms_since(t0));
+  gpu::stream s_ntt, s_msm;
+  priority_stream s_hi;
+  const auto dom = ntt::evaluation_domain::from_lg(unsigned(lg));
+  gpu::device_buffer<fr> d_a(n), d_b(n), d_c(n), d_k(n);
+  d_a.upload(scalars.data(), n, s_ntt);
+  d_b.upload(scalars.data(), n, s_ntt);
+  d_k.upload(scalars.data(), n, s_ntt);
+  const ntt::gpu_config ncfg{0, s_ntt.get()};
+  ntt::gpu_prepare(unsigned(lg), ncfg);
+  s_ntt.synchronize();
+  const auto h_once = [&] {
+    ntt::compute_h_from_ab_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
+                               ntt::device_ptr{d_c.data()}, ncfg);
+    s_ntt.synchronize();
+  };
+  const int reps = std::max(o.reps, 5);
+  for (const bool high : {false, true}) {
+    cuzk::msm::gpu_msm_context ctx(0, high ? s_hi.s : s_msm.get());
+    ctx.upload_bases(std::span<const cuzk::ec::g1_affine>(points));
+    const auto msm_once = [&] { (void)ctx.run_device(d_k.data(), n); };
+    msm_once();  // warm-up: scratch grows here
+    h_once();
+    std::vector<double> t_msm, t_h, t_both;
+    for (int i = 0; i < reps; ++i) {
+      t0 = std::chrono::steady_clock::now();
+      msm_once();
+      t_msm.push_back(ms_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      h_once();
+      t_h.push_back(ms_since(t0));
+      t0 = std::chrono::steady_clock::now();
+      std::thread th(h_once);
+      msm_once();
+      th.join();
+      t_both.push_back(ms_since(t0));
+    }
+    const stats m = summarize(t_msm), h = summarize(t_h), b = summarize(t_both);
+    const std::string tag = std::string("overlap_") + (high ? "msm_high_" : "") ;
+    report(o, (tag + "msm").c_str(), unsigned(lg), m, reps);
+    report(o, (tag + "h_six").c_str(), unsigned(lg), h, reps);
+    report(o, (tag + "both").c_str(), unsigned(lg), b, reps);
+    std::printf("overlap 2^%d%s: both at once %.1f ms against %.1f one after the other (%.3f); "
+                "saved %.1f of the H's %.1f ms\n",
+                lg, high ? " (MSM stream at high priority)" : "", b.median, m.median + h.median,
+                b.median / (m.median + h.median), m.median + h.median - b.median, h.median);
+  }
+}
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -610,6 +687,7 @@ int main(int argc, char** argv) {
     else if (a == "prim") o.run_prim = true;
     else if (a == "spmv") o.run_spmv = true;
     else if (a == "upload") o.run_upload = true;
+    else if (a == "overlap") o.run_overlap = true;
     else if (a == "--upload-values" && i + 1 < argc) o.upload_values = std::strtoull(argv[++i], nullptr, 0);
     else if (a == "--spmv-sector" && i + 1 < argc) o.spmv_sectors.push_back(argv[++i]);
     else if (a == "--no-g2") o.run_g2 = false;
@@ -622,7 +700,7 @@ int main(int argc, char** argv) {
     else if (a == "--lg-max" && i + 1 < argc) o.lg_max = std::atoi(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: %s [prim] [ntt] [msm] [prove] [spmv] [--lg-min N] [--lg-max N] [--reps N]\n"
+      std::fprintf(stderr, "usage: %s [prim] [ntt] [msm] [prove] [spmv] [overlap] [--lg-min N] [--lg-max N] [--reps N]\n"
                    "          [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]... [--affine K]...\n"
                    "          [--spmv-sector 2KiB|8MiB|512MiB|32GiB|64GiB]... [upload] [--upload-values N]\n"
                    "          [--json]\n",
@@ -630,7 +708,8 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  if (!o.run_ntt && !o.run_msm && !o.run_prove && !o.run_prim && !o.run_spmv && !o.run_upload)
+  if (!o.run_ntt && !o.run_msm && !o.run_prove && !o.run_prim && !o.run_spmv && !o.run_upload &&
+      !o.run_overlap)
     o.run_prim = o.run_ntt = o.run_msm = o.run_prove = true;
   if (gpu::device_count() == 0) {
     std::printf("no CUDA device: nothing to benchmark\n");
@@ -644,6 +723,7 @@ int main(int argc, char** argv) {
     if (o.run_prove) bench_prove(o);
     if (o.run_spmv) bench_spmv(o);
     if (o.run_upload) bench_upload(o);
+    if (o.run_overlap) bench_overlap(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return 1;

@@ -7,7 +7,11 @@
 // points only for the variables whose density bit is set, so their MSMs take
 // the scalars of those variables, in order.
 // The kernel lock is per device ordinal and process-wide, so provers of
-// different circuits on one GPU take turns.
+// different circuits on one GPU take turns. A prover's own buffers take one
+// partition at a time (impl::partition); between stages, with the stream
+// idle, the kernel lock is released around the caller's check, so another
+// prover may run a whole partition there (the engine lends the device to a
+// WinningPoSt that way) while this one's buffers wait untouched.
 
 #include <cuzk/groth16/gpu_prover.hpp>
 
@@ -125,6 +129,9 @@ struct gpu_prover::impl {
 
   mutable std::mutex timings_mutex;
   gpu_prove_timings timings;
+  // held for a whole partition: the buffers above are its working state,
+  // also while the kernel lock is lent out between stages
+  std::mutex partition;
 
   impl(std::shared_ptr<const parameters> p, std::shared_ptr<const r1cs::r1cs_shape> sh,
        const gpu_prover_config& c)
@@ -343,17 +350,25 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   t.witness_coded = cw != nullptr;
   t.upload_bytes = cw ? cw->bytes() : sizeof(fr) * (raw->inputs.size() + raw->aux.size());
 
-  std::lock_guard lock(kernel_lock(d.cfg.device));
+  std::lock_guard mine(d.partition);
+  std::unique_lock device_lock(kernel_lock(d.cfg.device));
   gpu::device_guard guard(d.cfg.device);
   const cudaStream_t s = *d.s;
-  const auto t_all = std::chrono::steady_clock::now();
+  auto t_all = std::chrono::steady_clock::now();
   auto t0 = t_all;
   // every stage ends here, the device idle: abandoning the proof (a
-  // throwing |between_stages|) leaves nothing running on its buffers
+  // throwing |between_stages|) leaves nothing running on its buffers, and
+  // another prover may use the device meanwhile (not counted in total_ms)
   auto sync_and_time = [&](double& slot) {
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
     slot = ms_since(t0);
-    if (between_stages) between_stages();
+    if (between_stages) {
+      const auto away = std::chrono::steady_clock::now();
+      device_lock.unlock();
+      between_stages();
+      device_lock.lock();
+      t_all += std::chrono::steady_clock::now() - away;
+    }
     t0 = std::chrono::steady_clock::now();
   };
 

@@ -44,14 +44,23 @@ class cpu_backend final : public prover_backend {
                                              const ff::fr& s) override {
     return prove_start(d, params, shape, std::move(w), r, s, cancel_token());
   }
-  std::unique_ptr<pending_proof> prove_start(std::size_t, const groth16::parameters& params,
+  std::unique_ptr<pending_proof> prove_start(std::size_t d, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s, const cancel_token& token) override {
+    return prove_start(d, params, shape, std::move(w), r, s, token, nullptr, {});
+  }
+  // |at_boundary| between groth16::prove's steps (H, each MSM): a more
+  // urgent partition of another circuit takes the cores there
+  std::unique_ptr<pending_proof> prove_start(std::size_t, const groth16::parameters& params,
+                                             const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                             const ff::fr& s, const cancel_token& token,
+                                             std::unique_ptr<prepared_witness>,
+                                             const phase_boundary& at_boundary) override {
     // |w| is only read: the engine gives its buffer to the witness pool
     groth16::prove_timings t;
     std::unique_ptr<cpu_pending> out;
     try {
-      out = std::make_unique<cpu_pending>(groth16::prove(params, shape, w, r, s, &t, token.flag()));
+      out = std::make_unique<cpu_pending>(groth16::prove(params, shape, w, r, s, &t, token.flag(), at_boundary));
     } catch (const msm::stopped&) {
       throw cancelled_error("job cancelled while proving on the cpu backend");
     }

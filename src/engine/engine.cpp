@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The engine's frame: construction (memory budget and SRS manager sized from
 // engine_config), start (the thread layout: synthesis workers plus one for
-// HIGH/CRITICAL, gpu_workers_per_device per device, the finalizers), shutdown
+// HIGH/CRITICAL, gpu_workers_per_device per device plus one for HIGH/CRITICAL,
+// the finalizers), shutdown
 // (drain, cancel what is left, join, free the pooled witness buffers) and
 // the accessors. The pipeline is in
 // include/cuzk/engine/engine.hpp; engine_impl.hpp says which file holds what.
@@ -93,12 +94,21 @@ void engine::start() {
   for (std::size_t w = 0; w < nworkers; ++w) {
     p.worker_state.push_back({w, w / per_dev, false, "", proof_kind::unspecified, 0, 0});
     p.worker_since.push_back(clock::now());
-    p.threads.emplace_back([&p, w, per_dev] { p.gpu_loop(w, w / per_dev); });
+    p.threads.emplace_back([&p, w, per_dev] { p.gpu_loop(w, w / per_dev, false); });
+  }
+  // one more per device for HIGH / CRITICAL only: with every other worker
+  // holding or waiting for the device, a WinningPoSt still reaches the
+  // device gate at once and takes the device at the next phase boundary
+  for (std::size_t d = 0; d < p.device_locks.size(); ++d) {
+    const std::size_t w = nworkers + d;
+    p.worker_state.push_back({w, d, false, "", proof_kind::unspecified, 0, 0});
+    p.worker_since.push_back(clock::now());
+    p.threads.emplace_back([&p, w, d] { p.gpu_loop(w, d, true); });
   }
   for (std::size_t i = 0; i < std::max<std::size_t>(1, p.cfg.finalizer_threads); ++i)
     p.threads.emplace_back([&p] { p.fin_loop(); });
   p.emit(1, "engine started: backend " + p.backend->name() + ", " + std::to_string(p.devices.size()) + " device(s) x " +
-                std::to_string(per_dev) + " worker(s), " + std::to_string(p.synth_workers) +
+                std::to_string(per_dev) + "+1 worker(s), " + std::to_string(p.synth_workers) +
                 "+1 synthesis workers, memory budget " + format_bytes(p.budget.total()) + " (priority reserve " +
                 format_bytes(p.budget.priority_reserve()) + ")");
 }

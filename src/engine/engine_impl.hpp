@@ -238,7 +238,9 @@ struct engine::impl {
   /// The pacer's lookahead for |circuit| at priority |p| under the budget (mu held).
   std::size_t lookahead_locked(const std::string& circuit, priority p) const;
   void run_synthesis(const std::shared_ptr<job>& j, std::size_t part, holder_slot holder);
-  void gpu_loop(std::size_t worker, std::size_t device);
+  /// |priority_only|: takes only HIGH / CRITICAL partitions (one such
+  /// worker per device, so one is free to wait for a lent turn).
+  void gpu_loop(std::size_t worker, std::size_t device, bool priority_only);
   void run_gpu(work_item& item, std::size_t worker, std::size_t device);
   void fin_loop();
   void run_finalize(std::unique_ptr<work_item> item);

@@ -60,7 +60,7 @@ class fallback_backend final : public prover_backend {
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s, const cancel_token& token) override {
-    return prove_start(device, params, shape, std::move(w), r, s, token, nullptr);
+    return prove_start(device, params, shape, std::move(w), r, s, token, nullptr, {});
   }
   // the primary's device-free work (the fallback only runs when it fails)
   std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape, const groth16::witness& w) override {
@@ -71,12 +71,15 @@ class fallback_backend final : public prover_backend {
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s, const cancel_token& token,
-                                             std::unique_ptr<prepared_witness> prepared) override {
+                                             std::unique_ptr<prepared_witness> prepared,
+                                             const phase_boundary& at_boundary) override {
     const std::size_t want = w.inputs.size() + w.aux.size();
     const bool host_queries = !params.h.empty() || !params.l.empty() || !params.a.empty();
     try {
       return std::make_unique<tagged_pending>(
-          _primary->prove_start(device, params, shape, std::move(w), r, s, token, std::move(prepared)), false);
+          _primary->prove_start(device, params, shape, std::move(w), r, s, token, std::move(prepared),
+                                at_boundary),
+          false);
     } catch (const cancelled_error&) {
       throw;
     } catch (const std::exception& e) {
@@ -89,7 +92,7 @@ class fallback_backend final : public prover_backend {
     }
     const std::size_t fb_device = device % std::max<std::size_t>(1, _fallback->devices().size());
     return std::make_unique<tagged_pending>(
-        _fallback->prove_start(fb_device, params, shape, std::move(w), r, s, token), true);
+        _fallback->prove_start(fb_device, params, shape, std::move(w), r, s, token, nullptr, at_boundary), true);
   }
   bool loads_queries() const override { return _primary->loads_queries(); }
   std::shared_ptr<device_resident_queries> load_queries(const io::mapped_parameter_file& file,

@@ -5,8 +5,11 @@
 // a pooled witness buffer when one of the shape is idle, witness; waits for
 // room in the bounded GPU queue unless HIGH/CRITICAL), the device workers
 // (prepare off the device, then the device's kernel lock around
-// prove_start only; the witness buffer goes to the pool with its share of
-// the charge, the rest of the witness memory is released) and the
+// prove_start only, lent at the backend's phase boundaries to a more urgent
+// partition of another circuit; one worker per device takes only HIGH and
+// CRITICAL partitions, so one is always free to wait for that turn; the
+// witness buffer goes to the pool with its share of the charge, the rest of
+// the witness memory is released) and the
 // finalizers (finalize, self-verification, 192-byte encoding, job
 // completion). Each stage checks the job's cancel token, emits its TIMELINE
 // events and appends its times to the work item. Cost: a few short holds of
@@ -148,7 +151,7 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     stage(*item, "gpu_queue_space_wait", clock::now());
     tl("GPU_QUEUE", j->id, "partition=" + std::to_string(part));  // before a worker can pick it up
     gpu_q.emplace(qkey{-int(j->prio), j->seq, part}, std::move(item));
-    gpu_cv.notify_one();
+    gpu_cv.notify_all();  // all: a priority-only worker may not take this one
   } catch (const cancelled_error&) {
     // the job is already finished; the item's memory returns here
   } catch (const std::exception& e) {
@@ -158,12 +161,17 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
   }
 }
 
-void engine::impl::gpu_loop(std::size_t worker, std::size_t device) {
+void engine::impl::gpu_loop(std::size_t worker, std::size_t device, bool priority_only) {
   for (;;) {
     std::unique_ptr<work_item> item;
     {
       std::unique_lock lk(mu);
-      gpu_cv.wait(lk, [&] { return stopping || !gpu_q.empty(); });
+      gpu_cv.wait(lk, [&] {
+        if (stopping) return true;
+        if (gpu_q.empty()) return false;
+        // the queue's head is its most urgent item
+        return !priority_only || -std::get<0>(gpu_q.begin()->first) >= int(priority::high);
+      });
       if (stopping) return;
       auto it = gpu_q.begin();
       item = std::move(it->second);
@@ -219,17 +227,32 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
     }
     {
       // cancellable, priority-ordered wait for the device (device_gate.hpp)
-      const device_gate::hold dl = device_locks[device]->acquire({-int(j.prio), j.seq, item.part}, j.token);
+      device_gate::hold dl = device_locks[device]->acquire({-int(j.prio), j.seq, item.part}, j.circuit_id, j.token);
       if (!dl) throw cancelled_error("job cancelled while waiting for the device");
       const auto t1 = clock::now();
       wait_ms = ms_between(t0, t1);
       stage(item, "lock_wait", t1);
+      // between the backend's phases: cancellation, then the device lent to
+      // a more urgent partition of another circuit; the time lent is not
+      // this partition's device time
+      clock::duration lent{};
+      const phase_boundary at_boundary = [&] {
+        j.token.check();
+        const auto b0 = clock::now();
+        dl.lend_if_urgent(j.token);
+        const auto away = clock::now() - b0;
+        if (away > std::chrono::milliseconds(1)) {
+          lent += away;
+          tl("GPU_LENT", j.id, d + ",lent_ms=" + std::to_string(ms_between(b0, b0 + away)));
+        }
+      };
       item.pending = backend->prove_start(device, item.lease->params, item.lease->shape, std::move(item.w), r, s,
-                                          j.token, std::move(prepared));
+                                          j.token, std::move(prepared), at_boundary);
       delay.apply(test_delay::where::gpu, j.token);
       const auto t2 = clock::now();
-      gms = ms_between(t1, t2);
-      device_ms = ms_f(t1, t2);
+      gms = ms_between(t1 + lent, t2);
+      device_ms = ms_f(t1 + lent, t2);
+      if (lent.count()) stage(item, "lent", t1 + lent);
       stage(item, "gpu", t2);
     }
     // the witness buffer (left intact by the backend) goes to the pool

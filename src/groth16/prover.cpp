@@ -4,6 +4,7 @@
 #include <cuzk/groth16/prover.hpp>
 
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <string>
 
@@ -60,8 +61,11 @@ void check_stop(const std::atomic<bool>* stop) {
   if (stop && stop->load(std::memory_order_relaxed)) throw msm::stopped("groth16::prove stopped (cancelled)");
 }
 
+/// Runs the caller's between-steps hook (if any) and returns how long it took.
+using step_hook = std::function<std::chrono::steady_clock::duration()>;
+
 std::vector<fr> compute_h_timed(const r1cs::r1cs_shape& shape, const witness& w, prove_timings* t,
-                                const std::atomic<bool>* stop) {
+                                const std::atomic<bool>* stop, const step_hook& boundary = {}) {
   auto t0 = std::chrono::steady_clock::now();
   const ntt::evaluation_domain domain(shape.num_constraints);
   const std::size_t m = domain.size();
@@ -70,6 +74,7 @@ std::vector<fr> compute_h_timed(const r1cs::r1cs_shape& shape, const witness& w,
   if (t) t->spmv_ms = ms_since(t0);
   for (auto* v : {&a, &b, &c}) {
     check_stop(stop);
+    if (boundary) t0 += boundary();
     ntt::intt(domain, *v);
     check_stop(stop);
     ntt::coset_ntt(domain, *v);
@@ -91,13 +96,30 @@ std::vector<fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w) {
 }
 
 proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w, const fr& r,
-            const fr& s, prove_timings* t, const std::atomic<bool>* stop) {
-  const auto start = std::chrono::steady_clock::now();
+            const fr& s, prove_timings* t, const std::atomic<bool>* stop,
+            const std::function<void()>& between_steps) {
+  auto start = std::chrono::steady_clock::now();
   const std::size_t m = ntt::evaluation_domain(shape.num_constraints).size();
   check_sizes(p, shape, w, m);
   check_stop(stop);
-  const std::vector<fr> h = compute_h_timed(shape, w, t, stop);
-  auto t0 = std::chrono::steady_clock::now();
+  // the hook's time (a turn lent to another partition) moves the clocks
+  // forward, so the step times are this proof's own
+  auto t0 = start;
+  step_hook hook;
+  if (between_steps)
+    hook = [&] {
+      const auto b0 = std::chrono::steady_clock::now();
+      between_steps();
+      const auto away = std::chrono::steady_clock::now() - b0;
+      start += away;
+      return away;
+    };
+  const std::vector<fr> h = compute_h_timed(shape, w, t, stop, hook);
+  t0 = std::chrono::steady_clock::now();
+  const auto boundary = [&] {
+    if (hook) t0 += hook();
+  };
+  boundary();
   msm::config mc;
   mc.stop = stop;
 
@@ -111,14 +133,18 @@ proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w
   q.a = msm::msm<ff::fp>(a_q.first(ni), w.inputs, mc);
   q.a += msm::msm_dense<ff::fp>(a_q.subspan(ni), w.aux, view_of(shape.a_aux_density), mc);
   if (t) t->msm_a_ms = ms_since(t0);
+  boundary();
   q.b1 = msm::msm_dense<ff::fp>(b1_q.first(nbi), w.inputs, view_of(shape.b_input_density), mc);
   q.b1 += msm::msm_dense<ff::fp>(b1_q.subspan(nbi), w.aux, view_of(shape.b_aux_density), mc);
   if (t) t->msm_b1_ms = ms_since(t0);
+  boundary();
   q.b2 = msm::msm_dense<ff::fp2>(b2_q.first(nbi), w.inputs, view_of(shape.b_input_density), mc);
   q.b2 += msm::msm_dense<ff::fp2>(b2_q.subspan(nbi), w.aux, view_of(shape.b_aux_density), mc);
   if (t) t->msm_b2_ms = ms_since(t0);
+  boundary();
   q.l = msm::msm<ff::fp>(p.l, w.aux, mc);
   if (t) t->msm_l_ms = ms_since(t0);
+  boundary();
   q.h = msm::msm<ff::fp>(p.h, h, mc);
   if (t) t->msm_h_ms = ms_since(t0);
 

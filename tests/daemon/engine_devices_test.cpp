@@ -95,7 +95,7 @@ TEST(engine_devices, four_devices_all_busy_one_proof_at_a_time_each) {
   devices_fixture f(4, 2);
   const auto st = f.e->status();
   ASSERT_EQ(st.devices.size(), 4u);
-  EXPECT_EQ(st.workers.size(), 8u);  // gpu_workers_per_device x devices
+  EXPECT_EQ(st.workers.size(), 12u);  // (gpu_workers_per_device + 1 for HIGH/CRITICAL) x devices
   for (int i = 0; i < 4; ++i) f.e->submit(test::chain_request("job" + std::to_string(i), 8, 0));
   for (int i = 0; i < 4; ++i) {
     const auto r = f.e->await("job" + std::to_string(i), 60s);
@@ -205,7 +205,8 @@ class preparing_backend final : public eng::prover_backend {
   std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                                   const r1cs::r1cs_shape& shape, groth16::witness&& w,
                                                   const ff::fr& r, const ff::fr& s, const eng::cancel_token&,
-                                                  std::unique_ptr<eng::prepared_witness> p) override {
+                                                  std::unique_ptr<eng::prepared_witness> p,
+                                                  const eng::phase_boundary&) override {
     const auto* t = dynamic_cast<const tagged_prepared*>(p.get());
     if (t && t->values == w.inputs.size() + w.aux.size() && t->last == (w.aux.empty() ? w.inputs.back() : w.aux.back()))
       ++matched;

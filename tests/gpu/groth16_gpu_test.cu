@@ -13,6 +13,8 @@
 // Also select_gpu_devices (config list semantics).
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <memory>
 #include <random>
 #include <thread>
@@ -242,6 +244,45 @@ TEST(GpuGroth16, StageCheckAbandonsTheProofAtEveryStageAndTheProverStaysUsable) 
     EXPECT_TRUE(prover.prove(w, fr::zero(), fr::zero()) == want)
         << "the proof after abandoning at stage " << stop;
   }
+}
+
+// Between stages the prover releases the device's kernel lock (the engine
+// lends the device to a WinningPoSt there): another prover proves whole
+// partitions inside prover one's stage checks (on this thread: were the
+// lock still held, this would deadlock), while a second partition on
+// prover one itself waits for the first to finish (its buffers are in
+// use). Every proof equals the CPU proof.
+TEST(GpuGroth16, AnotherProverProvesBetweenStagesAndTheSameProverWaits) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(test::test_seed("GpuGroth16.AnotherProverProvesBetweenStagesAndTheSameProverWaits"));
+  const auto p = params();
+  const auto w1 = make_witness(31), w2 = make_witness(32), w3 = make_witness(33);
+  const fr r = fr::random(rng), s = fr::random(rng);
+  const groth16::proof want1 = groth16::prove(*p, shape(), w1, r, s);
+  const groth16::proof want2 = groth16::prove(*p, shape(), w2, r, s);
+  const groth16::proof want3 = groth16::prove(*p, shape(), w3, r, s);
+  groth16::gpu_prover one(p, shape_ptr(), {.device = 0});
+  groth16::gpu_prover other(p, shape_ptr(), {.device = 0});
+  int stage = 0, lent_proofs_ok = 0;
+  std::atomic<bool> second_done{false};
+  std::thread second;
+  groth16::proof got3{};
+  auto pending = one.prove_start(w1, [&] {
+    ++stage;
+    if (stage == 2 || stage == 4) lent_proofs_ok += other.prove(w2, r, s) == want2;
+    if (stage == 3) {
+      second = std::thread([&] {
+        got3 = one.prove(w3, r, s);
+        second_done = true;
+      });
+      std::this_thread::sleep_for(std::chrono::milliseconds(300));
+      EXPECT_FALSE(second_done.load()) << "a second partition entered the prover while its buffers were in use";
+    }
+  });
+  EXPECT_TRUE(one.finalize(std::move(pending), r, s) == want1) << "the proof that lent the device";
+  second.join();
+  EXPECT_EQ(lent_proofs_ok, 2) << "proofs of the other prover inside the stage checks";
+  EXPECT_TRUE(got3 == want3) << "the partition that waited for the prover";
 }
 
 TEST(GpuGroth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {

@@ -30,6 +30,16 @@ struct device_info {
   std::uint64_t memory_free = 0;
 };
 
+/// What the engine runs at the boundaries of a backend's device phases
+/// (upload, SpMV, the transforms, each MSM), with the device idle and no
+/// queued work on the partition's buffers: the job's cancellation check
+/// (throws cancelled_error), then the device lent to a waiting partition of
+/// strictly higher priority and another circuit, if any (it returns when
+/// the device is back: device_gate.hpp). A backend that calls it keeps a
+/// WinningPoSt's wait for the device to one phase of a running partition
+/// instead of the whole partition.
+using phase_boundary = std::function<void()>;
+
 /// A proof between prove_start and finalize (backend-specific state).
 class pending_proof {
  public:
@@ -102,13 +112,15 @@ class prover_backend {
     (void)shape, (void)w;
     return {};
   }
-  /// prove_start with what prepare returned for |w| (may be null). The
-  /// default ignores it.
+  /// prove_start with what prepare returned for |w| (may be null), calling
+  /// |at_boundary| (when set) between its device phases. The default
+  /// ignores both.
   virtual std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                                      const r1cs::r1cs_shape& shape, groth16::witness&& w,
                                                      const ff::fr& r, const ff::fr& s, const cancel_token& token,
-                                                     std::unique_ptr<prepared_witness> prepared) {
-    (void)prepared;
+                                                     std::unique_ptr<prepared_witness> prepared,
+                                                     const phase_boundary& at_boundary) {
+    (void)prepared, (void)at_boundary;
     return prove_start(device, params, shape, std::move(w), r, s, token);
   }
   /// The rest, off the device lock.

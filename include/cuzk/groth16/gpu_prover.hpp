@@ -117,11 +117,14 @@ struct gpu_prove_timings {
 };
 
 /// Called by prove_start between its GPU stages (upload, SpMV, NTT, each
-/// MSM), with the stage's stream synchronised, under the kernel lock. It
+/// MSM), with the stage's stream synchronised and the device's kernel lock
+/// released (the prover's own buffers stay reserved for this partition). It
 /// may throw to abandon the proof (the engine's cancellation): the
-/// exception leaves prove_start, the lock is released, and the prover is
-/// usable for the next call. A cancelled partition thus holds the GPU for
-/// at most the stage it is in (the H MSM, ~0.85 s at 32 GiB on an H200).
+/// exception leaves prove_start and the prover is usable for the next call.
+/// A cancelled partition thus holds the GPU for at most the stage it is in
+/// (the H MSM, ~0.85 s at 32 GiB on an H200). It may also block while
+/// another prover (another circuit) proves on the device: the engine lends
+/// the device to a WinningPoSt there; the time away is not in total_ms.
 using gpu_stage_check = std::function<void()>;
 
 class gpu_prover {

@@ -16,6 +16,7 @@
 // Memory: three m-element Fr vectors (96·m bytes) besides the inputs.
 
 #include <atomic>
+#include <functional>
 #include <random>
 #include <span>
 #include <vector>
@@ -46,9 +47,13 @@ struct prove_timings {
 /// |stop|, when given, is polled between the steps and inside every MSM
 /// (msm::config::stop); once true, prove throws msm::stopped. The longest
 /// stretch without a poll is one NTT (or the SpMV) over the 2^k domain.
+/// |between_steps|, when set, runs after each step (H, then each MSM) and
+/// may throw to abandon the proof or block (the engine lends the CPU to a
+/// more urgent partition there); its time is left out of |timings|.
 proof prove(const parameters& params, const r1cs::r1cs_shape& shape, const witness& w,
             const ff::fr& r, const ff::fr& s, prove_timings* timings = nullptr,
-            const std::atomic<bool>* stop = nullptr);
+            const std::atomic<bool>* stop = nullptr,
+            const std::function<void()>& between_steps = {});
 
 /// One proof per witness (partitions of one circuit), fresh r, s from |rng|.
 template <class Rng>

@@ -196,11 +196,16 @@ class gpu_backend final : public prover_backend {
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s, const cancel_token& token,
-                                             std::unique_ptr<prepared_witness> prepared) override {
+                                             std::unique_ptr<prepared_witness> prepared,
+                                             const phase_boundary& at_boundary) override {
     token.check();
-    // a cancelled job leaves the device after the GPU stage it is in
+    // between GPU stages: a cancelled job leaves the device after the stage
+    // it is in, and a more urgent partition may take the device meanwhile
+    // (the prover releases its device lock around the call)
+    groth16::gpu_stage_check between = [&token] { token.check(); };
+    if (at_boundary) between = at_boundary;
     return start(device, params, shape, std::move(w), r, s, dynamic_cast<const gpu_prepared*>(prepared.get()),
-                 [&token] { token.check(); });
+                 between);
   }
 
   groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
