@@ -422,6 +422,42 @@ __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_block
   else store16(parts + lv.part_off[b] + j, acc);
 }
 
+/// accumulate_points_kernel with each step's base loaded one step ahead
+/// (its latency overlaps the previous addition), at |MinBlocks| blocks per
+/// SM. Experiment: CUZK_MSM_L0_PREFETCH=3|4 takes it for G1.
+template <class Fd, unsigned MinBlocks>
+__global__ void __launch_bounds__(tune::accumulate_threads, MinBlocks)
+    accumulate_points_prefetch_kernel(const affine_d<Fd>* __restrict__ bases,
+                                      const std::uint32_t* __restrict__ entries,
+                                      const std::uint32_t* __restrict__ order, std::uint32_t bound,
+                                      level_view lv, xyzz_d<Fd>* __restrict__ buckets,
+                                      xyzz_d<Fd>* __restrict__ parts) {
+  const std::uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (tid >= bound) return;
+  const std::uint32_t s = order[tid];  // segments longest first
+  if (s >= lv.seg_off[lv.nb]) return;
+  const std::uint32_t b = find_bucket(lv.seg_off, lv.nb, s);
+  const std::uint32_t j = s - lv.seg_off[b];
+  const std::uint32_t begin = lv.off[b] + j * lv.cap;
+  const std::uint32_t end = min(begin + lv.cap, lv.off[b + 1]);
+  xyzz_d<Fd> acc = infinity<Fd>();
+  std::uint32_t v = entries[begin];
+  affine_d<Fd> q = load16_ro(bases + (v & ~sign_bit));
+  for (std::uint32_t t = begin + 1;; ++t) {
+    const bool more = t < end;
+    const std::uint32_t vn = more ? entries[t] : 0u;
+    affine_d<Fd> qn;
+    if (more) qn = load16_ro(bases + (vn & ~sign_bit));
+    if (v & sign_bit) q.y = -q.y;
+    acc = acc.add_affine(q);
+    if (!more) break;
+    q = qn;
+    v = vn;
+  }
+  if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, acc);
+  else store16(parts + lv.part_off[b] + j, acc);
+}
+
 /// Levels >= 1: the same over the previous level's partial sums.
 template <class Fd>
 __global__ void __launch_bounds__(tune::accumulate_threads)

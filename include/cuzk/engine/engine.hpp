@@ -17,8 +17,10 @@
 //     the budget's priority reserve) ─► witness synthesis (into a pooled
 //     buffer of the shape when one is idle: witness_pool.hpp)
 //     ▼ bounded GPU queue, same order (HIGH/CRITICAL never blocked by its bound)
-//   device workers (gpu_workers_per_device per device; the device's kernel
-//     lock around prove_start only) ─► witness buffer to the pool (still
+//   device workers (gpu_workers_per_device per device, plus one for
+//     HIGH/CRITICAL only; the device's kernel lock around prove_start only,
+//     lent at its phase boundaries to a more urgent partition of another
+//     circuit: device_gate.hpp) ─► witness buffer to the pool (still
 //     charged), the rest of the witness memory released
 //     ▼
 //   finalizer pool: finalize (B_G2 / assembly), verification of the
