@@ -103,6 +103,24 @@ TEST(ec_fixture, g2_uncompressed) {
                          encode_g2_uncompressed, decode_g2s_uncompressed);
 }
 
+// Known answer for G2 scalar multiplication by fr (mul_gls behind ec::mul):
+// [k]G == entry k and [r - k]G == -entry k for k = 0..999. The small k leave
+// three of the four GLS parts zero (so even, corrected at the end); r - k
+// fills all four.
+TEST(ec_fixture, g2_mul_fr_known_answers) {
+  CUZK_LOAD_FIXTURE("g2_uncompressed_valid_test_vectors.dat", bytes);
+  ASSERT_EQ(bytes.size(), n_vectors * g2_uncompressed_size);
+  const std::span<const std::uint8_t> all(bytes);
+  const g2_jacobian g = g2_jacobian::generator();
+  for (std::size_t k = 0; k < n_vectors; ++k) {
+    const auto r = decode_g2_uncompressed(all.subspan(k * g2_uncompressed_size, g2_uncompressed_size));
+    ASSERT_TRUE(r.ok()) << "entry " << k;
+    const cuzk::ff::fr kf = cuzk::ff::fr::from_uint(k);
+    ASSERT_EQ(mul(g, kf).to_affine(), r.point) << "entry " << k;
+    ASSERT_EQ(mul(g, -kf).to_affine(), -r.point) << "entry " << k << ", r - k";
+  }
+}
+
 // Entry 1 of every file is the generator: pins the constants in curve_params.hpp.
 TEST(ec_fixture, generators_match_fixture) {
   CUZK_LOAD_FIXTURE("g1_uncompressed_valid_test_vectors.dat", g1u);

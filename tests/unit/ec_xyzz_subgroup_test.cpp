@@ -2,9 +2,11 @@
 // xyzz bucket coordinates against Jacobian arithmetic (random points, random
 // Z, infinity, P == Q, P == -Q); fast subgroup checks against the slow
 // [r]P == O oracle on subgroup points, random curve points and pure cofactor
-// torsion points; the endomorphism constants; GLV multiplication against mul().
+// torsion points; the endomorphism constants; GLV multiplication against mul();
+// the G2 GLS decomposition and mul_gls (ec::mul on G2) against the generic wNAF.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <random>
 #include <vector>
 
@@ -236,6 +238,83 @@ TEST(ec_glv, matches_mul) {
   }
   EXPECT_TRUE(mul_glv(g1_jacobian::identity(), fr::random(rng)).is_infinity());
   EXPECT_TRUE(mul_glv(g1_affine::identity(), fr::random(rng)).is_infinity());
+}
+
+// ---- GLS (G2) ----------------------------------------------------------------
+
+fr fr_from_u64(std::uint64_t v) {
+  return fr::from_canonical_unchecked({v, 0, 0, 0});
+}
+
+TEST(ec_gls, decomposition) {
+  std::mt19937_64 rng(cuzk::test::test_seed("gls-decompose"));
+  const fr ax = fr_from_u64(bls_x_abs);  // |x|
+  const fr x = -ax;                      // the signed parameter
+  const fr x2 = x * x, x3 = x2 * x;
+  std::vector<fr> ks{fr::zero(), fr::one(), -fr::one(), fr::from_uint(2), x, -x, ax - fr::one(),
+                     x2, x3, x2 * x2, x2 - fr::one(), x * fr::from_uint(3), x2 * fr::from_uint(5),
+                     x3 * fr::from_uint(7), x + x2 + x3, fr::from_canonical_unchecked({0, 0, 0, 1})};
+  for (int i = 0; i < 8; ++i) ks.push_back(x * fr::random(rng));  // multiples of x
+  for (int i = 0; i < 256; ++i) ks.push_back(fr::random(rng));
+  for (const fr& k : ks) {
+    const gls_scalars s = gls_decompose(k.to_canonical());
+    for (const std::uint64_t a : s.a) EXPECT_LT(a, bls_x_abs);
+    const fr a0 = fr_from_u64(s.a[0]), a1 = fr_from_u64(s.a[1]), a2 = fr_from_u64(s.a[2]),
+             a3 = fr_from_u64(s.a[3]);
+    // base |x| and, equivalently, signed parts in base x
+    EXPECT_EQ(a0 + a1 * ax + a2 * ax * ax + a3 * ax * ax * ax, k);
+    EXPECT_EQ(a0 - a1 * x + a2 * x2 - a3 * x3, k);
+  }
+  // exact digits where they are known
+  EXPECT_EQ(gls_decompose(fr::one().to_canonical()).a, (std::array<std::uint64_t, 4>{1, 0, 0, 0}));
+  EXPECT_EQ(gls_decompose(ax.to_canonical()).a, (std::array<std::uint64_t, 4>{0, 1, 0, 0}));
+  EXPECT_EQ(gls_decompose((ax * ax * ax).to_canonical()).a,
+            (std::array<std::uint64_t, 4>{0, 0, 0, 1}));
+  // r - 1 = x^4 - x^2: a3 = |x| - 1 is the largest top part
+  EXPECT_EQ(gls_decompose((-fr::one()).to_canonical()).a,
+            (std::array<std::uint64_t, 4>{0, 0, bls_x_abs - 1, bls_x_abs - 1}));
+}
+
+TEST(ec_gls, matches_generic_mul) {
+  std::mt19937_64 rng(cuzk::test::test_seed("gls-mul"));
+  const g2_jacobian g = g2_jacobian::generator();
+  const fr ax = fr_from_u64(bls_x_abs);
+  const fr x = -ax;
+  std::vector<fr> ks{fr::zero(),          fr::one(),         -fr::one(),       fr::from_uint(2),
+                     fr::from_uint(15),   fr::from_uint(16), fr::from_uint(17), x,
+                     -x,                  ax - fr::one(),    ax + fr::one(),    x * x,
+                     x * x * x,           x * x * x * x,     -fr::from_uint(2), x * fr::random(rng)};
+  for (int i = 0; i < 24; ++i) ks.push_back(fr::random(rng));
+  for (int i = 0; i < 6; ++i) {
+    const g2_jacobian p = rescale(mul(g, fr::random(rng).to_canonical()), rng);
+    for (const fr& k : ks) {
+      const g2_jacobian expect = mul(p, k.to_canonical());  // generic wNAF, the reference
+      ASSERT_EQ(mul_gls(p, k), expect);
+      ASSERT_EQ(mul(p, k), expect);  // ec::mul on G2 is mul_gls
+      ASSERT_TRUE(mul_gls(p, k).is_on_curve());
+    }
+    ASSERT_EQ(mul_gls(p.to_affine(), ks.back()), mul(p, ks.back().to_canonical()));
+    ASSERT_EQ(mul(p.to_affine(), ks.back()), mul(p, ks.back().to_canonical()));
+    ASSERT_TRUE(mul_gls(p, fr::zero()).is_infinity());
+  }
+  ASSERT_EQ(mul_gls(g, -fr::one()), -g);
+  ASSERT_EQ(mul_gls(g, fr::one()), g);
+  EXPECT_TRUE(mul_gls(g2_jacobian::identity(), fr::random(rng)).is_infinity());
+  EXPECT_TRUE(mul_gls(g2_affine::identity(), fr::random(rng)).is_infinity());
+  EXPECT_TRUE(mul(g2_jacobian::identity(), fr::random(rng)).is_infinity());
+}
+
+TEST(ec_gls, algebraic_laws) {
+  std::mt19937_64 rng(cuzk::test::test_seed("gls-laws"));
+  const g2_jacobian g = g2_jacobian::generator();
+  for (int i = 0; i < 8; ++i) {
+    const g2_jacobian p = rescale(mul(g, fr::random(rng)), rng);
+    const fr a = fr::random(rng), b = fr::random(rng);
+    ASSERT_EQ(mul_gls(mul_gls(p, b), a), mul_gls(p, a * b));
+    ASSERT_EQ(mul_gls(p, a) + mul_gls(p, b), mul_gls(p, a + b));
+    ASSERT_EQ(mul_gls(p, a) + mul_gls(p, -a), g2_jacobian::identity());
+    ASSERT_EQ(psi(mul_gls(p, a)), mul_gls(psi(p), a));  // psi commutes with [a]
+  }
 }
 
 }  // namespace

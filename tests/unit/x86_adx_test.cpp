@@ -2,7 +2,9 @@
 //
 // Correctness tests for the BMI2/ADX Montgomery multiplication and squaring
 // in cuzk/ff/detail/x86_adx.hpp, for the BLS12-381 base field Fp (6 limbs)
-// and scalar field Fr (4 limbs).
+// and scalar field Fr (4 limbs), and for the Fp addition and subtraction
+// blocks add_mod_6_adx / sub_mod_6_adx in cuzk/ff/detail/host_arith.hpp
+// (against 7-limb integer arithmetic).
 //
 // Two references, both independent of the assembly:
 //   * ref_mont_mul: schoolbook 2N-limb product with unsigned __int128, then a
@@ -28,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "cuzk/ff/detail/host_arith.hpp"
 #include "cuzk/ff/detail/x86_adx.hpp"
 
 #if defined(CUZK_HAVE_X86_ADX_ASM)
@@ -453,6 +456,91 @@ TEST(X86Adx, FpChain) {
 TEST(X86Adx, FrChain) {
   CUZK_REQUIRE_ADX();
   run_chain<fr_field>(100000);
+}
+
+namespace {
+
+// (a + b) mod p and (a - b) mod p with a plain 7-limb add/subtract.
+limbs<6> ref_add(const limbs<6>& a, const limbs<6>& b) {
+  limbs<6> s{};
+  u128 c = 0;
+  for (std::size_t i = 0; i < 6; ++i) {
+    c += u128(a[i]) + b[i];
+    s[i] = u64(c);
+    c >>= 64;
+  }
+  if (c != 0 || geq(s, k_fp)) {
+    u128 w = 0;
+    for (std::size_t i = 0; i < 6; ++i) {
+      const u128 t = u128(s[i]) - k_fp[i] - w;
+      s[i] = u64(t);
+      w = (t >> 64) & 1;
+    }
+  }
+  return s;
+}
+limbs<6> ref_sub(const limbs<6>& a, const limbs<6>& b) {
+  limbs<6> neg_b{};  // p - b, or 0 for b = 0
+  bool b_zero = true;
+  for (u64 w : b) b_zero = b_zero && w == 0;
+  if (!b_zero) {
+    u128 w = 0;
+    for (std::size_t i = 0; i < 6; ++i) {
+      const u128 t = u128(k_fp[i]) - b[i] - w;
+      neg_b[i] = u64(t);
+      w = (t >> 64) & 1;
+    }
+  }
+  return ref_add(a, neg_b);
+}
+
+}  // namespace
+
+TEST(X86Adx, FpAddSub) {
+  CUZK_REQUIRE_ADX();
+  std::mt19937_64 rng(announce_seed("Fp", "add/sub"));
+  std::vector<limbs<6>> v;
+  limbs<6> p1 = k_fp, p2 = k_fp, half = {}, half1 = {};
+  p1[0] -= 1;  // p - 1
+  p2[0] -= 2;  // p - 2
+  for (std::size_t i = 0; i < 6; ++i)
+    half[i] = (k_fp[i] >> 1) | (i + 1 < 6 ? k_fp[i + 1] << 63 : 0);  // (p - 1) / 2
+  half1 = half;
+  half1[0] += 1;  // (p + 1) / 2
+  v.push_back({});
+  v.push_back({1, 0, 0, 0, 0, 0});
+  v.push_back(p1);
+  v.push_back(p2);
+  v.push_back(half);
+  v.push_back(half1);
+  v.push_back({~u64(0), ~u64(0), ~u64(0), ~u64(0), ~u64(0), 0});
+  const std::size_t n_special = v.size();
+  for (int i = 0; i < 2000; ++i) v.push_back(random_below(rng, k_fp));
+  auto check = [&](const limbs<6>& a, const limbs<6>& b) {
+    limbs<6> r{};
+    cuzk::ff::detail::add_mod_6_adx(r.data(), a.data(), b.data(), k_fp.data());
+    ASSERT_EQ(r, ref_add(a, b));
+    cuzk::ff::detail::sub_mod_6_adx(r.data(), a.data(), b.data(), k_fp.data());
+    ASSERT_EQ(r, ref_sub(a, b));
+    limbs<6> x = a;  // r aliasing a, then b, then both
+    cuzk::ff::detail::add_mod_6_adx(x.data(), x.data(), b.data(), k_fp.data());
+    ASSERT_EQ(x, ref_add(a, b));
+    x = b;
+    cuzk::ff::detail::sub_mod_6_adx(x.data(), a.data(), x.data(), k_fp.data());
+    ASSERT_EQ(x, ref_sub(a, b));
+    x = a;
+    cuzk::ff::detail::add_mod_6_adx(x.data(), x.data(), x.data(), k_fp.data());
+    ASSERT_EQ(x, ref_add(a, a));
+    x = a;
+    cuzk::ff::detail::sub_mod_6_adx(x.data(), x.data(), x.data(), k_fp.data());
+    ASSERT_EQ(x, limbs<6>{});
+  };
+  for (std::size_t i = 0; i < n_special; ++i)
+    for (const auto& b : v) {
+      check(v[i], b);
+      check(b, v[i]);
+    }
+  for (int i = 0; i < 200000; ++i) check(v[rng() % v.size()], random_below(rng, k_fp));
 }
 
 #else

@@ -4,6 +4,15 @@
 // recoded into digits in {0, +-1, +-3, ..., +-15}, so a 255-bit scalar costs
 // about 255 doublings plus 255/6 additions, using a table of 8 odd multiples.
 // Not constant time: for public points and scalars (tests, setup, checks).
+// This is mul(P, scalar_limbs) for every group, and mul(P, fr) for G1.
+//
+// mul(P, fr) on G2 (F = Fp2) is mul_gls instead: the psi endomorphism splits
+// the scalar into four 64-bit parts, so ~60 doublings replace ~255, with a
+// regular schedule (see mul_gls below). Its precondition is P in G2, the
+// prime-order subgroup; every G2 point the code multiplies by an fr (keys,
+// proofs, generator multiples) is one. For a point outside G2 (tests of the
+// subgroup checks) use mul(P, k.to_canonical()), the generic path, which is
+// also the reference the GLS path is tested against.
 //
 // Scalars come in two types, never mixed up: ff::fr (a Montgomery element,
 // converted to its canonical integer here) and scalar_limbs (a canonical
@@ -12,6 +21,7 @@
 
 #include <array>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <cuzk/ec/jacobian.hpp>
@@ -72,14 +82,41 @@ jacobian<F> mul(const jacobian<F>& p, const scalar_limbs<M>& k) {
   return acc;
 }
 
+/// [k]P for P in G2 by the GLS method (src/ec/g2_mul.cpp). k mod r is
+/// written in base |x| (x = -0xd201000000010000 the BLS parameter) as
+/// k = a0 + a1 |x| + a2 |x|^2 + a3 |x|^3, 0 <= ai < |x| < 2^64, and since
+/// psi(P) = [x]P on G2, [k]P = [a0]P + [a1](-psi P) + [a2]psi^2 P + [a3](-psi^3 P).
+/// Each part is made odd (+1 when even, taken back at the end) and recoded in
+/// 16 signed odd 4-bit digits (never zero); a table of P, 3P, ..., 15P in
+/// affine coordinates (one inversion) gives the other three tables by psi.
+/// Then 60 doublings and 63 mixed additions, the same sequence for every
+/// scalar, plus 4 mixed additions whose results are kept or dropped by a
+/// mask. Cost: about 0.5x the generic wNAF (bench/RESULTS.md, 2026-12-03).
+///
+/// Side channels (s in proof assembly is a secret blinding factor): the
+/// operation sequence, the table reads (all entries read, selected by
+/// masks) and the parity corrections (masked selection) do not depend on k.
+/// Not constant time in the strict sense: (1) the decomposition divides by
+/// |x| with 128-by-64-bit hardware division, whose latency can depend on the
+/// operands on some CPUs; (2) the point formulas branch on exceptional cases
+/// (an operand at infinity, P == +-Q), which a secret random scalar hits
+/// with negligible probability but specific scalars can reach; the result is
+/// still correct then. Precondition: P in G2 (on a point outside G2 the
+/// result is not [k]P).
+jacobian<ff::fp2> mul_gls(const jacobian<ff::fp2>& p, const ff::fr& k);
+
 template <class F>
 jacobian<F> mul(const jacobian<F>& p, const ff::fr& k) {
-  return mul(p, k.to_canonical());
+  if constexpr (std::is_same_v<F, ff::fp2>) {
+    return mul_gls(p, k);
+  } else {
+    return mul(p, k.to_canonical());
+  }
 }
 
 template <class F>
 jacobian<F> mul(const affine<F>& p, const ff::fr& k) {
-  return mul(jacobian<F>::from_affine(p), k.to_canonical());
+  return mul(jacobian<F>::from_affine(p), k);
 }
 
 template <class F>

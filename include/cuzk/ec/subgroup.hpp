@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Prime-order subgroup checks and the G1 GLV endomorphism for BLS12-381.
+// Prime-order subgroup checks, the G1 GLV and the G2 GLS decompositions for
+// BLS12-381.
 //
 // Method (Scott 2021, "A note on group membership tests for G1, G2 and GT on
 // BLS pairing-friendly curves", ePrint 2021/1130, sections 4 and 6; proofs
@@ -30,9 +31,16 @@
 // the one for P (multiply X by beta, negate Y). Valid only for P in G1, the
 // eigenspace of phi.
 //
+// GLS for G2 (Galbraith-Lin-Scott): psi acts on G2 as [x], and r < |x|^4, so
+// a canonical k < r has four base-|x| digits k = a0 + a1|x| + a2|x|^2 +
+// a3|x|^3, each below |x| < 2^64, with no lattice reduction; [k]P is then a
+// 4-dimensional multi-scalar product over P, -psi(P), psi^2(P), -psi^3(P)
+// with ~64-bit scalars (mul_gls, src/ec/g2_mul.cpp; ec::mul on G2 uses it).
+//
 // Preconditions: inputs are on the curve (decoders check that first); the
 // subgroup tests say nothing useful about off-curve points. Not constant time.
 
+#include <array>
 #include <cstdint>
 
 #include <cuzk/ec/bls12_381.hpp>
@@ -102,5 +110,17 @@ glv_scalars glv_decompose(const scalar_limbs<4>& k);
 /// [k]P by the GLV method. Precondition: P in G1 (else the result is wrong).
 g1_jacobian mul_glv(const g1_jacobian& p, const ff::fr& k);
 g1_jacobian mul_glv(const g1_affine& p, const ff::fr& k);
+
+/// GLS for G2: k = a[0] + a[1] |x| + a[2] |x|^2 + a[3] |x|^3 as integers,
+/// 0 <= a[i] < |x| < 2^64, for a canonical k < r (< |x|^4). As x = -|x|, this
+/// is k = a0 - a1 x + a2 x^2 - a3 x^3, so [k]P = sum a[i] (-1)^i psi^i(P) on G2.
+struct gls_scalars {
+  std::array<std::uint64_t, 4> a;
+};
+gls_scalars gls_decompose(const scalar_limbs<4>& k);
+
+/// [k]P by the GLS method (declared with the generic mul in scalar_mul.hpp,
+/// where mul(g2 point, fr) forwards to it). Precondition: P in G2.
+g2_jacobian mul_gls(const g2_affine& p, const ff::fr& k);
 
 }  // namespace cuzk::ec

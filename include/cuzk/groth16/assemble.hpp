@@ -10,7 +10,8 @@
 // CPU proofs are equal for the same r, s.
 // Cost: four G1 and one G2 scalar multiplications by 255-bit scalars and
 // three conversions to affine (one inversion each): small next to the
-// MSMs.
+// MSMs. The G2 one (sδ) runs on a regular schedule (ec::mul_gls,
+// scalar_mul.hpp); the G1 ones use the variable-time wNAF.
 
 #include <cuzk/ec/bls12_381.hpp>
 #include <cuzk/ff/bls12_381.hpp>
