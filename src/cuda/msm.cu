@@ -653,21 +653,10 @@ struct gpu_msm_workspace::impl {
       affine = affine_k != 0;
       if (affine) launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
     }
-    const char* pf = std::getenv("CUZK_MSM_L0_PREFETCH");
-    const int prefetch = pf && *pf ? std::atoi(pf) : 0;
-    const unsigned l0_blocks = blocks_for(bound, tune::accumulate_threads);
-    if (!affine && std::is_same_v<F, ff::fp> && prefetch == 3)
-      detail::accumulate_points_prefetch_kernel<Fd, 3><<<l0_blocks, tune::accumulate_threads, 0, s>>>(
-          d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
-    else if (!affine && std::is_same_v<F, ff::fp> && prefetch == 4)
-      detail::accumulate_points_prefetch_kernel<Fd, 4><<<l0_blocks, tune::accumulate_threads, 0, s>>>(
-          d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
-    else if (!affine && prefetch == 1)
-      detail::accumulate_points_prefetch_kernel<Fd, 1><<<l0_blocks, tune::accumulate_threads, 0, s>>>(
-          d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
-    else if (!affine)
-      detail::accumulate_points_kernel<Fd><<<l0_blocks, tune::accumulate_threads, 0, s>>>(
-          d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
+    if (!affine)
+      detail::accumulate_points_kernel<Fd>
+          <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
+              d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "level0");
     // later levels: the partial sums, ping-pong between part_a and part_b

@@ -390,11 +390,19 @@ struct level_view {
 /// by mixed additions; the loop that does nearly all of an MSM's work. Thread
 /// tid takes segment order[tid] (segment_keys_kernel, sorted).
 /// Launch bounds: G1 asks for tune::accumulate_min_blocks blocks per SM
-/// (a register cap: 155 registers unbounded gave 3 blocks of 128 threads);
-/// G2 needs every register it can get.
+/// (a register cap); G2 needs every register it can get.
+/// G1 loads each step's base one step ahead, so that its latency (an entry,
+/// then a random 96-byte base) overlaps the previous addition: 24 more
+/// registers (168 at 3 blocks of 128 threads), measured on the H200
+/// (2026-12-03) 3.3% off a whole 2^27 MSM (844.1 -> 816.4 ms) and 2.9-3.6%
+/// at 2^24-2^26; at 4 blocks (128 registers, spilling) it was 0.6% slower
+/// than without. G2 stays as it was: at 255 registers the extra point
+/// would spill.
 template <class Fd>
 inline constexpr unsigned accumulate_min_blocks =
     std::is_same_v<Fd, fp_d> ? tune::accumulate_min_blocks_g1 : 1;
+template <class Fd>
+inline constexpr bool load_base_ahead = std::is_same_v<Fd, fp_d>;
 
 template <class Fd>
 __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_blocks<Fd>)
@@ -412,47 +420,27 @@ __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_block
   const std::uint32_t begin = lv.off[b] + j * lv.cap;
   const std::uint32_t end = min(begin + lv.cap, lv.off[b + 1]);
   xyzz_d<Fd> acc = infinity<Fd>();
-  for (std::uint32_t t = begin; t < end; ++t) {
-    const std::uint32_t v = entries[t];
+  if constexpr (load_base_ahead<Fd>) {
+    std::uint32_t v = entries[begin];  // a segment holds at least one entry
     affine_d<Fd> q = load16_ro(bases + (v & ~sign_bit));
-    if (v & sign_bit) q.y = -q.y;
-    acc = acc.add_affine(q);  // inlined for G2 too
-  }
-  if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, acc);
-  else store16(parts + lv.part_off[b] + j, acc);
-}
-
-/// accumulate_points_kernel with each step's base loaded one step ahead
-/// (its latency overlaps the previous addition), at |MinBlocks| blocks per
-/// SM. Experiment: CUZK_MSM_L0_PREFETCH=3|4 takes it for G1.
-template <class Fd, unsigned MinBlocks>
-__global__ void __launch_bounds__(tune::accumulate_threads, MinBlocks)
-    accumulate_points_prefetch_kernel(const affine_d<Fd>* __restrict__ bases,
-                                      const std::uint32_t* __restrict__ entries,
-                                      const std::uint32_t* __restrict__ order, std::uint32_t bound,
-                                      level_view lv, xyzz_d<Fd>* __restrict__ buckets,
-                                      xyzz_d<Fd>* __restrict__ parts) {
-  const std::uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
-  if (tid >= bound) return;
-  const std::uint32_t s = order[tid];  // segments longest first
-  if (s >= lv.seg_off[lv.nb]) return;
-  const std::uint32_t b = find_bucket(lv.seg_off, lv.nb, s);
-  const std::uint32_t j = s - lv.seg_off[b];
-  const std::uint32_t begin = lv.off[b] + j * lv.cap;
-  const std::uint32_t end = min(begin + lv.cap, lv.off[b + 1]);
-  xyzz_d<Fd> acc = infinity<Fd>();
-  std::uint32_t v = entries[begin];
-  affine_d<Fd> q = load16_ro(bases + (v & ~sign_bit));
-  for (std::uint32_t t = begin + 1;; ++t) {
-    const bool more = t < end;
-    const std::uint32_t vn = more ? entries[t] : 0u;
-    affine_d<Fd> qn;
-    if (more) qn = load16_ro(bases + (vn & ~sign_bit));
-    if (v & sign_bit) q.y = -q.y;
-    acc = acc.add_affine(q);
-    if (!more) break;
-    q = qn;
-    v = vn;
+    for (std::uint32_t t = begin + 1;; ++t) {
+      const bool more = t < end;
+      const std::uint32_t vn = more ? entries[t] : 0u;
+      affine_d<Fd> qn;
+      if (more) qn = load16_ro(bases + (vn & ~sign_bit));
+      if (v & sign_bit) q.y = -q.y;
+      acc = acc.add_affine(q);
+      if (!more) break;
+      q = qn;
+      v = vn;
+    }
+  } else {
+    for (std::uint32_t t = begin; t < end; ++t) {
+      const std::uint32_t v = entries[t];
+      affine_d<Fd> q = load16_ro(bases + (v & ~sign_bit));
+      if (v & sign_bit) q.y = -q.y;
+      acc = acc.add_affine(q);  // inlined for G2 too
+    }
   }
   if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, acc);
   else store16(parts + lv.part_off[b] + j, acc);

@@ -53,7 +53,9 @@ struct msm {
   static constexpr unsigned reduce_min_lg_buckets_g2 = 3;
   /// Resident blocks per SM asked of the G1 level-0 kernel (its register
   /// cap: 65536 / (accumulate_threads * this)).
-  static constexpr unsigned accumulate_min_blocks_g1 = 4;
+  /// 3: the level-0 loop loads each base a step ahead (msm_kernels.cuh),
+  /// which needs 168 registers; at 4 (128, spilling) it was slower.
+  static constexpr unsigned accumulate_min_blocks_g1 = 3;
   /// Entries one thread adds into a bucket's sum at level 0 (mixed
   /// additions): above the mean bucket size of the default windows (n / 2^(c-1):
   /// 32 at c = lg n - 4, 128 at 2^26 with c = 20, 64 at 2^27 with c = 22), so
