@@ -2,7 +2,7 @@
 // Side-by-side timing of cuzk and blst on the same machine, same process:
 // field mul/sqr, Fp/Fr inverse (against both of blst's), G1 mixed add and
 // double, G1 to affine (one and 64 points), G1/G2 scalar mul, one pairing.
-// `blst-compare msm`: G1 MSM at 2^16 / 2^18 / 2^20 and G2 at 2^16 / 2^18
+// `blst-compare msm`: G1 and G2 MSM at 2^16 / 2^18 / 2^20
 // against blst_p1s_mult_pippenger / blst_p2s_mult_pippenger on the same
 // points and scalars, both on one thread (blst's Pippenger is
 // single-threaded; cuzk's TBB pool is capped at 1 for the comparison), each
@@ -128,7 +128,7 @@ int msm_main() {
     msm_row<ff::fp, blst_p1_affine, blst_p1>("G1", std::size_t(1) << lg, rng,
                                              blst_p1s_mult_pippenger_scratch_sizeof,
                                              blst_p1s_mult_pippenger, blst_p1_to_affine);
-  for (const unsigned lg : {16u, 18u})
+  for (const unsigned lg : {16u, 18u, 20u})
     msm_row<ff::fp2, blst_p2_affine, blst_p2>("G2", std::size_t(1) << lg, rng,
                                               blst_p2s_mult_pippenger_scratch_sizeof,
                                               blst_p2s_mult_pippenger, blst_p2_to_affine);
