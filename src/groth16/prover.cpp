@@ -104,7 +104,6 @@ proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w
   check_stop(stop);
   // the hook's time (a turn lent to another partition) moves the clocks
   // forward, so the step times are this proof's own
-  auto t0 = start;
   step_hook hook;
   if (between_steps)
     hook = [&] {
@@ -115,7 +114,7 @@ proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w
       return away;
     };
   const std::vector<fr> h = compute_h_timed(shape, w, t, stop, hook);
-  t0 = std::chrono::steady_clock::now();
+  auto t0 = std::chrono::steady_clock::now();
   const auto boundary = [&] {
     if (hook) t0 += hook();
   };

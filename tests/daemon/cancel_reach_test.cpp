@@ -40,46 +40,9 @@ bool wait_until(const std::function<bool()>& f, std::chrono::milliseconds limit)
   return f();
 }
 
-// The chain circuit with x0 = 2000 + tag, so the backend can tell jobs apart
-// from their witness (inputs[1]).
-class tagged_job final : public eng::circuit_job {
- public:
-  explicit tagged_job(std::uint64_t tag) : _x0(ff::fr::from_uint(2000 + tag)) {}
-  const std::string& circuit_id() const override { return _id; }
-  std::size_t num_partitions() const override { return 1; }
-  // fresh vectors: a reused buffer is only an optimization a kind may skip
-  groth16::witness synthesize(std::size_t, const r1cs::r1cs_shape& shape, const eng::cancel_token& t,
-                              groth16::witness) const override {
-    t.check();
-    const auto cs = r1cs::make_witness(r1cs::examples::chain_circuit{test::chain_steps, _x0}, shape.num_inputs,
-                                       shape.num_aux);
-    return {{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
-  }
-  std::vector<ff::fr> public_inputs(std::size_t) const override { return {_x0, test::chain_out(_x0)}; }
-
- private:
-  std::string _id = "test-chain";
-  ff::fr _x0;
-};
-
-class tagged_kind final : public eng::proof_kind_handler {
- public:
-  eng::proof_kind kind() const override { return eng::proof_kind::porep_seal_commit; }
-  eng::priority default_priority() const override { return eng::priority::normal; }
-  std::vector<eng::circuit_info> circuits() const override { return test::chain_kind().circuits(); }
-  std::unique_ptr<eng::circuit_job> parse(const eng::proof_request& req) const override {
-    return std::make_unique<tagged_job>(std::stoull(std::string(req.vanilla_proof.begin(), req.vanilla_proof.end())));
-  }
-};
-
+// x0 = 2000 + tag: the backend tells jobs apart from their witness (inputs[1])
 eng::proof_request tagged(const std::string& id, int tag, eng::priority p = eng::priority::normal) {
-  eng::proof_request r;
-  r.request_id = id;
-  r.kind = eng::proof_kind::porep_seal_commit;
-  r.prio = p;
-  const std::string v = std::to_string(tag);
-  r.vanilla_proof.assign(v.begin(), v.end());
-  return r;
+  return test::tagged_request(id, eng::proof_kind::porep_seal_commit, tag, p);
 }
 
 // prove_start lets |passes| calls through (the rest wait) and records the
@@ -129,7 +92,8 @@ struct fixture {
     cfg.gpu_workers_per_device = 3;  // one holds the device, two wait for it
     cfg.gpu_queue_capacity = 4;
     e = std::make_unique<eng::engine>(cfg, std::make_unique<gated_backend>(g));
-    e->register_kind(std::make_shared<tagged_kind>());
+    e->register_kind(std::make_shared<test::tagged_chain_kind>(
+        eng::proof_kind::porep_seal_commit, test::chain_kind().circuits()[0], eng::priority::normal, 2000));
     e->start();
     e->srs().preload("test-chain");
   }

@@ -77,14 +77,16 @@ class chain_job final : public eng::circuit_job {
   std::uint64_t _delay;
 };
 
+/// Circuit |id| with the chain shape, parameters under |stem|.
+inline eng::circuit_info chain_circuit(const std::string& id, const std::string& stem) {
+  return {id, stem, 0, [] { return r1cs::make_shape(r1cs::examples::chain_circuit{chain_steps, std::nullopt}); }};
+}
+
 class chain_kind final : public eng::proof_kind_handler {
  public:
   eng::proof_kind kind() const override { return eng::proof_kind::porep_seal_commit; }
   eng::priority default_priority() const override { return eng::priority::normal; }
-  std::vector<eng::circuit_info> circuits() const override {
-    return {{"test-chain", "test-chain-64", 0,
-             [] { return r1cs::make_shape(r1cs::examples::chain_circuit{chain_steps, std::nullopt}); }}};
-  }
+  std::vector<eng::circuit_info> circuits() const override { return {chain_circuit("test-chain", "test-chain-64")}; }
   std::unique_ptr<eng::circuit_job> parse(const eng::proof_request& req) const override {
     const std::string s(req.vanilla_proof.begin(), req.vanilla_proof.end());
     std::size_t parts = 0;
@@ -94,6 +96,61 @@ class chain_kind final : public eng::proof_kind_handler {
     return std::make_unique<chain_job>(parts, delay);
   }
 };
+
+/// A one-partition chain job of |circuit| with x0 = |x0|: a test backend
+/// tells jobs apart by their witness (inputs[1]).
+class tagged_chain_job final : public eng::circuit_job {
+ public:
+  tagged_chain_job(std::string circuit, fr x0) : _id(std::move(circuit)), _x0(x0) {}
+  const std::string& circuit_id() const override { return _id; }
+  std::size_t num_partitions() const override { return 1; }
+  // fresh vectors: a reused buffer is only an optimization a kind may skip
+  groth16::witness synthesize(std::size_t, const r1cs::r1cs_shape& shape, const eng::cancel_token& t,
+                              groth16::witness) const override {
+    t.check();
+    const auto cs =
+        r1cs::make_witness(r1cs::examples::chain_circuit{chain_steps, _x0}, shape.num_inputs, shape.num_aux);
+    return {{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
+  }
+  std::vector<fr> public_inputs(std::size_t) const override { return {_x0, chain_out(_x0)}; }
+
+ private:
+  std::string _id;
+  fr _x0;
+};
+
+/// Kind |k| proving circuit |c| (chain shape) at |prio| by default; the
+/// request's vanilla proof is a decimal tag, and the job's x0 = base + tag.
+class tagged_chain_kind final : public eng::proof_kind_handler {
+ public:
+  tagged_chain_kind(eng::proof_kind k, eng::circuit_info c, eng::priority prio, std::uint64_t base)
+      : _k(k), _c(std::move(c)), _prio(prio), _base(base) {}
+  eng::proof_kind kind() const override { return _k; }
+  eng::priority default_priority() const override { return _prio; }
+  std::vector<eng::circuit_info> circuits() const override { return {_c}; }
+  std::unique_ptr<eng::circuit_job> parse(const eng::proof_request& req) const override {
+    const std::uint64_t tag = std::stoull(std::string(req.vanilla_proof.begin(), req.vanilla_proof.end()));
+    return std::make_unique<tagged_chain_job>(_c.id, fr::from_uint(_base + tag));
+  }
+
+ private:
+  eng::proof_kind _k;
+  eng::circuit_info _c;
+  eng::priority _prio;
+  std::uint64_t _base;
+};
+
+/// A request for tagged_chain_kind: job |id|, kind |k|, |tag|.
+inline eng::proof_request tagged_request(const std::string& id, eng::proof_kind k, int tag,
+                                         eng::priority p = eng::priority::unspecified) {
+  eng::proof_request r;
+  r.request_id = id;
+  r.kind = k;
+  r.prio = p;
+  const std::string v = std::to_string(tag);
+  r.vanilla_proof.assign(v.begin(), v.end());
+  return r;
+}
 
 inline eng::proof_request chain_request(const std::string& id, std::size_t parts, std::uint64_t delay_ms,
                                         eng::priority p = eng::priority::unspecified) {

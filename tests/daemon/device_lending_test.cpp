@@ -38,49 +38,6 @@ using steady = std::chrono::steady_clock;
 constexpr std::size_t phases = 12;
 constexpr auto phase = 150ms;
 
-// A one-partition chain job of circuit |id| (same shape as test-chain; the
-// witness's x0 = 3000 + tag tells the backend which job it is proving).
-class circuit_job final : public eng::circuit_job {
- public:
-  circuit_job(std::string id, std::uint64_t tag) : _id(std::move(id)), _x0(ff::fr::from_uint(3000 + tag)) {}
-  const std::string& circuit_id() const override { return _id; }
-  std::size_t num_partitions() const override { return 1; }
-  groth16::witness synthesize(std::size_t, const r1cs::r1cs_shape& shape, const eng::cancel_token& t,
-                              groth16::witness) const override {
-    t.check();
-    const auto cs = r1cs::make_witness(r1cs::examples::chain_circuit{test::chain_steps, _x0}, shape.num_inputs,
-                                       shape.num_aux);
-    return {{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
-  }
-  std::vector<ff::fr> public_inputs(std::size_t) const override { return {_x0, test::chain_out(_x0)}; }
-
- private:
-  std::string _id;
-  ff::fr _x0;
-};
-
-// Kind |k| proves circuit |id| at |prio| by default; the request's vanilla
-// proof is the tag.
-class circuit_kind final : public eng::proof_kind_handler {
- public:
-  circuit_kind(eng::proof_kind k, std::string id, eng::priority prio)
-      : _k(k), _id(std::move(id)), _prio(prio) {}
-  eng::proof_kind kind() const override { return _k; }
-  eng::priority default_priority() const override { return _prio; }
-  std::vector<eng::circuit_info> circuits() const override {
-    return {{_id, _id + "-64", 0,
-             [] { return r1cs::make_shape(r1cs::examples::chain_circuit{test::chain_steps, std::nullopt}); }}};
-  }
-  std::unique_ptr<eng::circuit_job> parse(const eng::proof_request& req) const override {
-    return std::make_unique<circuit_job>(_id, std::stoull(std::string(req.vanilla_proof.begin(), req.vanilla_proof.end())));
-  }
-
- private:
-  eng::proof_kind _k;
-  std::string _id;
-  eng::priority _prio;
-};
-
 struct device_log {
   std::mutex mu;
   std::condition_variable cv;
@@ -182,9 +139,11 @@ struct fixture {
     cfg.gpu_workers_per_device = 2;  // one holds the device, one waits with the next long partition
     cfg.gpu_queue_capacity = 4;
     e = std::make_unique<eng::engine>(cfg, std::make_unique<phased_backend>(log));
-    if (std::getenv("LEND_DEBUG")) e->set_timeline([](const std::string& l) { std::fprintf(stderr, "%s\n", l.c_str()); });
-    e->register_kind(std::make_shared<circuit_kind>(eng::proof_kind::porep_seal_commit, "long", eng::priority::normal));
-    e->register_kind(std::make_shared<circuit_kind>(eng::proof_kind::winning_post, "urgent", eng::priority::critical));
+    // x0 = 3000 + tag: the backend tells partitions apart from their witness
+    e->register_kind(std::make_shared<test::tagged_chain_kind>(
+        eng::proof_kind::porep_seal_commit, test::chain_circuit("long", "long-64"), eng::priority::normal, 3000));
+    e->register_kind(std::make_shared<test::tagged_chain_kind>(
+        eng::proof_kind::winning_post, test::chain_circuit("urgent", "urgent-64"), eng::priority::critical, 3000));
     e->start();
     e->srs().preload("long");
     e->srs().preload("urgent");
@@ -195,13 +154,7 @@ struct fixture {
   }
   static eng::proof_request request(const std::string& id, eng::proof_kind k, int tag,
                                     eng::priority p = eng::priority::unspecified) {
-    eng::proof_request r;
-    r.request_id = id;
-    r.kind = k;
-    r.prio = p;
-    const std::string v = std::to_string(tag);
-    r.vanilla_proof.assign(v.begin(), v.end());
-    return r;
+    return test::tagged_request(id, k, tag, p);
   }
   /// Waits until partition |tag| has entered the device and done |done| phases.
   bool wait_phases(int tag, std::size_t done) {

@@ -47,7 +47,8 @@ struct prove_timings {
 /// |stop|, when given, is polled between the steps and inside every MSM
 /// (msm::config::stop); once true, prove throws msm::stopped. The longest
 /// stretch without a poll is one NTT (or the SpMV) over the 2^k domain.
-/// |between_steps|, when set, runs after each step (H, then each MSM) and
+/// |between_steps|, when set, runs between the steps (before each of H's
+/// transform pairs, after H and after each MSM but the last) and
 /// may throw to abandon the proof or block (the engine lends the CPU to a
 /// more urgent partition there); its time is left out of |timings|.
 proof prove(const parameters& params, const r1cs::r1cs_shape& shape, const witness& w,
