@@ -184,6 +184,9 @@ double ms(steady::duration d) { return std::chrono::duration<double, std::milli>
 TEST(device_lending, a_critical_partition_of_another_circuit_takes_the_device_within_one_phase) {
   fixture f;
   f.e->submit(fixture::request("long-1", eng::proof_kind::porep_seal_commit, 1));
+  // long-2 only once long-1 is on the device: on a loaded machine its
+  // synthesis could otherwise finish first and take the device before long-1
+  ASSERT_TRUE(f.wait_phases(1, 0));
   f.e->submit(fixture::request("long-2", eng::proof_kind::porep_seal_commit, 2));  // waits behind long-1
   ASSERT_TRUE(f.wait_phases(1, 2));
   const auto t_submit = steady::now();
