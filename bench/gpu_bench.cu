@@ -31,7 +31,7 @@
 // highest; prints concurrent / (msm + h).
 // Usage: cuzk_gpu_bench [prim] [ntt] [msm] [prove] [spmv] [upload] [overlap] [--lg-min N] [--lg-max N]
 //                       [--reps N] [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--spmv-sector S]...
-//                       [--upload-values N] [--affine K]... [--json]
+//                       [--upload-values N] [--affine K]... [--variant "NAME=V ..."]... [--json]
 // Inputs are uniformly random (never zeros), generated once per size on the
 // host; an NTT is applied in place repeatedly (values stay random).
 // A correctness spot check runs first (intt(ntt(x)) == x for the NTT at each
@@ -87,9 +87,11 @@ struct options {
   int lg_min = -1, lg_max = -1, reps = 10, lg_max_g2 = 24;
   std::vector<int> prove_lgs{20, 24};
   std::vector<int> sweep_lgs;  // sizes at which to time every window width
-  // --affine K: G1 also timed with CUZK_MSM_AFFINE=K (0: XYZZ level 0; 16,
-  // 32: batch-affine with K segments per thread), each checked first
-  std::vector<std::string> affine_ks;
+  // --variant "NAME=VALUE ...": G1 also timed with these environment
+  // settings (CUZK_MSM_AFFINE, _WINDOW, _BATCH_MB, _PAIR_MB, ...: the
+  // tuning knobs of src/cuda/msm.cu), each checked against the CPU first;
+  // --affine K is --variant CUZK_MSM_AFFINE=K
+  std::vector<std::string> variants;
 };
 
 struct stats {
@@ -232,6 +234,23 @@ std::vector<cuzk::ec::affine<F>> make_points(std::size_t n, std::uint64_t seed) 
   return out;
 }
 
+/// Sets each NAME=VALUE word of |words| in the environment; returns the names.
+std::vector<std::string> set_env_words(const std::string& words) {
+  std::vector<std::string> names;
+  std::size_t i = 0;
+  while (i < words.size()) {
+    const std::size_t end = std::min(words.find(' ', i), words.size());
+    const std::string w = words.substr(i, end - i);
+    const std::size_t eq = w.find('=');
+    if (eq != std::string::npos && eq > 0) {
+      names.push_back(w.substr(0, eq));
+      setenv(names.back().c_str(), w.c_str() + eq + 1, 1);
+    }
+    i = end + 1;
+  }
+  return names;
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -276,21 +295,23 @@ void bench_msm_group(const options& o, const char* name, int lg_min, int lg_max,
       }
     }
     if constexpr (std::is_same_v<F, cuzk::ff::fp>) {
-      for (const std::string& kk : o.affine_ks) {
-        setenv("CUZK_MSM_AFFINE", kk.c_str(), 1);
-        if (lg == lg_min) {
-          const std::size_t nc = std::min<std::size_t>(n, std::size_t(1) << 20);
-          if (!(ctx.run(k.first(nc)) == cuzk::msm::msm<F>(p.first(nc), k.first(nc)))) {
-            std::printf("%s 2^%d CUZK_MSM_AFFINE=%s: GPU != CPU\n", name, lg, kk.c_str());
-            unsetenv("CUZK_MSM_AFFINE");
-            return;
-          }
+      // each variant's result at every size against the default's (which
+      // the CPU checked above at the first size)
+      const auto want = o.variants.empty() ? cuzk::ec::jacobian<F>::identity() : ctx.run_device(d_scalars.data(), n);
+      for (const std::string& v : o.variants) {
+        const std::vector<std::string> names = set_env_words(v);
+        const bool ok = ctx.run_device(d_scalars.data(), n) == want;
+        if (ok) {
+          const std::string nm = std::string(name) + "_dev[" + v + "]";
+          report(o, nm.c_str(), unsigned(lg),
+                 time_it([&] { (void)ctx.run_device(d_scalars.data(), n); }, s, o.reps), o.reps);
         }
-        const std::string nm = std::string(name) + "_dev_affine" + kk;
-        report(o, nm.c_str(), unsigned(lg),
-               time_it([&] { (void)ctx.run_device(d_scalars.data(), n); }, s, o.reps), o.reps);
+        for (const std::string& e : names) unsetenv(e.c_str());
+        if (!ok) {
+          std::printf("%s 2^%d [%s]: differs from the default settings\n", name, lg, v.c_str());
+          return;
+        }
       }
-      unsetenv("CUZK_MSM_AFFINE");
     }
     const std::string dev = std::string(name) + "_dev", host = std::string(name) + "_host";
     report(o, dev.c_str(), unsigned(lg),
@@ -695,13 +716,14 @@ int main(int argc, char** argv) {
     else if (a == "--prove-lg" && i + 1 < argc) o.prove_lgs = {std::atoi(argv[++i])};
     else if (a == "--sweep-window" && i + 1 < argc) o.sweep_lgs.push_back(std::atoi(argv[++i]));
     else if (a == "--json") o.json = true;
-    else if (a == "--affine" && i + 1 < argc) o.affine_ks.push_back(argv[++i]);
+    else if (a == "--affine" && i + 1 < argc) o.variants.push_back(std::string("CUZK_MSM_AFFINE=") + argv[++i]);
+    else if (a == "--variant" && i + 1 < argc) o.variants.push_back(argv[++i]);
     else if (a == "--lg-min" && i + 1 < argc) o.lg_min = std::atoi(argv[++i]);
     else if (a == "--lg-max" && i + 1 < argc) o.lg_max = std::atoi(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, std::atoi(argv[++i]));
     else {
       std::fprintf(stderr, "usage: %s [prim] [ntt] [msm] [prove] [spmv] [overlap] [--lg-min N] [--lg-max N] [--reps N]\n"
-                   "          [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]... [--affine K]...\n"
+                   "          [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]... [--affine K]... [--variant \"NAME=V ...\"]...\n"
                    "          [--spmv-sector 2KiB|8MiB|512MiB|32GiB|64GiB]... [upload] [--upload-values N]\n"
                    "          [--json]\n",
                    argv[0]);

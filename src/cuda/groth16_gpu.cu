@@ -93,7 +93,8 @@ std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std:
                               std::size_t msm_terms_g2) {
   const std::size_t nv = shape.num_variables(), m = std::size_t(1) << lg_m;
   const std::size_t vectors = sizeof(fr) * (2 * nv + 3 * m);
-  const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1),
+  // the H MSM borrows the b vector (m values) as its pair buffer (run_h)
+  const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1, 0, sizeof(fr) * m),
                                        msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2));
   return vectors + scratch + r1cs::gpu_shape_bytes(shape, /*with_c=*/false) +
          gpu_witness_uploader::device_bytes_for(nv) + ntt::gpu_twiddle_bytes(lg_m) +
@@ -151,8 +152,15 @@ struct gpu_prover::impl {
     return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars,
                              cfg.stream_chunk_terms, window_bits, mix);
   }
-  /// The H MSM: random scalars.
+  /// The H MSM: random scalars. d_b (m values) is free once h is in d_a:
+  /// lent to the MSM as its pair buffer, which then takes each batch of
+  /// windows in one partitioned stage at no VRAM of its own.
   ec::g1_jacobian run_h(const fr* d_scalars, std::size_t n) {
+    struct loan {
+      msm::gpu_msm_workspace& ws;
+      loan(msm::gpu_msm_workspace& w, void* p, std::size_t bytes) : ws(w) { ws.lend_pair_buffer(p, bytes); }
+      ~loan() { ws.lend_pair_buffer(nullptr, 0); }
+    } lent(*ws, d_b.data(), d_b.bytes());
     return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(),
                    msm::gpu_scalar_mix::random);
   }

@@ -22,6 +22,11 @@
 //     binned by key range into a pair buffer with one run per block and
 //     bin (partition_digits_kernel), then stored bin by bin
 //     (scatter_pairs_kernel), the destinations of one bin staying in the L2.
+//     The pair buffer (up to tuning::msm::partition_pair_bytes) holds a
+//     whole batch of the 2^27 MSM, one stage per batch; a caller may lend
+//     one (gpu_msm_workspace::lend_pair_buffer: the Groth16 prover lends
+//     its b vector to the H MSM). The count pass of step 1 takes as many
+//     windows at once as keep their counters in half the L2.
 //  4. Bucket sums, a segmented tree with no host round trip: a bucket of s
 //     entries is summed by ceil(s / cap0) threads (mixed additions, cap0 =
 //     tuning::msm::bucket_segment); a bucket with one segment writes its sum
@@ -55,7 +60,7 @@
 // slots); results are exact group elements, independent of it.
 // Cost, n terms: ~W n mixed additions minus zero digits, plus 2 W B XYZZ
 // additions for the window sums (c = lg n - 4 up to 20 keeps this under
-// ~10%); two passes over the scalars (32 n bytes each) and
+// ~10%; 22 from 3 * 2^25 terms, where one window fewer pays for them); two passes over the scalars (32 n bytes each) and
 // 4 bytes of entries written and read per non-zero digit. Memory:
 // gpu_msm_scratch_bytes. G2 operations cost ~3x G1 ones and move twice the
 // bytes.
@@ -144,6 +149,21 @@ std::uint32_t partial_segment() {
   return cap;
 }
 
+/// A size in MiB from the environment variable |name| (> 0; tuning runs
+/// only), else |fallback| bytes. Read at every MSM, so one process may time
+/// several settings.
+std::size_t env_mib_or(const char* name, std::size_t fallback) {
+  const char* e = std::getenv(name);
+  const long long v = e && *e ? std::atoll(e) : 0;
+  return v > 0 ? std::size_t(v) << 20 : fallback;
+}
+
+/// Scratch bound per batch of windows (tuning::msm::batch_bytes) and the
+/// partitioned scatter's pair buffer (tuning::msm::partition_pair_bytes);
+/// CUZK_MSM_BATCH_MB and CUZK_MSM_PAIR_MB override them for tuning runs.
+std::size_t batch_bytes_limit() { return env_mib_or("CUZK_MSM_BATCH_MB", tune::batch_bytes); }
+std::size_t pair_bytes_limit() { return env_mib_or("CUZK_MSM_PAIR_MB", tune::partition_pair_bytes); }
+
 /// Segments per thread of the batch-affine level 0 for an MSM over F with
 /// |segments| level-0 segments (plan::seg0) of |mix| scalars, 0 for the XYZZ
 /// kernel. By default (tuning::msm::affine_by_default) G1 random-scalar
@@ -204,7 +224,8 @@ struct plan {
     single = n - multi;
     const std::size_t fixed = single * 4 + 2 * single / tune::bucket_segment * point_bytes;
     const std::size_t per_window = window_bytes();
-    const std::size_t room = tune::batch_bytes > fixed ? tune::batch_bytes - fixed : 0;
+    const std::size_t limit = batch_bytes_limit();
+    const std::size_t room = limit > fixed ? limit - fixed : 0;
     wpb = unsigned(std::clamp<std::size_t>(room / per_window, 1, windows));
     // offsets are 32-bit: a batch holds fewer than 2^32 entries
     const std::size_t max_entries = (std::size_t(1) << 32) - 1;
@@ -215,7 +236,7 @@ struct plan {
     wpb = unsigned(ceil_div(windows, batches));  // even batches
     nb = std::size_t(wpb) * buckets;
     entries = single + std::size_t(wpb) * multi;
-    pairs = std::min(entries, std::max(tune::partition_pair_bytes / 8, single + multi));
+    pairs = std::min(entries, std::max(pair_bytes_limit() / 8, single + multi));
     const std::size_t cap0 = tune::bucket_segment, cap = partial_segment();
     seg0 = entries / cap0 + std::min(nb, entries) + 1;
     // after level 0: multi-segment buckets hold <= 2 entries / cap0 partials
@@ -334,9 +355,10 @@ class phase_timer {
 unsigned gpu_default_window_bits(std::size_t n) {
   // W (n + 2.8 B) operations (a bucket-sum XYZZ addition is ~1.4 mixed
   // ones, two per bucket) is smallest near c = lg n - 4; measured on the
-  // H200 (bench/RESULTS.md 2026-12-02), 20 stays best up to 2^27: the 32 GiB
-  // PoRep's H MSM (2^27 - 1 terms) took 883 / 927 / 909 ms at c = 20 / 21 /
-  // 22 (the counting sort's atomics and the batches grow with 2^c).
+  // H200, 20 stays best up to 2^26 (the counting sort's atomics and the
+  // batches grow with 2^c); from tuning::msm::wide_window_terms, 22
+  // (bench/RESULTS.md 2026-12-04).
+  if (n >= tune::wide_window_terms) return tune::wide_window;
   const int lg = int(lg_floor(std::max<std::size_t>(n, 1)));
   return unsigned(std::clamp(lg - 4, int(tune::min_window), 20));
 }
@@ -353,6 +375,9 @@ struct gpu_msm_workspace::impl {
   gpu::device_buffer<fr> scalars;  // host scalars are uploaded here
   gpu::device_buffer<std::uint32_t> entries, cnt, off, nseg, npart, seg_off, poff_a, poff_b;
   gpu::device_buffer<uint2> pairs;             // the partitioned scatter's first pass
+  uint2* lent_pairs = nullptr;                 // lend_pair_buffer's, when set
+  std::size_t lent_pair_count = 0;
+  uint2* pair_ptr = nullptr;                   // the one this MSM uses (reserve)
   gpu::device_buffer<std::uint32_t> bin_fill;  // its per-bin counts
   std::size_t l2_bytes = 0;                    // of |device|, read once
   gpu::device_buffer<std::uint32_t> seg_keys, seg_keys_sorted, seg_order_in, seg_order;
@@ -371,7 +396,12 @@ struct gpu_msm_workspace::impl {
     if (affine_k) grow(accs, affine_accumulators(p.seg0, affine_k) * (sizeof(affine_d<fp_d>) / 16));
     grow(entries, p.entries);
     if (partitioned) {
-      grow(pairs, p.pairs);
+      if (lent_pair_count >= p.pairs) {
+        pair_ptr = lent_pairs;
+      } else {
+        grow(pairs, p.pairs);
+        pair_ptr = pairs.data();
+      }
       grow(bin_fill, tune::partition_max_bins);
     }
     for (auto* b : {&cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b}) grow(*b, p.nb + 1);
@@ -435,6 +465,7 @@ struct gpu_msm_workspace::impl {
     // (exact, from these very scalars, so the entry bound cannot be exceeded)
     std::size_t multi = n;
     unsigned c = window_bits;
+    if (!c && mix == gpu_scalar_mix::random) c = forced_window_bits();
     if (mix == gpu_scalar_mix::mostly_binary) {
       multi = count_multi_digit(d_scalars, n, s);
       if (!c) c = gpu_sparse_window_bits(multi);
@@ -502,6 +533,14 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(items), s));
   }
 
+  /// CUZK_MSM_WINDOW (> 0): the window width of MSMs that ask for the
+  /// default (tuning runs only); 0 when unset. Read at every MSM.
+  static unsigned forced_window_bits() {
+    const char* e = std::getenv("CUZK_MSM_WINDOW");
+    const long v = e && *e ? std::atol(e) : 0;
+    return v > 0 ? unsigned(v) : 0;
+  }
+
   /// CUZK_MSM_BIN_ENTRIES (> 0): entries per bin of the partitioned
   /// scatter, which it then takes wherever a batch outgrows one bin (for
   /// tuning, and for tests that reach it at small sizes); 0 when unset.
@@ -516,12 +555,17 @@ struct gpu_msm_workspace::impl {
   /// Entries one bin of the partitioned scatter should hold: a share of
   /// the L2 (its size read once).
   std::size_t l2_bin_entries() {
+    return std::max<std::size_t>((l2_size() >> tune::partition_lg_l2_share) / 4, 1);
+  }
+
+  /// The device's L2 size, read once.
+  std::size_t l2_size() {
     if (!l2_bytes) {
       int l2 = 0;
       CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
       l2_bytes = std::size_t(std::max(l2, 1 << 20));
     }
-    return std::max<std::size_t>((l2_bytes >> tune::partition_lg_l2_share) / 4, 1);
+    return l2_bytes;
   }
 
   /// How one batch's digits reach their buckets: in stages of whole windows
@@ -561,8 +605,16 @@ struct gpu_msm_workspace::impl {
                   const scatter_plan& sp, std::size_t per_bin, cudaStream_t s, phase_timer& ph) {
     CUZK_CUDA_CHECK(cudaMemsetAsync(cnt.data(), 0, (nb + 1) * sizeof(std::uint32_t), s));
     const unsigned blocks = blocks_for(bv.n, tune::digit_threads);
-    detail::count_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, cnt.data());
-    CUZK_CUDA_CHECK_LAUNCH();
+    // windows counted per pass: as many as keep their counters in a share
+    // of the L2 (each pass reads the scalars again)
+    const std::size_t l2_counters = std::max<std::size_t>(
+        (l2_size() >> tune::count_lg_l2_share) / sizeof(std::uint32_t), 1);
+    const unsigned per_pass = unsigned(std::clamp<std::size_t>(l2_counters / p.buckets, 1, bv.w_count));
+    for (unsigned wa = bv.w_first; wa < bv.w_first + bv.w_count; wa += per_pass) {
+      const unsigned wb = std::min(wa + per_pass, bv.w_first + bv.w_count);
+      detail::count_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, wa, wb, cnt.data());
+      CUZK_CUDA_CHECK_LAUNCH();
+    }
     ph.mark(s, "count");
     scan(cnt.data(), off.data(), nb + 1, s);
     if (!sp.partitioned) {
@@ -591,10 +643,10 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK(cudaMemsetAsync(bin_fill.data(), 0, st.nbins * sizeof(std::uint32_t), s));
     const unsigned per_block = tune::partition_threads * tune::partition_terms_per_thread;
     detail::partition_digits_kernel<<<blocks_for(bv.n, per_block), tune::partition_threads, 0, s>>>(
-        bv, st, off.data(), bin_fill.data(), pairs.data());
+        bv, st, off.data(), bin_fill.data(), pair_ptr);
     CUZK_CUDA_CHECK_LAUNCH();
     detail::scatter_pairs_kernel<<<blocks_for(bound, tune::digit_threads), tune::digit_threads, 0, s>>>(
-        pairs.data(), st, off.data(), cnt.data(), entries.data());
+        pair_ptr, st, off.data(), cnt.data(), entries.data());
     CUZK_CUDA_CHECK_LAUNCH();
   }
 
@@ -689,7 +741,17 @@ int gpu_msm_workspace::device() const { return _impl->device; }
 std::size_t gpu_msm_workspace::bytes() const { return _impl->bytes(); }
 void gpu_msm_workspace::release() {
   gpu::device_guard guard(_impl->device);
+  uint2* lent = _impl->lent_pairs;
+  const std::size_t lent_count = _impl->lent_pair_count;
   *_impl = impl(_impl->device);
+  _impl->lent_pairs = lent;  // a loan outlives a release
+  _impl->lent_pair_count = lent_count;
+}
+void gpu_msm_workspace::lend_pair_buffer(void* ptr, std::size_t bytes) {
+  if (ptr && reinterpret_cast<std::uintptr_t>(ptr) % alignof(uint2) != 0)
+    throw std::invalid_argument("cuzk::msm gpu: a lent pair buffer must be 8-byte aligned");
+  _impl->lent_pairs = ptr ? static_cast<uint2*>(ptr) : nullptr;
+  _impl->lent_pair_count = ptr ? bytes / sizeof(uint2) : 0;
 }
 
 // ---- contexts ----------------------------------------------------------------------
@@ -857,14 +919,17 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
 }
 
 template <class F>
-std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits) {
+std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size_t lent_pair_bytes) {
   if (n == 0) return 0;
   const std::size_t xb = sizeof(ec::xyzz<F>);
   const plan p(n, choose_window(n, window_bits), xb, n, reduce_min_lg_buckets<F>);
+  const std::size_t own_pairs = lent_pair_bytes / 8 >= p.pairs
+                                    ? std::min(p.pairs, tune::own_pair_bytes_when_lent / 8)
+                                    : p.pairs;
   // the pair buffer is charged even where the direct scatter will be taken
   // (that choice needs the device's L2 size)
   const std::size_t words =
-      p.entries + 2 * p.pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
+      p.entries + 2 * own_pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
   // the batch-affine level 0's accumulators (affine: half an XYZZ point)
   const std::size_t points = p.nb + p.part_a + p.part_b + p.sums() +
                              affine_accumulators(p.seg0, affine_batch_for<F>(p.seg0, gpu_scalar_mix::random)) / 2;
@@ -889,8 +954,8 @@ ec::jacobian<F> msm_gpu(std::span<const ec::affine<F>> bases, std::span<const fr
 
 template class gpu_msm_context_t<ff::fp>;
 template class gpu_msm_context_t<ff::fp2>;
-template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned);
-template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned);
+template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t);
+template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t);
 template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const fr>,
                                       const gpu_msm_config&);
 template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const fr>,

@@ -186,12 +186,15 @@ __device__ __forceinline__ std::uint32_t claim_slot(unsigned peers, std::uint32_
   return __shfl_sync(peers, base, leader) + __popc(peers & lanes_below());
 }
 
-/// cnt[key] += 1 for every non-zero digit. Lanes of a warp that hit the same
-/// bucket (duplicated scalars, scalars equal to 1) are merged into one atomic.
+/// cnt[key] += 1 for every non-zero digit of windows [wa, wb) of the batch
+/// (a group whose counters the L2 holds: the atomics of a larger group miss
+/// it). Lanes of a warp that hit the same bucket (duplicated scalars,
+/// scalars equal to 1) are merged into one atomic.
 __global__ void __launch_bounds__(tune::digit_threads)
-    count_digits_kernel(batch_view bv, std::uint32_t* __restrict__ cnt) {
+    count_digits_kernel(batch_view bv, unsigned wa, unsigned wb, std::uint32_t* __restrict__ cnt) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-  for_each_digit(bv, i, i < bv.n, [&](bool nz, std::uint32_t key, bool) {
+  const fr_d k = i < bv.n ? canonical_scalar(bv, i) : fr_d::zero();
+  for_each_digit_of(bv, k, wa, wb, [&](bool nz, std::uint32_t key, bool) {
     const unsigned active = __ballot_sync(full_mask, nz);
     if (!nz) return;
     add_merged(__match_any_sync(active, key), cnt + key);

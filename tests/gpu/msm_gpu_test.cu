@@ -273,6 +273,39 @@ TEST(GpuMsm, PartitionedAndDirectScatterMatchCpu) {
   }
 }
 
+// A pair buffer lent to the workspace (the Groth16 prover lends its free b
+// vector to the H MSM): taken when it holds the MSM's pairs, so the
+// workspace grows no pair buffer of its own, with the same results; one
+// too small is passed over (the workspace grows its own), and after the
+// loan ends the workspace grows its own again.
+TEST(GpuMsm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu"));
+  struct env_guard {
+    ~env_guard() { unsetenv("CUZK_MSM_BIN_ENTRIES"); }
+  } restore;
+  setenv("CUZK_MSM_BIN_ENTRIES", "37", 1);  // partitioned at this size
+  const std::size_t n = (std::size_t(1) << 15) + 7;
+  const std::span<const g1_affine> bases(pool().data(), n);
+  auto ws = std::make_shared<msm::gpu_msm_workspace>(0);
+  msm::gpu_msm_context ctx(0, nullptr, ws);
+  ctx.upload_bases(bases);
+  const auto scalars = cuzk::test::random_elements<fr>(n, rng);
+  const g1_jacobian want = msm::msm<fp>(bases, scalars);
+  // every window's digits at once, 8 bytes each: more than enough
+  cuzk::gpu::device_buffer<std::uint64_t> big(40 * n), small(16);
+  ws->lend_pair_buffer(big.data(), big.bytes());
+  expect_same(ctx.run(scalars), want, "lent buffer");
+  const std::size_t with_loan = ws->bytes();
+  ws->lend_pair_buffer(small.data(), small.bytes());
+  expect_same(ctx.run(scalars), want, "lent buffer too small");
+  const std::size_t own = ws->bytes();
+  EXPECT_GT(own, with_loan) << "a loan that cannot hold the pairs is passed over: the workspace grows its own";
+  ws->lend_pair_buffer(nullptr, 0);
+  expect_same(ctx.run(scalars), want, "loan ended");
+  EXPECT_THROW(ws->lend_pair_buffer(reinterpret_cast<char*>(big.data()) + 4, 64), std::invalid_argument);
+}
+
 // The batch-affine level 0 (msm_affine_kernels.cuh; off by default,
 // tuning::msm::affine_by_default): CUZK_MSM_AFFINE forces it with each K at
 // small sizes, so every K runs whatever the default. Besides random scalars: the additions a batch cannot take,

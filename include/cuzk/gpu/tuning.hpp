@@ -39,6 +39,14 @@ struct msm {
   static constexpr unsigned min_window = 8;
   static constexpr unsigned min_explicit_window = 2;
   static constexpr unsigned max_window = 24;
+  /// From 3 * 2^25 terms (the H MSM of a 32 GiB PoRep has 2^27 - 1) the
+  /// default window is 22 bits: 12 windows instead of 13, and the larger
+  /// window sums and counters cost less than the window saved once the
+  /// pair buffer takes a batch in one stage (H200, 2026-12-04: 2^27 777 ms
+  /// against 802 at c = 20 with the same buffers; 2^26 stays at 20: 405
+  /// against 398).
+  static constexpr std::size_t wide_window_terms = std::size_t(3) << 25;
+  static constexpr unsigned wide_window = 22;
   /// Threads per block of the digit, accumulation and window-sum kernels.
   static constexpr unsigned digit_threads = 256;
   static constexpr unsigned accumulate_threads = 128;
@@ -79,12 +87,26 @@ struct msm {
   /// bin's entries may take (1 / 2^this; at 2^24 on the H200, 60 MiB of L2:
   /// bins of 2^18 / 2^20 / 2^22 entries gave 14.4 / 12.3 / 9.3 ms of scatter),
   /// and the (key, entry) pair buffer, which always holds at least the
-  /// largest window.
+  /// largest window. 4 GiB holds a whole batch of the 2^27 MSM at c = 22
+  /// (4 windows of 2^27 entries), so each batch is one partitioned stage:
+  /// on the H200 (2026-12-04) its scatter took 98 ms against 162 ms direct
+  /// (1 GiB: one window per stage, which the partition rule refuses), and
+  /// c = 22 then beats c = 20 (bench/RESULTS.md).
+  /// The digit count pass takes as many windows at once as keep their
+  /// counters in 1 / 2^this of the L2 (more passes over the scalars
+  /// otherwise): at c = 22 all 12 windows of a 2^27 MSM at once (100 MB of
+  /// counters) counted in 62 ms on the H200 (2026-12-04), the L2 missed by
+  /// every atomic.
+  static constexpr unsigned count_lg_l2_share = 1;
   static constexpr unsigned partition_threads = 256;
   static constexpr unsigned partition_terms_per_thread = 4;
   static constexpr unsigned partition_max_bins = 2048;
   static constexpr unsigned partition_lg_l2_share = 2;
-  static constexpr std::size_t partition_pair_bytes = std::size_t(1) << 30;
+  static constexpr std::size_t partition_pair_bytes = std::size_t(4) << 30;
+  /// The workspace's own pair buffer, charged where the caller lends one
+  /// for its largest MSM (gpu_msm_scratch_bytes): what its other MSMs (a
+  /// prover's witness MSMs) may still grow it to.
+  static constexpr std::size_t own_pair_bytes_when_lent = std::size_t(1) << 30;
   /// The partitioned scatter is used for a batch when its multi-digit
   /// entries exceed this many per term and stage: each stage reads every
   /// scalar again. Measured on the H200 (2026-12-02): a stage's pass over

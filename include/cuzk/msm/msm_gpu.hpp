@@ -83,9 +83,13 @@ unsigned gpu_sparse_window_bits(std::size_t multi_digit);
 /// Device bytes one MSM of |n| terms over ec::affine<F> allocates besides
 /// the bases (F = ff::fp for G1, ff::fp2 for G2), for random scalars; a
 /// mostly_binary call of the same n is sized by the same batch bound
-/// (tuning::msm::batch_bytes) and in practice takes less.
+/// (tuning::msm::batch_bytes) and in practice takes less. |lent_pair_bytes|:
+/// what the caller lends for the pair buffer (gpu_msm_workspace::
+/// lend_pair_buffer); when that holds this MSM's pairs, the workspace's own
+/// pair buffer is charged only up to tuning::msm::own_pair_bytes_when_lent
+/// (what the caller's other MSMs may still grow it to).
 template <class F = ff::fp>
-std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0);
+std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0, std::size_t lent_pair_bytes = 0);
 
 /// sum_i scalars[i] * bases[i] (sizes must match); uploads the bases every
 /// call. For repeated MSMs over the same bases use gpu_msm_context_t.
@@ -108,6 +112,12 @@ class gpu_msm_workspace {
   std::size_t bytes() const;
   /// Frees the scratch (it grows again on the next call).
   void release();
+  /// Lends |bytes| of device memory at |ptr| (this device's, 8-byte
+  /// aligned) as the partitioned scatter's pair buffer until the loan is
+  /// ended (lend_pair_buffer(nullptr, 0)): an MSM whose pairs fit it uses it
+  /// instead of growing its own. The Groth16 prover lends the vector the H
+  /// MSM no longer needs, so that MSM's one-stage scatter costs no VRAM.
+  void lend_pair_buffer(void* ptr, std::size_t bytes);
 
   struct impl;  // src/cuda/msm.cu
   impl& internals() { return *_impl; }
@@ -178,8 +188,8 @@ using gpu_msm_g2_context = gpu_msm_context_t<ff::fp2>;  ///< G2
 
 extern template class gpu_msm_context_t<ff::fp>;
 extern template class gpu_msm_context_t<ff::fp2>;
-extern template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned);
-extern template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned);
+extern template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t);
+extern template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t);
 extern template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>,
                                              std::span<const ff::fr>, const gpu_msm_config&);
 extern template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>,
