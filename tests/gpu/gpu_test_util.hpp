@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -27,6 +28,19 @@ std::vector<F> random_elements(std::size_t n, std::mt19937_64& rng) {
   for (auto& x : v) x = F::random(rng);
   return v;
 }
+
+/// Unsets the environment variable |name| when the scope ends (tests that
+/// set a tuning knob of the GPU code, read at every call, for a while).
+class unset_env_at_exit {
+ public:
+  explicit unset_env_at_exit(const char* name) : _name(name) {}
+  ~unset_env_at_exit() { unsetenv(_name); }
+  unset_env_at_exit(const unset_env_at_exit&) = delete;
+  unset_env_at_exit& operator=(const unset_env_at_exit&) = delete;
+
+ private:
+  const char* _name;
+};
 
 /// Index of the first difference, or n when equal.
 template <class T>

@@ -242,9 +242,7 @@ TEST(GpuMsm, BitHeavyScalarsAcrossSegmentSizes) {
 TEST(GpuMsm, PartitionedAndDirectScatterMatchCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.PartitionedAndDirectScatterMatchCpu"));
-  struct env_guard {
-    ~env_guard() { unsetenv("CUZK_MSM_BIN_ENTRIES"); }
-  } restore;
+  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
   msm::gpu_msm_context ctx;
   for (const std::size_t n : {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13,
                               (std::size_t(1) << 17) + 3}) {
@@ -281,9 +279,7 @@ TEST(GpuMsm, PartitionedAndDirectScatterMatchCpu) {
 TEST(GpuMsm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu"));
-  struct env_guard {
-    ~env_guard() { unsetenv("CUZK_MSM_BIN_ENTRIES"); }
-  } restore;
+  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
   setenv("CUZK_MSM_BIN_ENTRIES", "37", 1);  // partitioned at this size
   const std::size_t n = (std::size_t(1) << 15) + 7;
   const std::span<const g1_affine> bases(pool().data(), n);
@@ -315,9 +311,7 @@ TEST(GpuMsm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
 // witness mix and all-equal scalars (one bucket per window holding every
 // term).
 void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_64& rng) {
-  struct env_guard {
-    ~env_guard() { unsetenv("CUZK_MSM_AFFINE"); }
-  } restore;
+  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_AFFINE");
   for (const std::size_t n : sizes) {
     std::vector<g1_affine> mixed(pool().begin(), pool().begin() + std::ptrdiff_t(n));
     auto random = cuzk::test::random_elements<fr>(n, rng);
