@@ -71,7 +71,7 @@ void bench_kind(const char* what, const char* size, const eng::proof_kind_handle
 
 int main(int argc, char** argv) {
   int repeats = 3;
-  std::string fixtures = "/work/shared/filecoin-fixtures";
+  std::string fixtures = CUZK_FIXTURES_DIR;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--repeats")

@@ -3,7 +3,7 @@
 // Filecoin Groth16 parameter files: .vk, .params and .meta, byte for byte as
 // bellperson writes them (VerifyingKey::write, Parameters::write) and as
 // rust-fil-proofs' paramcache names and checks them. Format notes:
-// shared/reference/filecoin-formats.md, section 1.
+// tests/vectors/shared/reference/filecoin-formats.md, section 1.
 //
 // Layout (no header, no magic, no padding, nothing after the last section):
 //   .vk      alpha_g1 G1 | beta_g1 G1 | beta_g2 G2 | gamma_g2 G2 | delta_g1 G1
