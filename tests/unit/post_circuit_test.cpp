@@ -277,7 +277,7 @@ sizes count(const fallback_post_params& params) {
   r1cs::counting_cs cs;
   // synthesize_circuit: ONE + the circuit, without the num_inputs
   // `input_i * 0 = 0` rows synthesize_groth16 appends. The published
-  // figures (constants.rs, formats notes 5.4) are of this kind.
+  // figures (constants.rs, docs/FORMATS.md §4.5) are of this kind.
   r1cs::synthesize_circuit(circuits::blank_fallback_post_circuit(params), cs);
   return {cs.num_constraints(), cs.num_inputs(), cs.num_aux()};
 }
