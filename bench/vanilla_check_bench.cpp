@@ -9,7 +9,7 @@
 //  * PoRep C1 from the synthetic generator (porep_generator.hpp: real graph,
 //    replica_id, challenges, labels and paths) at 2 KiB, 512 MiB, 32 GiB:
 //    the checker does the same work per challenge as on a real C1 (no real
-//    C1 is published, filecoin-formats.md section 7);
+//    C1 is among the fixtures);
 //  * SnapDeals from the synthetic generator at 2 KiB, 512 MiB, 32 GiB;
 //  * WindowPoSt 32 GiB from the REAL curio post.vproof (sector 1, zero
 //    randomness, registered proof 13): one sector, and a full partition of
@@ -71,7 +71,7 @@ void bench_kind(const char* what, const char* size, const eng::proof_kind_handle
 
 int main(int argc, char** argv) {
   int repeats = 3;
-  std::string fixtures = "/work/shared/filecoin-fixtures";
+  std::string fixtures = CUZK_FIXTURES_DIR;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
     if (a == "--repeats")

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `cuzk-bench gen-post -t winning|wpost --out-dir DIR [--param-cache DIR]
 //   [--seed N] [--sectors N]`: test inputs for the daemon at 2 KiB. Builds
-// random sectors (tree R_last over random leaves, random comm_c), writes
+// random sectors (circuits/post_generator.hpp), writes
 // their bincode vanilla proofs as DIR/vanilla.json (JSON array of base64, the
 // --vanilla format) and the randomness as DIR/randomness.hex, and with
 // --param-cache writes seeded TEST parameters (.params + .vk; NOT a trusted
@@ -13,9 +13,8 @@
 #include <random>
 
 #include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/post_generator.hpp>
 #include <cuzk/engine/proof_kind.hpp>
-#include <cuzk/gadgets/merkle.hpp>
-#include <cuzk/gadgets/poseidon.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/io/base64.hpp>
 #include <cuzk/io/hex.hpp>
@@ -37,26 +36,11 @@ struct options {
   std::size_t sectors = 2;
 };
 
+/// A fresh random sector's vanilla proof as sector |index| of the partition.
 io::fallback_post_sector_proof make_vanilla(std::mt19937_64& rng, std::uint64_t id,
                                             const circuits::fallback_post_params& cfg,
                                             const std::array<std::uint8_t, 32>& rand, std::size_t index) {
-  const auto shape = circuits::tree_r_shape(2048);
-  std::vector<fr> leaves(shape.leaves());
-  for (auto& x : leaves) x = fr::random(rng);
-  const gadgets::merkle_tree tree(shape, leaves);
-  const fr comm_c = fr::random(rng);
-  const std::array<fr, 2> pre{comm_c, tree.root()};
-  io::fallback_post_sector_proof v{id, gadgets::poseidon_hash(std::span<const fr>(pre)), {{{}, comm_c, tree.root()}}};
-  for (std::uint64_t c : circuits::sector_leaf_challenges(cfg, rand, id, index, cfg.challenge_count)) {
-    const gadgets::merkle_path p = tree.path(c);
-    io::merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
-    for (std::size_t l = 0; l < shape.levels(); ++l)
-      m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
-                                        p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),
-                        p.indices[l]});
-    v.sectors[0].inclusion_proofs.push_back(std::move(m));
-  }
-  return v;
+  return circuits::synthetic_fallback_post_vanilla(circuits::make_synthetic_post_sector(rng, id), cfg, rand, index);
 }
 
 int run(const options& o) {

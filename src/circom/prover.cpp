@@ -37,7 +37,7 @@ constexpr fr snarkjs_root_2_32 = [] {
 static_assert(snarkjs_root_2_32.to_canonical() ==
                   ff::detail::limbs<4>{0x1b788f500b912f1f, 0xc4024ff270b3e094, 0x0fd56dc8d168d6c0,
                                        0x0212d79e5b416b6f},
-              "snarkjs's 2^32-nd root of unity (snarkjs-formats.md §4.4)");
+              "snarkjs's 2^32-nd root of unity (docs/FORMATS.md §5.5)");
 
 void check_witness_size(const io::zkey_file& zk, std::span<const fr> w) {
   if (w.size() != zk.n_vars)

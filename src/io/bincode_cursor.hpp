@@ -19,7 +19,7 @@
 #include <vector>
 
 #include <cuzk/io/format_error.hpp>
-#include <cuzk/io/post_vanilla.hpp>
+#include <cuzk/io/merkle_proof.hpp>
 
 namespace cuzk::io::bincode {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // C1 JSON reader (io::parse_c1_json / read_c1_file, see
-// include/cuzk/io/porep_c1.hpp and formats notes §4).
+// include/cuzk/io/porep_c1.hpp and docs/FORMATS.md §4.2).
 //
 // Method: a schema-driven pull parser over the text (the tokenizer is
 // porep_c1_json_cursor.hpp). The registered proof

@@ -61,17 +61,6 @@ void put_sectors(std::vector<std::uint8_t>& out, std::span<const post_sector_pro
 
 }  // namespace
 
-std::uint64_t merkle_proof::leaf_index() const {
-  std::uint64_t index = 0, scale = 1;
-  for (const auto* part : {&base, &sub, &top}) {
-    for (const merkle_path_element& e : *part) {
-      index += e.index * scale;
-      scale *= e.hashes.size() + 1;
-    }
-  }
-  return index;
-}
-
 fallback_post_sector_proof read_fallback_post_sector_proof(std::span<const std::uint8_t> bytes,
                                                            std::string_view label) {
   reader r(bytes, label, kind_name);

@@ -28,7 +28,7 @@
 
 #include <cuzk/io/base64.hpp>
 
-#include "../../apps/cuzk-bench/client_util.hpp"
+#include "client_util.hpp"
 #include "common/test_seed.hpp"
 #include "daemon_test_support.hpp"
 

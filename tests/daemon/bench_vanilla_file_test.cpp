@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "../../apps/cuzk-bench/client_util.hpp"
+#include "client_util.hpp"
 
 namespace {
 

@@ -12,8 +12,8 @@
 //    once into CUZK_DAEMON_PARAM_CACHE (the build tree) with a fixed seed and
 //    reused by later runs; the .vk written beside each .params lets tests
 //    verify proofs independently of the engine.
-//  * synthetic 2 KiB PoSt sectors and their bincode vanilla proofs, and the
-//    public inputs a verifier derives from the request alone.
+//  * 2 KiB PoSt requests on synthetic sectors (circuits/post_generator.hpp),
+//    and the public inputs a verifier derives from the request alone.
 #include <array>
 #include <chrono>
 #include <cstdint>
@@ -25,9 +25,8 @@
 #include <vector>
 
 #include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/post_generator.hpp>
 #include <cuzk/engine/engine.hpp>
-#include <cuzk/gadgets/merkle.hpp>
-#include <cuzk/gadgets/poseidon.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/groth16/verifier.hpp>
 #include <cuzk/io/params.hpp>
@@ -211,38 +210,6 @@ inline std::filesystem::path make_param_cache(bool with_post = true) {
 
 // ---- synthetic 2 KiB PoSt ----------------------------------------------------------------
 
-struct synthetic_sector {
-  std::uint64_t id = 0;
-  gadgets::merkle_tree tree;
-  fr comm_c, comm_r;
-};
-
-inline synthetic_sector make_sector(std::mt19937_64& rng, std::uint64_t id) {
-  const auto shape = circuits::tree_r_shape(2048);
-  std::vector<fr> leaves(shape.leaves());
-  for (auto& x : leaves) x = fr::random(rng);
-  gadgets::merkle_tree tree(shape, leaves);
-  const fr comm_c = fr::random(rng);
-  const std::array<fr, 2> pre{comm_c, tree.root()};
-  const fr comm_r = gadgets::poseidon_hash(std::span<const fr>(pre));
-  return {id, std::move(tree), comm_c, comm_r};
-}
-
-inline io::post_sector_proof sector_proof(const synthetic_sector& s, const std::vector<std::uint64_t>& challenges) {
-  const auto shape = circuits::tree_r_shape(2048);
-  io::post_sector_proof sp{{}, s.comm_c, s.tree.root()};
-  for (std::uint64_t c : challenges) {
-    const gadgets::merkle_path p = s.tree.path(c);
-    io::merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, s.tree.root(), s.tree.leaf(c)};
-    for (std::size_t l = 0; l < shape.levels(); ++l)
-      m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
-                                        p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),
-                        p.indices[l]});
-    sp.inclusion_proofs.push_back(std::move(m));
-  }
-  return sp;
-}
-
 inline std::array<std::uint8_t, 32> random_randomness(std::mt19937_64& rng) {
   std::array<std::uint8_t, 32> r{};
   fr::random(rng).to_bytes_le(r.data());
@@ -257,13 +224,12 @@ struct post_case {
 
 /// A WinningPoSt 2 KiB request (registered proof 0) on a fresh sector.
 inline post_case winning_case(std::mt19937_64& rng, const std::string& id) {
-  const synthetic_sector s = make_sector(rng, rng() % 100000);
+  const auto s = circuits::make_synthetic_post_sector(rng, rng() % 100000);
   const auto rand = random_randomness(rng);
   auto cfg = circuits::winning_post_params(2048);
   cfg.sector_count = 1;
   cfg.challenge_count = circuits::winning_post_challenge_count;
-  const io::fallback_post_sector_proof v{
-      s.id, s.comm_r, {sector_proof(s, circuits::sector_leaf_challenges(cfg, rand, s.id, 0, cfg.challenge_count))}};
+  const io::fallback_post_sector_proof v = circuits::synthetic_fallback_post_vanilla(s, cfg, rand, 0);
   post_case c;
   c.req.request_id = id;
   c.req.kind = eng::proof_kind::winning_post;
@@ -283,10 +249,8 @@ inline post_case window_case(std::mt19937_64& rng, const std::string& id, std::s
   post_case c;
   std::vector<circuits::post_public_sector> pub;
   for (std::size_t i = 0; i < n; ++i) {
-    const synthetic_sector s = make_sector(rng, 10 * i + rng() % 7);
-    const io::fallback_post_sector_proof v{
-        s.id, s.comm_r,
-        {sector_proof(s, circuits::sector_leaf_challenges(params, rand, s.id, i, params.challenge_count))}};
+    const auto s = circuits::make_synthetic_post_sector(rng, 10 * i + rng() % 7);
+    const io::fallback_post_sector_proof v = circuits::synthetic_fallback_post_vanilla(s, params, rand, i);
     c.req.vanilla_proofs.push_back(io::write_fallback_post_sector_proof(v));
     pub.push_back({s.id, s.comm_r});
   }

@@ -21,7 +21,7 @@
 #include <cuzk/engine/engine.hpp>
 #include <cuzk/engine/event_log.hpp>
 
-#include "../../apps/cuzk-bench/timeline_svg.hpp"
+#include "timeline_svg.hpp"
 
 namespace {
 

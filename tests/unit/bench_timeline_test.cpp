@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // cuzk-bench's summary statistics and timeline model (header-only, in
-// apps/cuzk-bench): nearest-rank percentiles on known samples, TIMELINE line
+// apps/cuzk-bench/report/): nearest-rank percentiles on known samples, TIMELINE line
 // parsing (and its errors), lane packing of overlapping synthesis stages,
 // GPU lanes from worker=N, and one <rect class="stage"> per stage in the SVG.
 // Cost: microseconds.
@@ -8,8 +8,8 @@
 
 #include <sstream>
 
-#include "../../apps/cuzk-bench/bench_stats.hpp"
-#include "../../apps/cuzk-bench/timeline_svg.hpp"
+#include "bench_stats.hpp"
+#include "timeline_svg.hpp"
 
 namespace {
 

@@ -287,7 +287,7 @@ TEST(snarkjs_json, decimal) {
             "52435875175126190479447740508185965837690552500527637822603658699938581184512");
   const std::uint64_t ten19[2] = {10000000000000000000ull, 0};
   EXPECT_EQ(io::to_decimal(std::span<const std::uint64_t>(ten19)), "10000000000000000000");
-  // G2 generator x.c0 (snarkjs-formats.md §4.7)
+  // G2 generator x.c0 (docs/FORMATS.md §5.6)
   EXPECT_EQ(io::to_decimal(ec::g2_generator().x.c0),
             "3527010695874666181871391160110601448900299527927752402199086442397937857357150268733"
             "47600343865175952761926303160");

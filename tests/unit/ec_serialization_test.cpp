@@ -374,7 +374,7 @@ TEST(ec_serialization, error_messages_are_distinct) {
   }
 }
 
-// Known answers from the BLS12-381 specification (filecoin-formats.md section 3).
+// Known answers from the BLS12-381 specification (docs/FORMATS.md §3).
 TEST(ec_serialization, generator_compressed_prefix) {
   const auto c1 = encode_g1_compressed(g1_affine::generator());
   const auto c2 = encode_g2_compressed(g2_affine::generator());

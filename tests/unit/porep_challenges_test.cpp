@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cuzk/circuits/porep_challenges.hpp>
+#include <cuzk/io/hex.hpp>
 
 #include "common/test_seed.hpp"
 
@@ -36,9 +37,11 @@ using cuzk::io::porep_feature;
 using json = nlohmann::json;
 
 bytes32 from_hex(const std::string& h) {
+  std::vector<std::uint8_t> v;
+  if (const auto e = cuzk::io::decode_hex(h, v)) throw std::invalid_argument("hex: " + e->reason);
+  if (v.size() != 32) throw std::invalid_argument("hex: want 64 digits");
   bytes32 b{};
-  if (h.size() != 64) throw std::invalid_argument("hex: want 64 digits");
-  for (std::size_t i = 0; i < 32; ++i) b[i] = std::uint8_t(std::stoul(h.substr(2 * i, 2), nullptr, 16));
+  std::copy(v.begin(), v.end(), b.begin());
   return b;
 }
 

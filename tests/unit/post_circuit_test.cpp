@@ -22,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/post_generator.hpp>
 #include <cuzk/io/base64.hpp>
 #include <cuzk/io/post_vanilla.hpp>
 #include <cuzk/r1cs/r1cs.hpp>
@@ -276,7 +277,7 @@ sizes count(const fallback_post_params& params) {
   r1cs::counting_cs cs;
   // synthesize_circuit: ONE + the circuit, without the num_inputs
   // `input_i * 0 = 0` rows synthesize_groth16 appends. The published
-  // figures (constants.rs, formats notes 5.4) are of this kind.
+  // figures (constants.rs, docs/FORMATS.md §4.5) are of this kind.
   r1cs::synthesize_circuit(circuits::blank_fallback_post_circuit(params), cs);
   return {cs.num_constraints(), cs.num_inputs(), cs.num_aux()};
 }
@@ -319,32 +320,18 @@ struct synthetic_winning {
   std::array<std::uint8_t, 32> randomness{};
 };
 
-// A random 2 KiB sector (tree R_last over random leaves, random comm_c) and
-// the vanilla proof the Rust prover would send for it: 66 challenges on 1
-// sector (generate_fallback_sector_challenges with sector_count 1, V1_0_0).
+// A random 2 KiB sector (circuits/post_generator.hpp) and the vanilla proof
+// the Rust prover would send for it: 66 challenges on 1 sector
+// (generate_fallback_sector_challenges with sector_count 1, V1_0_0).
 synthetic_winning make_synthetic_winning(std::mt19937_64& rng) {
-  const auto shape = circuits::tree_r_shape(2048);
-  std::vector<fr> leaves(shape.leaves());
-  for (auto& x : leaves) x = fr::random(rng);
-  const gadgets::merkle_tree tree(shape, leaves);
-  const fr comm_c = fr::random(rng);
-  const std::array<fr, 2> pre{comm_c, tree.root()};
+  circuits::synthetic_post_sector sector = circuits::make_synthetic_post_sector(rng, 0);
   synthetic_winning r;
   fr::random(rng).to_bytes_le(r.randomness.data());
-  const std::uint64_t sector_id = rng() % 1000000;
-  r.vanilla = {sector_id, gadgets::poseidon_hash(std::span<const fr>(pre)), {{{}, comm_c, tree.root()}}};
+  sector.id = rng() % 1000000;
   auto config = circuits::winning_post_params(2048);
   config.sector_count = 1;
   config.challenge_count = 66;
-  for (std::uint64_t c : circuits::sector_leaf_challenges(config, r.randomness, sector_id, 0, 66)) {
-    const gadgets::merkle_path p = tree.path(c);
-    io::merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
-    for (std::size_t l = 0; l < shape.levels(); ++l)
-      m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
-                                        p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),
-                        p.indices[l]});
-    r.vanilla.sectors[0].inclusion_proofs.push_back(m);
-  }
+  r.vanilla = circuits::synthetic_fallback_post_vanilla(sector, config, r.randomness, 0);
   return r;
 }
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// cuzk-bench compare's statistics and model (header-only, apps/cuzk-bench):
+// cuzk-bench compare's statistics and model (header-only, apps/cuzk-bench/report/):
 //  - Mann-Whitney U known answers: scipy's documented example (U = 17,
 //    p = 0.11134688653314041), complete separation of 5 against 5
 //    (p = 0.012185780355344818), a hand-worked sample with a triple tie
@@ -18,7 +18,7 @@
 
 #include <random>
 
-#include "../../apps/cuzk-bench/regress_compare.hpp"
+#include "regress_compare.hpp"
 #include "common/test_seed.hpp"
 
 namespace {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include <cuzk/circuits/fallback_post.hpp>
+#include <cuzk/circuits/post_generator.hpp>
 #include <cuzk/groth16/prover.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/groth16/verifier.hpp>
@@ -38,16 +39,11 @@ TEST(post_circuit_long, winning_post_2kib_groth16_round_trip_and_tampering) {
   const std::uint64_t seed = test::test_seed("winning-post-2kib-groth16");
   std::mt19937_64 rng(seed);
   const auto params = circuits::winning_post_params(2048);
-  const auto shape = params.shape();
 
   // synthetic sector
-  std::vector<fr> leaves(shape.leaves());
-  for (auto& x : leaves) x = fr::random(rng);
-  const gadgets::merkle_tree tree(shape, leaves);
-  const fr comm_c = fr::random(rng);
-  const std::array<fr, 2> pre{comm_c, tree.root()};
-  const fr comm_r = gadgets::poseidon_hash(std::span<const fr>(pre));
-  const std::uint64_t sector_id = rng() % 1000000;
+  circuits::synthetic_post_sector sector = circuits::make_synthetic_post_sector(rng, 0);
+  const std::uint64_t sector_id = sector.id = rng() % 1000000;
+  const fr comm_r = sector.comm_r;
   std::array<std::uint8_t, 32> randomness{};
   fr::random(rng).to_bytes_le(randomness.data());
 
@@ -55,16 +51,8 @@ TEST(post_circuit_long, winning_post_2kib_groth16_round_trip_and_tampering) {
   auto config = params;
   config.sector_count = 1;
   config.challenge_count = 66;
-  io::fallback_post_sector_proof vanilla{sector_id, comm_r, {{{}, comm_c, tree.root()}}};
-  for (std::uint64_t c : circuits::sector_leaf_challenges(config, randomness, sector_id, 0, 66)) {
-    const gadgets::merkle_path p = tree.path(c);
-    io::merkle_proof m{io::merkle_proof_kind::single, {}, {}, {}, tree.root(), tree.leaf(c)};
-    for (std::size_t l = 0; l < shape.levels(); ++l)
-      m.base.push_back({std::vector<fr>(p.siblings.begin() + std::ptrdiff_t(7 * l),
-                                        p.siblings.begin() + std::ptrdiff_t(7 * l + 7)),
-                        p.indices[l]});
-    vanilla.sectors[0].inclusion_proofs.push_back(m);
-  }
+  const io::fallback_post_sector_proof vanilla =
+      circuits::synthetic_fallback_post_vanilla(sector, config, randomness, 0);
   const auto decoded = io::read_fallback_post_sector_proof(io::write_fallback_post_sector_proof(vanilla));
   const auto circuit = circuits::winning_post_circuit(params, decoded);
 

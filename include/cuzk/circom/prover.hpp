@@ -5,7 +5,7 @@
 // verify with `snarkjs groth16 verify` and, for fixed r and s, are the same
 // group elements snarkjs (or the reference noble_prove.mjs) computes.
 //
-// Method (shared/reference/snarkjs-formats.md §4.6), n = domain_size:
+// Method (docs/FORMATS.md §5.7), n = domain_size:
 //   1. a[row] += coef * w[signal] over the zkey's section 4 (matrix 0 -> a,
 //      1 -> b); c = a o b. The C matrix is never needed.
 //   2. For each of a, b, c: interpolate on <omega_n> (iNTT), multiply

@@ -21,7 +21,7 @@
 // 10 levels): 53,333 constraints per slot; WindowPoSt 2349 slots =
 // 125,279,217 constraints, 25,840 inputs with ONE; WinningPoSt 66
 // one-challenge slots = 370,590 constraints, 133 inputs (filecoin-proofs
-// constants.rs and formats notes 5.4). These published figures count ONE
+// constants.rs and docs/FORMATS.md §4.5). These published figures count ONE
 // plus the circuit only, NOT the `input_i * 0 = 0` rows synthesize_groth16
 // appends (r1cs::synthesize_circuit gives them).
 //

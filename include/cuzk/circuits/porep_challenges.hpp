@@ -89,7 +89,7 @@ struct porep_challenge_parents {
 };
 
 /// What the verifier needs to build partition |k|'s public inputs
-/// (formats notes 5.2, generate_public_inputs): replica_id, comm_d, comm_r,
+/// (docs/FORMATS.md §4.4, generate_public_inputs): replica_id, comm_d, comm_r,
 /// then per challenge: c, its 6 DRG parents, its 8 expander parents, c, c, c.
 struct porep_partition_inputs {
   bytes32 replica_id{}, comm_d{}, comm_r{};

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include <cuzk/gadgets/merkle.hpp>
-#include <cuzk/io/post_vanilla.hpp>
+#include <cuzk/io/merkle_proof.hpp>
 
 namespace cuzk::circuits {
 

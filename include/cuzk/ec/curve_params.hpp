@@ -5,7 +5,7 @@
 // Generators as published in the BLS12-381 specification (zkcrypto/bls12_381,
 // IETF draft-irtf-cfrg-pairing-friendly-curves); the test
 // ec_fixture.generators_match_fixture checks them against the encoding of 1*G in
-// ../shared/filecoin-fixtures/zkcrypto-bls12_381.
+// tests/vectors/shared/filecoin-fixtures/zkcrypto-bls12_381.
 
 #include <cuzk/ff/fp2.hpp>
 

@@ -2,7 +2,7 @@
 #pragma once
 // ZCash-format encoding of BLS12-381 points (zkcrypto/bls12_381
 // src/notes/serialization.rs; the format of Filecoin parameter files and
-// proofs, see shared/reference/filecoin-formats.md section 3).
+// proofs, see docs/FORMATS.md §3).
 //
 //   G1 compressed 48 B: x            G1 uncompressed  96 B: x || y
 //   G2 compressed 96 B: x            G2 uncompressed 192 B: x || y

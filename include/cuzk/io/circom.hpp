@@ -2,8 +2,8 @@
 #pragma once
 // Readers for the circom/snarkjs binary files on BLS12-381: the constraint
 // system (.r1cs, version 1), the witness (.wtns, version 2) and the snarkjs
-// Groth16 proving key (.zkey, version 1). Formats: shared/reference/
-// snarkjs-formats.md, section 4.
+// Groth16 proving key (.zkey, version 1). Formats:
+// docs/FORMATS.md §5.
 //
 // Method. All three are iden3 containers: magic[4] | u32 version |
 // u32 n_sections | n_sections x (u32 id, u64 size, size bytes). The reader

@@ -3,14 +3,14 @@
 // Filecoin Groth16 parameter files: .vk, .params and .meta, byte for byte as
 // bellperson writes them (VerifyingKey::write, Parameters::write) and as
 // rust-fil-proofs' paramcache names and checks them. Format notes:
-// shared/reference/filecoin-formats.md, section 1.
+// docs/FORMATS.md §1.
 //
 // Layout (no header, no magic, no padding, nothing after the last section):
 //   .vk      alpha_g1 G1 | beta_g1 G1 | beta_g2 G2 | gamma_g2 G2 | delta_g1 G1
 //            | delta_g2 G2 | u32be ic_len | ic_len x G1          868 + 96 ic_len B
 //   .params  the .vk layout, then five vectors, each u32be len | len x point:
 //            h (G1), l (G1), a (G1), b_g1 (G1), b_g2 (G2)
-// Points are uncompressed ZCash encodings (G1 96 B, G2 192 B; section 3).
+// Points are uncompressed ZCash encodings (G1 96 B, G2 192 B; §3 there).
 // .meta is the JSON {"sector_size":N} that paramcache writes next to them.
 //
 // Reading happens in two steps. parameter_layout walks the length fields of

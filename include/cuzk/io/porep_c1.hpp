@@ -6,7 +6,7 @@
 // that the JSON reader/writer, the synthetic generator, the public-input
 // derivation and the StackedDRG circuit share.
 //
-// JSON (fields in this order; formats notes §4):
+// JSON (fields in this order; docs/FORMATS.md §4.2):
 //   registered_proof  "StackedDrg2KiBV1_1", ... (see seal_proof_info)
 //   vanilla_proofs    { "<StackedDrg{size}V1>": [ partition [ challenge proof ... ] ... ] }
 //   comm_r, comm_d, replica_id, seed, ticket   [32 numbers 0..255]
@@ -30,7 +30,8 @@
 #include <vector>
 
 #include <cuzk/ff/bls12_381.hpp>
-#include <cuzk/io/post_vanilla.hpp>
+#include <cuzk/io/format_error.hpp>
+#include <cuzk/io/merkle_proof.hpp>
 #include <cuzk/io/seal_proof.hpp>
 
 namespace cuzk::io {

@@ -11,7 +11,8 @@
 //   Vec<T>          u64 LE length, then the elements
 //   SectorProof (storage-proofs-post fallback/vanilla.rs)
 //     inclusion_proofs Vec<MerkleProof>, comm_c 32 B, comm_r_last 32 B
-//   MerkleProof { data: ProofData } (storage-proofs-core merkle/proof.rs)
+//   MerkleProof { data: ProofData } (storage-proofs-core merkle/proof.rs;
+//                 the type: io/merkle_proof.hpp)
 //     ProofData     u32 LE variant tag: 0 Single, 1 Sub, 2 Top
 //     Single        root 32 B, leaf 32 B, path InclusionPath
 //     Sub           base_proof InclusionPath, sub_proof InclusionPath, root, leaf
@@ -40,35 +41,9 @@
 
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/io/format_error.hpp>
+#include <cuzk/io/merkle_proof.hpp>
 
 namespace cuzk::io {
-
-/// One level of an inclusion path (merkle/proof.rs PathElement).
-struct merkle_path_element {
-  std::vector<ff::fr> hashes;  ///< the arity - 1 siblings
-  std::uint64_t index = 0;     ///< position of the running hash among the arity children
-  friend bool operator==(const merkle_path_element&, const merkle_path_element&) = default;
-};
-
-/// ProofData's variant.
-enum class merkle_proof_kind : std::uint32_t { single = 0, sub = 1, top = 2 };
-
-/// One Merkle inclusion proof (merkle/proof.rs MerkleProof / ProofData), the
-/// same encoding in PoSt vanilla proofs, PoRep C1 and SnapDeals partition
-/// proofs (defined here, with the first of them to be read).
-struct merkle_proof {
-  merkle_proof_kind kind = merkle_proof_kind::single;
-  std::vector<merkle_path_element> base;  ///< base tree levels (Single: the whole path)
-  std::vector<merkle_path_element> sub;   ///< Sub/Top only
-  std::vector<merkle_path_element> top;   ///< Top only
-  ff::fr root;
-  ff::fr leaf;
-
-  /// The challenged leaf index (MerkleProofTrait::path_index): the level
-  /// indices in mixed radix, arity = hashes.size() + 1 at each level.
-  std::uint64_t leaf_index() const;
-  friend bool operator==(const merkle_proof&, const merkle_proof&) = default;
-};
 
 /// fallback::SectorProof: the inclusion proofs of one sector's challenges.
 struct post_sector_proof {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Groth16 proof bytes as bellperson writes them (Proof::write / read_many;
-// shared/reference/filecoin-formats.md, section 2):
+// docs/FORMATS.md §2):
 //   one proof   compressed A (G1, 48 B) | compressed B (G2, 96 B)
 //               | compressed C (G1, 48 B)                        = 192 B
 //   P proofs    the proofs of partitions 0..P-1 concatenated      = 192 P B

@@ -22,7 +22,7 @@ enum class porep_api_version : std::uint8_t { v1_0_0, v1_1_0, v1_2_0 };
 enum class porep_feature : std::uint8_t { none, synthetic_porep, non_interactive_porep };
 
 /// Static facts about one RegisteredSealProof (filecoin-proofs constants.rs,
-/// rust-filecoin-proofs-api registry.rs; formats notes §4 and §5.1).
+/// rust-filecoin-proofs-api registry.rs; docs/FORMATS.md §4.3).
 struct seal_proof_info {
   std::string_view name;          ///< "StackedDrg32GiBV1_1"
   std::string_view shape_name;    ///< vanilla_proofs key: "StackedDrg32GiBV1"

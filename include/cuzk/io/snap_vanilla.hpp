@@ -38,7 +38,8 @@
 #include <vector>
 
 #include <cuzk/ff/bls12_381.hpp>
-#include <cuzk/io/post_vanilla.hpp>
+#include <cuzk/io/format_error.hpp>
+#include <cuzk/io/merkle_proof.hpp>
 
 namespace cuzk::io {
 

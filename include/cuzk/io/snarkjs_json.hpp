@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // snarkjs's JSON files on BLS12-381: proof.json, public.json and
-// verification_key.json (format: shared/reference/snarkjs-formats.md §4.7).
+// verification_key.json (format: docs/FORMATS.md §5.6).
 //
 // Encoding. Every number is a decimal string of a canonical (non-Montgomery)
 // value. G1 is [x, y, "1"], G2 is [[x.c0, x.c1], [y.c0, y.c1], ["1", "0"]]

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
@@ -16,6 +17,7 @@
 
 #include <cuzk/engine/types.hpp>
 #include <cuzk/io/base64.hpp>
+#include <cuzk/io/hex.hpp>
 
 #include "cuzk/v1/proving.grpc.pb.h"
 
@@ -27,19 +29,12 @@ inline std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+/// Hex bytes of a command-line value (an optional "0x" first).
 inline std::vector<std::uint8_t> from_hex(const std::string& s, const char* what) {
-  std::string h = s.rfind("0x", 0) == 0 ? s.substr(2) : s;
-  if (h.size() % 2) throw std::runtime_error(std::string(what) + ": odd number of hex digits");
+  std::string_view h = s;
+  if (h.starts_with("0x")) h.remove_prefix(2);
   std::vector<std::uint8_t> out;
-  for (std::size_t i = 0; i < h.size(); i += 2) {
-    const auto nib = [&](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      throw std::runtime_error(std::string(what) + ": not hex");
-    };
-    out.push_back(std::uint8_t(nib(h[i]) * 16 + nib(h[i + 1])));
-  }
+  if (const auto e = io::decode_hex(h, out)) throw std::runtime_error(std::string(what) + ": " + e->reason);
   return out;
 }
 

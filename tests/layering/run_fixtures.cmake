@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: Apache-2.0
+# The layering check checked: cmake/check_layers.cmake run on each tree
+# under tests/layering/. A tree whose expect.txt says "pass" must pass; every
+# other one must fail, and its output must hold the line of expect.txt (the
+# file, the include and the two layers), so the check fails for the reason
+# planted, not for another.
+# Usage: cmake -DCHECK=<check_layers.cmake> -DFIXTURES=<tests/layering> -P run_fixtures.cmake
+cmake_minimum_required(VERSION 3.25)
+file(GLOB trees LIST_DIRECTORIES true "${FIXTURES}/*")
+set(failures 0)
+set(count 0)
+foreach(tree IN LISTS trees)
+  if(NOT IS_DIRECTORY "${tree}")
+    continue()
+  endif()
+  get_filename_component(name "${tree}" NAME)
+  file(READ "${tree}/expect.txt" expect)
+  string(STRIP "${expect}" expect)
+  execute_process(COMMAND ${CMAKE_COMMAND} -DROOT=${tree} -P ${CHECK}
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  set(out "${out}${err}")
+  math(EXPR count "${count} + 1")
+  if(expect STREQUAL "pass")
+    if(NOT rc EQUAL 0)
+      message(SEND_ERROR "${name}: refused, expected to pass:\n${out}")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  else()
+    string(FIND "${out}" "${expect}" at)
+    if(rc EQUAL 0)
+      message(SEND_ERROR "${name}: passed, expected to be refused with \"${expect}\"")
+      math(EXPR failures "${failures} + 1")
+    elseif(at EQUAL -1)
+      message(SEND_ERROR "${name}: refused, but not with \"${expect}\":\n${out}")
+      math(EXPR failures "${failures} + 1")
+    endif()
+  endif()
+endforeach()
+if(count LESS 2)
+  message(FATAL_ERROR "run_fixtures: no fixture trees under ${FIXTURES}")
+endif()
+if(failures GREATER 0)
+  message(FATAL_ERROR "run_fixtures: ${failures} of ${count} fixture trees got the wrong verdict")
+endif()
+message(STATUS "run_fixtures: ${count} fixture trees, every verdict as expected")
