@@ -38,8 +38,10 @@
 
 #include "cuzk/v1/proving.grpc.pb.h"
 #include "daemon_test_support.hpp"
+#include "daemon_config.hpp"
 #include "grpc_service.hpp"
 #include "http2_preface.hpp"
+#include "listen_security.hpp"
 #include "listen_socket.hpp"
 #include "process_support.hpp"
 #include "unique_fd.hpp"
@@ -193,6 +195,14 @@ TEST(grpc_listener, the_http2_client_preface_is_classified) {
   EXPECT_EQ(classify(huge), preface_state::invalid);  // over 16384
 }
 
+TEST(grpc_listener, max_connections_is_a_daemon_key) {
+  EXPECT_EQ(service::daemon_config().max_connections, 4096u);
+  const auto c = service::parse_config("[daemon]\nmax_connections = 8\n");
+  EXPECT_EQ(c.max_connections, 8u);
+  EXPECT_EQ(service::server_options(c).listener.max_connections, 8u);
+  EXPECT_THROW(service::parse_config("[daemon]\nmax_connections = 0\n"), service::config_error);
+}
+
 // max_connections = 3: a 4th gRPC client and raw sockets are closed at
 // accept, one log line for all of them; a client going away frees its slot.
 TEST(grpc_listener, connections_beyond_max_connections_are_closed_and_a_freed_slot_is_used_again) {
@@ -227,7 +237,9 @@ TEST(grpc_listener, connections_beyond_max_connections_are_closed_and_a_freed_sl
               c.accepted, log.count("closed at accept"));
   EXPECT_GE(c.refused, 11u);
   EXPECT_EQ(c.open, 3u);
-  EXPECT_EQ(log.count("closed at accept: daemon.max_connections = 3"), 1u) << log.all();
+  // 11 refusals, one line (a second only if the box stalled past the 10 s interval)
+  EXPECT_GE(log.count("closed at accept: daemon.max_connections = 3"), 1u) << log.all();
+  EXPECT_LE(log.count("closed at accept: daemon.max_connections = 3"), 2u) << log.all();
   for (auto& ch : held) EXPECT_TRUE(status_ok(ch));  // the held ones still serve
   // one client goes away: gRPC closes its side, the acceptor sees it
   const auto t0 = steady::now();
@@ -252,7 +264,7 @@ TEST(grpc_listener, the_handshake_timeout_closes_silent_and_partial_clients_and_
   send_all(half.get(), "PRI * HTTP/2.0\r\n");
   send_all(http1.get(), "GET /status HTTP/1.1\r\nHost: x\r\n\r\n");
   send_all(whole.get(), preface_bytes());
-  EXPECT_TRUE(closed_by_server(http1.get(), 250ms));
+  EXPECT_TRUE(closed_by_server(http1.get(), 2s));  // at once: not_http2 below, not a timeout
   const long long http1_ms = ms_since(t0);
   EXPECT_TRUE(closed_by_server(silent.get(), 3s));
   const long long silent_ms = ms_since(t0);
