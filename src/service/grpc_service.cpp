@@ -15,6 +15,7 @@
 #include <cuzk/engine/client_text.hpp>
 
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "grpc_process.hpp"
 #include "listen_address.hpp"
 #include "listen_socket.hpp"
 #include "listener_args.hpp"
@@ -305,6 +306,8 @@ struct grpc_server::impl {
 
 grpc_server::grpc_server(engine::engine& e, const std::string& address, const grpc_server_options& opt)
     : _p(std::make_unique<impl>()) {
+  // before any connection (in-process clients included): see grpc_process.hpp
+  prepare_grpc_process();
   _p->waiters = std::make_unique<waiter_pool>(e, opt.max_waiting_calls);
   _p->svc = std::make_unique<service>(e, *_p->waiters, opt.max_message_size, opt.auth_token);
   if (opt.tls_cert_pem.empty() != opt.tls_key_pem.empty())
