@@ -90,10 +90,12 @@ std::unique_ptr<cuzk::engine::prover_backend> make_backend(const cuzk::service::
 }
 
 // Descriptors: the soft RLIMIT_NOFILE up to the hard one (the unit sets
-// LimitNOFILE=1048576), so a burst of client connections cannot exhaust
-// them: gRPC 1.51 stops accepting for good after one EMFILE from accept4
-// (docs/RELIABILITY.md, "Process resilience"). Every poller in the daemon
-// uses poll/epoll, so descriptors above 1024 are fine.
+// LimitNOFILE=1048576), so a burst of client connections does not exhaust
+// them. When they run out anyway, the plaintext listener's accept loop backs
+// off and resumes once some are free (connection_acceptor.hpp); a TLS
+// listener is gRPC 1.51's own, which stops accepting for good after one
+// EMFILE from accept4 (docs/RELIABILITY.md, "Process resilience"). Every
+// poller in the daemon uses poll/epoll, so descriptors above 1024 are fine.
 void raise_fd_limit() {
   rlimit l{};
   if (getrlimit(RLIMIT_NOFILE, &l) != 0) return;
@@ -147,6 +149,7 @@ int main(int argc, char** argv) {
   cuzk::service::grpc_server_options server_opts;
   try {
     server_opts = cuzk::service::server_options(cfg);
+    server_opts.log = log_at;  // the listener's lines: descriptors exhausted, connections refused
   } catch (const std::exception& e) {
     spdlog::critical("cuzk exits with status 2 (bad config): {}", e.what());
     return 2;

@@ -28,7 +28,8 @@ const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
         {"max_message_size", key_status::used}, {"shutdown_timeout", key_status::used},
         {"unix_socket_mode", key_status::used}, {"tls_cert_file", key_status::used}, {"tls_key_file", key_status::used},
         {"tls_client_ca_file", key_status::used}, {"auth_token_file", key_status::used},
-        {"allow_abstract_socket", key_status::used}, {"max_waiting_calls", key_status::used}}},
+        {"allow_abstract_socket", key_status::used}, {"max_waiting_calls", key_status::used},
+        {"max_connections", key_status::used}}},
       {"srs",
        {{"param_cache", key_status::used}, {"check_points", key_status::used}, {"shape_cache", key_status::used},
         {"parameters_json", key_status::used},
@@ -210,6 +211,7 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
   }
   if (auto v = r.boolean("daemon", "allow_abstract_socket")) c.allow_abstract_socket = *v;
   if (auto v = r.integer("daemon", "max_waiting_calls", 1, 1000000)) c.max_waiting_calls = std::size_t(*v);
+  if (auto v = r.integer("daemon", "max_connections", 1, 1000000)) c.max_connections = std::size_t(*v);
   if (auto v = r.str("daemon", "tls_cert_file")) c.tls_cert_file = *v;
   if (auto v = r.str("daemon", "tls_key_file")) c.tls_key_file = *v;
   if (auto v = r.str("daemon", "tls_client_ca_file")) c.tls_client_ca_file = *v;

@@ -10,11 +10,14 @@
 #include <stdexcept>
 
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/server_posix.h>
 
 #include <cuzk/engine/client_text.hpp>
 
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "grpc_process.hpp"
 #include "listen_address.hpp"
+#include "listen_socket.hpp"
 #include "listener_args.hpp"
 #include "request_check.hpp"
 #include "request_limits.hpp"
@@ -293,26 +296,26 @@ class service final : public service_base {
 }  // namespace
 
 struct grpc_server::impl {
-  std::unique_ptr<unix_socket_claim> claim;  // outlives the server: released last
+  std::unique_ptr<unix_socket_claim> claim;  // outlives the socket: released last
+  std::unique_ptr<listen_sockets> sockets;   // plaintext: our listening sockets
   std::unique_ptr<waiter_pool> waiters;      // outlives the server's calls
   std::unique_ptr<service> svc;
   std::unique_ptr<grpc::Server> server;
+  std::unique_ptr<connection_acceptor> acceptor;  // plaintext: stopped before the server shuts down
 };
-
-namespace {
-
-std::mutex umask_mu;  // umask is per process: one socket bind at a time
-
-}  // namespace
 
 grpc_server::grpc_server(engine::engine& e, const std::string& address, const grpc_server_options& opt)
     : _p(std::make_unique<impl>()) {
+  // before any connection (in-process clients included): see grpc_process.hpp
+  prepare_grpc_process();
   _p->waiters = std::make_unique<waiter_pool>(e, opt.max_waiting_calls);
   _p->svc = std::make_unique<service>(e, *_p->waiters, opt.max_message_size, opt.auth_token);
   if (opt.tls_cert_pem.empty() != opt.tls_key_pem.empty())
     throw std::runtime_error("TLS needs both a certificate and a key");
+  if (opt.listener.max_connections == 0) throw std::invalid_argument("max_connections must be at least 1");
+  const bool tls = !opt.tls_cert_pem.empty();
   std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
-  if (!opt.tls_cert_pem.empty()) {
+  if (tls) {
     grpc::SslServerCredentialsOptions so(opt.tls_client_ca_pem.empty()
                                              ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
                                              : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
@@ -327,12 +330,31 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
                              "machine (in this network namespace) can connect; set daemon.allow_abstract_socket = "
                              "true to use it anyway (with daemon.auth_token_file), or listen on unix:///path");
   if (addr.k == listen_address::kind::unix_path) _p->claim = std::make_unique<unix_socket_claim>(addr.path);
+  const auto refuse_taken = [&](const std::string& detail) {
+    if (addr.k == listen_address::kind::tcp && tcp_address_answers(address))
+      throw std::runtime_error("cannot listen on " + address +
+                               ": another process is listening on that port; refusing to share it (one daemon per "
+                               "address)");
+    throw std::runtime_error("cannot listen on " + address + " (" + detail + ")");
+  };
+  if (!tls) {
+    // plaintext: our own listening socket; gRPC gets each connection by
+    // descriptor from the acceptor started below
+    try {
+      _p->sockets = std::make_unique<listen_sockets>(addr, opt.unix_socket_mode);
+    } catch (const listen_error& x) {
+      refuse_taken(x.what());
+    }
+    _port = addr.k == listen_address::kind::tcp ? _p->sockets->port() : 0;
+  }
   grpc::ServerBuilder b;
-  if (addr.is_unix())
-    b.AddListeningPort(addr.grpc_uri, creds);
-  else
-    b.AddListeningPort(addr.grpc_uri, creds, &_port);
-  apply_listener_args(b);
+  if (tls) {
+    if (addr.is_unix())
+      b.AddListeningPort(addr.grpc_uri, creds);
+    else
+      b.AddListeningPort(addr.grpc_uri, creds, &_port);
+  }
+  apply_listener_args(b, opt.listener);
   const std::uint64_t transport_max = std::min<std::uint64_t>(2 * opt.max_message_size + (1 << 20), (1ull << 31) - 1);
   b.SetMaxReceiveMessageSize(int(transport_max));
   // gRPC 1.51 inflates a compressed message in full before any size check
@@ -344,10 +366,10 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
   b.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
   b.SetMaxSendMessageSize(int(transport_max));
   b.RegisterService(_p->svc.get());
-  if (addr.k == listen_address::kind::unix_path) {
-    // the socket is born with 0777 & ~umask: narrow the umask around the
-    // bind so it never exists wider than |unix_socket_mode|, then chmod to it
-    std::lock_guard lk(umask_mu);
+  if (tls && addr.k == listen_address::kind::unix_path) {
+    // gRPC binds: the socket is born with 0777 & ~umask, so narrow the umask
+    // around the bind (it never exists wider than |unix_socket_mode|), then chmod
+    std::lock_guard lk(umask_mutex());
     const mode_t old = ::umask(0777 & ~mode_t(opt.unix_socket_mode));
     _p->server = b.BuildAndStart();
     ::umask(old);
@@ -360,11 +382,17 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
     _p->server = b.BuildAndStart();
   }
   if (!_p->server) {
-    if (addr.k == listen_address::kind::tcp && tcp_address_answers(address))
-      throw std::runtime_error("cannot listen on " + address +
-                               ": another process is listening on that port; refusing to share it (one daemon per "
-                               "address)");
-    throw std::runtime_error("cannot listen on " + address + " (address in use or not available)");
+    if (tls) refuse_taken("address in use or not available");
+    throw std::runtime_error("cannot start the gRPC server for " + address);
+  }
+  if (!tls) {
+    acceptor_limits al;
+    al.max_connections = opt.listener.max_connections;
+    al.handshake_timeout = std::chrono::milliseconds(opt.listener.handshake_timeout_ms);
+    grpc::Server* srv = _p->server.get();
+    _p->acceptor = std::make_unique<connection_acceptor>(
+        _p->sockets->fds(), _p->sockets->is_tcp(), al, [srv](int fd) { grpc::AddInsecureChannelFromFd(srv, fd); },
+        opt.log);
   }
 }
 
@@ -372,7 +400,13 @@ grpc_server::~grpc_server() { shutdown(0); }
 
 std::size_t grpc_server::waiting_calls() const { return _p->waiters->size(); }
 
+acceptor_counters grpc_server::connections() const {
+  return _p->acceptor ? _p->acceptor->counters() : acceptor_counters{};
+}
+
 void grpc_server::shutdown(std::uint64_t deadline_ms) {
+  // no connection is handed to a server that is shutting down
+  if (_p->acceptor) _p->acceptor->stop();
   if (!_p->server) return;
   _p->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
   _p->server->Wait();

@@ -24,11 +24,24 @@
 // token every call must carry "authorization: Bearer <token>" metadata or
 // gets UNAUTHENTICATED (compared in constant time). Nothing here logs or
 // echoes request payloads.
+// Listener (issue 25): a plaintext listener (TCP or unix, no TLS files) is
+// our own socket (listen_socket.hpp) and accept loop (connection_acceptor.hpp)
+// handing each connection to gRPC by descriptor: accept keeps working after
+// descriptors run out (gRPC 1.51's own listener stops for good), a connection
+// must send its HTTP/2 preface within the handshake timeout, and at most
+// |listener.max_connections| are open at once. gRPC 1.51 takes only
+// plaintext connections by descriptor, so a TLS listener stays gRPC's own
+// (handshake timeout and keepalive from listener_args.hpp; no cap, and
+// accept stops after an EMFILE: the raised RLIMIT_NOFILE is its guard).
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
 #include <cuzk/engine/engine.hpp>
+
+#include "connection_acceptor.hpp"
+#include "listener_args.hpp"
 
 namespace grpc {
 class Server;
@@ -44,6 +57,9 @@ struct grpc_server_options {
   std::string auth_token;                 ///< set: "authorization: Bearer <token>" required
   bool allow_abstract_socket = false;     ///< "unix-abstract:" refused unless set
   std::size_t max_waiting_calls = 10000;  ///< AwaitProof/Prove waiting at once; beyond: RESOURCE_EXHAUSTED
+  listener_limits listener;               ///< timeouts, keepalive, max_connections
+  /// The listener's messages (level 1 info, 2 warning, 3 error); unset: none.
+  std::function<void(int level, const std::string& message)> log;
 };
 
 class grpc_server {
@@ -61,6 +77,9 @@ class grpc_server {
   int port() const { return _port; }
   /// AwaitProof / Prove calls waiting for their job now.
   std::size_t waiting_calls() const;
+  /// The plaintext listener's connection counts (all zero for TLS, whose
+  /// connections gRPC accepts itself).
+  acceptor_counters connections() const;
   /// Stops accepting and waits for calls in flight, up to |deadline_ms|.
   void shutdown(std::uint64_t deadline_ms);
   void wait();

@@ -35,6 +35,7 @@ grpc_server_options server_options(const daemon_config& cfg) {
   o.unix_socket_mode = cfg.unix_socket_mode;
   o.allow_abstract_socket = cfg.allow_abstract_socket;
   o.max_waiting_calls = cfg.max_waiting_calls;
+  o.listener.max_connections = cfg.max_connections;
   if (!cfg.tls_cert_file.empty()) {
     o.tls_cert_pem = read_secret_file(cfg.tls_cert_file, "tls_cert_file", false);
     o.tls_key_pem = read_secret_file(cfg.tls_key_file, "tls_key_file", false);

@@ -278,8 +278,9 @@ TEST(daemon_resilience, a_malformed_test_delay_variable_stops_the_daemon_at_star
 }
 
 // The soft open-file limit goes up to the hard one at start (a burst of
-// connections must not exhaust descriptors: gRPC 1.51 stops accepting after
-// one EMFILE), and the log says so.
+// connections should not exhaust descriptors: the plaintext listener recovers,
+// listener_test.cpp, but a TLS listener is gRPC 1.51's own, which stops
+// accepting after one EMFILE), and the log says so.
 TEST(daemon_resilience, the_open_file_limit_is_raised_to_the_hard_limit_at_start) {
   temp_dir d;
   const fs::path sock = d.p / "cuzk.sock";

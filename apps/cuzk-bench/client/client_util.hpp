@@ -20,6 +20,7 @@
 #include <cuzk/io/hex.hpp>
 
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "grpc_process.hpp"
 
 namespace cuzk::bench_app {
 
@@ -73,6 +74,7 @@ inline std::string grpc_target(std::string addr) {
 }
 
 inline std::unique_ptr<cuzk::v1::ProvingEngine::Stub> make_stub(const std::string& addr) {
+  cuzk::service::prepare_grpc_process();  // gRPC 1.51's connect errno race (grpc_process.hpp)
   grpc::ChannelArguments args;
   args.SetMaxSendMessageSize(256 << 20);
   args.SetMaxReceiveMessageSize(256 << 20);
