@@ -309,4 +309,25 @@ struct engine_fixture {
   }
 };
 
+/// A started engine on the CPU backend with only the built-in kinds and no
+/// parameters, over an empty param cache named |prefix|-<random> in the
+/// temp folder (removed with it): the listener and status tests, which
+/// need a service to answer and a folder for their sockets.
+struct bare_engine {
+  std::filesystem::path dir;
+  std::unique_ptr<eng::engine> e;
+  explicit bare_engine(const std::string& prefix)
+      : dir(std::filesystem::temp_directory_path() / (prefix + "-" + std::to_string(std::random_device{}()))) {
+    std::filesystem::create_directories(dir);
+    e = std::make_unique<eng::engine>(small_config(dir), eng::make_cpu_backend(1));
+    e->start();
+  }
+  ~bare_engine() {
+    e.reset();
+    std::filesystem::remove_all(dir);
+  }
+  bare_engine(const bare_engine&) = delete;
+  bare_engine& operator=(const bare_engine&) = delete;
+};
+
 }  // namespace cuzk::test

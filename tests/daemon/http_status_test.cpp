@@ -43,20 +43,6 @@ using namespace std::chrono_literals;
 namespace eng = cuzk::engine;
 namespace fs = std::filesystem;
 
-struct fixture {
-  fs::path dir = fs::temp_directory_path() / ("cuzk-http-" + std::to_string(std::random_device{}()));
-  std::unique_ptr<eng::engine> e;
-  fixture() {
-    fs::create_directories(dir);
-    e = std::make_unique<eng::engine>(test::small_config(dir), eng::make_cpu_backend(1));
-    e->start();
-  }
-  ~fixture() {
-    e.reset();
-    fs::remove_all(dir);
-  }
-};
-
 int connect_to(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in a{};
@@ -84,7 +70,7 @@ bool eventually(F done, std::chrono::milliseconds limit) {
 }
 
 TEST(http_status, slow_and_silent_sockets_do_not_block_status) {
-  fixture f;
+  test::bare_engine f("cuzk-http");
   service::http_status_server http(*f.e, "127.0.0.1:0");
   std::vector<int> hostile;
   for (int i = 0; i < 24; ++i) hostile.push_back(connect_to(http.port()));
@@ -110,7 +96,7 @@ TEST(http_status, slow_and_silent_sockets_do_not_block_status) {
 }
 
 TEST(http_status, no_cors_header_and_the_token_is_required_when_configured) {
-  fixture f;
+  test::bare_engine f("cuzk-http");
   {
     service::http_status_server http(*f.e, "127.0.0.1:0");
     httplib::Client c("127.0.0.1", http.port());
@@ -139,7 +125,7 @@ TEST(http_status, no_cors_header_and_the_token_is_required_when_configured) {
 }
 
 TEST(http_status, a_flood_of_idle_connections_is_capped_and_fresh_requests_still_answer) {
-  fixture f;
+  test::bare_engine f("cuzk-http");
   service::http_status_options o;
   o.threads = 4;
   o.max_connections = 16;
@@ -200,7 +186,7 @@ TEST(http_status, a_flood_of_idle_connections_is_capped_and_fresh_requests_still
 }
 
 TEST(http_status, a_request_trickled_below_the_read_timeout_is_cut_at_its_deadline) {
-  fixture f;
+  test::bare_engine f("cuzk-http");
   service::http_status_options o;
   o.threads = 2;
   ASSERT_EQ(o.request_deadline, 3000ms);
@@ -260,7 +246,7 @@ TEST(http_status, a_request_trickled_below_the_read_timeout_is_cut_at_its_deadli
 }
 
 TEST(http_status, keep_alive_and_pipelined_requests_share_one_connection_up_to_keep_alive_max) {
-  fixture f;
+  test::bare_engine f("cuzk-http");
   service::http_status_options o;
   o.keep_alive_max = 3;
   service::http_status_server http(*f.e, "127.0.0.1:0", o);

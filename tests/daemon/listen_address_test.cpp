@@ -39,20 +39,6 @@ namespace eng = cuzk::engine;
 namespace fs = std::filesystem;
 namespace pb = cuzk::v1;
 
-struct bare_engine {
-  fs::path dir = fs::temp_directory_path() / ("cuzk-listen-" + std::to_string(std::random_device{}()));
-  std::unique_ptr<eng::engine> e;
-  bare_engine() {
-    fs::create_directories(dir);
-    e = std::make_unique<eng::engine>(test::small_config(dir), eng::make_cpu_backend(1));
-    e->start();
-  }
-  ~bare_engine() {
-    e.reset();
-    fs::remove_all(dir);
-  }
-};
-
 bool answers(const std::string& uri) {
   auto stub = pb::ProvingEngine::NewStub(grpc::CreateChannel(uri, grpc::InsecureChannelCredentials()));
   grpc::ClientContext ctx;
@@ -106,7 +92,7 @@ TEST(listen_address, forms_are_classified_and_bad_ones_refused_with_a_reason) {
 }
 
 TEST(listen_address, second_server_on_a_live_unix_socket_is_refused_and_the_first_keeps_serving) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listen");
   const fs::path sock = d.dir / "cuzk.sock";
   for (const std::string form : {"unix://", "unix:"}) {
     service::grpc_server first(*d.e, form + sock.string(), {});
@@ -129,7 +115,7 @@ TEST(listen_address, second_server_on_a_live_unix_socket_is_refused_and_the_firs
 }
 
 TEST(listen_address, regular_file_or_directory_at_the_socket_path_is_left_untouched) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listen");
   const fs::path file = d.dir / "precious.sock";
   {
     std::ofstream(file) << "keep me";
@@ -151,7 +137,7 @@ TEST(listen_address, regular_file_or_directory_at_the_socket_path_is_left_untouc
 }
 
 TEST(listen_address, stale_socket_is_replaced_and_the_mode_applies_to_every_unix_form) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listen");
   for (const std::string form : {"unix://", "unix:"}) {
     const fs::path sock = d.dir / ("stale" + std::to_string(form.size()) + ".sock");
     { foreign_listener gone(sock, false); }  // bound then closed: the file stays, nobody listens
@@ -168,7 +154,7 @@ TEST(listen_address, stale_socket_is_replaced_and_the_mode_applies_to_every_unix
 }
 
 TEST(listen_address, taken_tcp_port_is_refused_without_sharing_it) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listen");
   service::grpc_server first(*d.e, "127.0.0.1:0", {});
   ASSERT_GT(first.port(), 0);
   const std::string addr = "127.0.0.1:" + std::to_string(first.port());
@@ -178,7 +164,7 @@ TEST(listen_address, taken_tcp_port_is_refused_without_sharing_it) {
 }
 
 TEST(listen_address, abstract_socket_is_refused_unless_allowed_and_warned_about) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listen");
   const std::string name = "unix-abstract:cuzk-test-" + std::to_string(std::random_device{}());
   const std::string err = start_error(*d.e, name);
   EXPECT_NE(err.find("abstract unix socket"), std::string::npos) << err;

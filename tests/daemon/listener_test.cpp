@@ -56,20 +56,6 @@ namespace pb = cuzk::v1;
 using steady = std::chrono::steady_clock;
 using service::unique_fd;
 
-struct bare_engine {
-  fs::path dir = fs::temp_directory_path() / ("cuzk-listener-" + std::to_string(std::random_device{}()));
-  std::unique_ptr<eng::engine> e;
-  bare_engine() {
-    fs::create_directories(dir);
-    e = std::make_unique<eng::engine>(test::small_config(dir), eng::make_cpu_backend(1));
-    e->start();
-  }
-  ~bare_engine() {
-    e.reset();
-    fs::remove_all(dir);
-  }
-};
-
 // The listener's log lines, kept for the test.
 struct log_capture {
   std::mutex mu;
@@ -206,7 +192,7 @@ TEST(grpc_listener, max_connections_is_a_daemon_key) {
 // max_connections = 3: a 4th gRPC client and raw sockets are closed at
 // accept, one log line for all of them; a client going away frees its slot.
 TEST(grpc_listener, connections_beyond_max_connections_are_closed_and_a_freed_slot_is_used_again) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listener");
   log_capture log;
   service::grpc_server_options o;
   o.listener.max_connections = 3;
@@ -252,7 +238,7 @@ TEST(grpc_listener, connections_beyond_max_connections_are_closed_and_a_freed_sl
 // handshake timeout 300 ms: silent and half-preface sockets closed at the
 // timeout, an HTTP/1 client at once, a full preface handed to gRPC.
 TEST(grpc_listener, the_handshake_timeout_closes_silent_and_partial_clients_and_another_protocol_at_once) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listener");
   const fs::path sock = d.dir / "cuzk.sock";
   service::grpc_server_options o;
   o.listener.handshake_timeout_ms = 300;
@@ -283,7 +269,7 @@ TEST(grpc_listener, the_handshake_timeout_closes_silent_and_partial_clients_and_
 // gRPC's max-idle timeout reaches connections handed over by descriptor, and
 // the open count follows gRPC's close.
 TEST(grpc_listener, grpc_closes_idle_handed_over_connections_and_the_count_follows) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listener");
   service::grpc_server_options o;
   o.listener.max_idle_ms = 500;
   service::grpc_server s(*d.e, "127.0.0.1:0", o);
@@ -300,7 +286,7 @@ TEST(grpc_listener, grpc_closes_idle_handed_over_connections_and_the_count_follo
 // Our TCP sockets bind as gRPC's did: every address of the host on one
 // port, and a wildcard on [::] dual-stack where the machine has IPv6.
 TEST(grpc_listener, tcp_addresses_bind_like_grpcs_own_listener) {
-  bare_engine d;
+  test::bare_engine d("cuzk-listener");
   EXPECT_EQ(service::split_host_port("127.0.0.1:9820"), std::make_pair(std::string("127.0.0.1"), std::string("9820")));
   EXPECT_EQ(service::split_host_port("[::1]:9820"), std::make_pair(std::string("::1"), std::string("9820")));
   EXPECT_EQ(service::split_host_port("ipv4:10.0.0.1:1"), std::make_pair(std::string("10.0.0.1"), std::string("1")));
