@@ -27,7 +27,7 @@ for st in "${stages[@]}"; do
     memcheck)
       CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
       timeout 300 "$CS" --tool memcheck --error-exitcode 3 .gpu-carry/bin/cuzk_gpu_tests \
-        --gtest_filter='GpuGroth16.AnotherProver*:GpuInverse.*:GpuMsm.BatchAffineLevelZeroSmall*:QueryTransferGpu.*:GpuGroth16.ProofEqualsCpuProofAndVerifies:GpuSetup.MatchesCpuSetupOnSmallShapes:GpuMsm.EveryWindowWidth:GpuMsm.PartitionedAndDirectScatterMatchCpu:GpuMsm.LentPairBuffer*:GpuMsmG2.Degenerate*:GpuMsmG2.DeviceScalars*:GpuGroth16.Spmv*:GpuGroth16.Quotient*:GpuNtt*Small*:GpuField*' \
+        --gtest_filter='GpuGroth16.AnotherProver*:GpuGroth16.CpuBG2AndStreamed*:GpuInverse.*:GpuMsm.BatchAffineLevelZeroSmall*:QueryTransferGpu.*:GpuGroth16.ProofEqualsCpuProofAndVerifies:GpuSetup.MatchesCpuSetupOnSmallShapes:GpuMsm.EveryWindowWidth:GpuMsm.PartitionedAndDirectScatterMatchCpu:GpuMsm.LentPairBuffer*:GpuMsmG2.Degenerate*:GpuMsmG2.DeviceScalars*:GpuGroth16.Spmv*:GpuGroth16.Quotient*:GpuNtt*Small*:GpuField*' \
         > "$OUT/memcheck.log" 2>&1 || status=1
       grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) " "$OUT/memcheck.log" | head -20 ;;
     bench)

@@ -75,6 +75,7 @@ std::unique_ptr<cuzk::engine::prover_backend> make_backend(const cuzk::service::
     gpu = [&cfg] {
       cuzk::engine::gpu_backend_options o;
       o.devices = cfg.gpu_devices;
+      o.vram_limit_bytes = cfg.gpu_vram_limit;
       return cuzk::engine::make_gpu_backend(o);
     };
   } else {

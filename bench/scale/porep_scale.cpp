@@ -5,7 +5,7 @@
 //   cuzk-porep-scale [--sector-size 32GiB] [--proofs 3] [--concurrency 2]
 //                    [--devices 0,1] [--gpu-workers 2] [--synthesis N]
 //                    [--batches "0;0,1"] [--h-windows 17,19,20]
-//                    [--seed 20261130] [--out DIR]
+//                    [--seed 20261130] [--vram-limit 16GiB,24GiB] [--out DIR]
 //
 // Why a program of its own: the parameters of a 32 GiB PoRep are ~47 GB of
 // points; no published file is available to us and writing ours to the
@@ -28,7 +28,14 @@
 // each width and prints them, the batches keep the count-based default), each a fresh engine given the same --proofs C1s
 // (generated, one seed each) submitted by --concurrency clients. Prints and writes (under --out) s/proof, per-proof
 // latency, GPU ms per partition p50/p99/max, synthesis ms per partition,
-// peak RSS, and the TIMELINE lines.
+// host-to-device GB per partition, peak RSS, and the TIMELINE lines.
+//
+// --vram-limit: the small-card case. The parameters move to the host once
+// (downloaded, pinned) and the devices free them; then, for each limit in
+// turn, the warm-up and the batches run with provers held to it
+// (gpu_prover_config::vram_limit_bytes: queries that do not fit stream over
+// PCIe every partition). A limit the 32 GiB PoRep cannot fit under is
+// reported ("warm-up failed: ...") and the next one runs.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -82,13 +89,17 @@ struct options {
   std::vector<unsigned> sparse_windows;   // L/A/B MSM widths to time in the warm-up
   std::uint64_t seed = 20261130;
   std::filesystem::path out = "scale-out";
+  // --vram-limit: the provers get this limit and the parameters from the
+  // host (downloaded after the GPU setup), as on a card that cannot hold
+  // them: queries that do not fit are streamed (gpu_memory_plan)
+  std::vector<std::uint64_t> vram_limits;  // each one a warm-up and the batches
 };
 
 [[noreturn]] void usage(const std::string& why) {
   std::fprintf(stderr,
                "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
                "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--h-windows 17,19] [--sparse-windows 15,16] [--gpu-workers N] [--synthesis N] [--seed N] "
-               "[--out DIR]\n",
+               "[--vram-limit 16GiB,24GiB] [--out DIR]\n",
                why.c_str());
   std::exit(2);
 }
@@ -107,6 +118,15 @@ options parse(int argc, char** argv) {
       else if (a == "--synthesis") o.synthesis = std::stoul(v);
       else if (a == "--seed") o.seed = std::stoull(v);
       else if (a == "--out") o.out = v;
+      else if (a == "--vram-limit") {
+        std::stringstream ss(v);
+        for (std::string one; std::getline(ss, one, ',');) {
+          std::size_t pos = 0;
+          const double gib = std::stod(one, &pos);
+          if (one.substr(pos) != "GiB" || gib <= 0) usage("--vram-limit takes GiB, e.g. 16GiB,24GiB");
+          o.vram_limits.push_back(std::uint64_t(gib * double(1ull << 30)));
+        }
+      }
       else if (a == "--devices") {
         std::stringstream ss(v);
         for (std::string t; std::getline(ss, t, ',');) o.devices.push_back(std::stoi(t));
@@ -213,6 +233,29 @@ int main(int argc, char** argv) try {
   }
   for (std::size_t d = 1; d < devices.size(); ++d)
     if (!(gp[d].vk == gp[0].vk)) throw std::runtime_error("GPU setups on two devices disagree");
+  const groth16::verifying_key vk = gp[0].vk;
+  // limited VRAM: the parameters move to the host (one copy: every device
+  // has the same points) and leave the devices
+  std::shared_ptr<const groth16::parameters> host_params;
+  std::shared_ptr<const void> host_pins;  // released before host_params (declared after)
+  if (!opt.vram_limits.empty()) {
+    t0 = clock_type::now();
+    host_params = std::make_shared<const groth16::parameters>(groth16::download_parameters(gp[0]));
+    for (auto& g : gp) g = groth16::gpu_parameters{};
+    const double download_s = secs_since(t0);
+    t0 = clock_type::now();
+    host_pins = groth16::pin_host_queries(*host_params);
+    std::printf("parameters to the host for --vram-limit: %.1f s, pinned %s in %.1f s\n", download_s,
+                host_pins ? "yes" : "NO (pageable)", secs_since(t0));
+  }
+  // device |d|'s prover (index into |devices|), under the limit of this round
+  std::uint64_t vram_limit = 0;
+  auto make_prover = [&](std::size_t d, std::shared_ptr<const r1cs::r1cs_shape> sh, unsigned h_window) {
+    const groth16::gpu_prover_config pc{.device = devices[d], .vram_limit_bytes = vram_limit,
+                                        .h_window_bits = h_window};
+    if (host_params) return std::make_shared<groth16::gpu_prover>(host_params, std::move(sh), pc);
+    return std::make_shared<groth16::gpu_prover>(gp[d], std::move(sh), pc);
+  };
   std::fflush(stdout);
 
   // 3. generated C1s (one seed each), generated while nothing else runs
@@ -234,8 +277,17 @@ int main(int argc, char** argv) try {
   // 4. warm-up: one partition straight on device 0's prover, stage times
   unsigned h_window = 0;
   const auto shape_ptr = std::make_shared<const r1cs::r1cs_shape>(std::move(shape));
-  {
-    groth16::gpu_prover warm(gp[0], shape_ptr, {.device = devices[0]});
+  auto warm_up = [&] {
+    const std::shared_ptr<groth16::gpu_prover> warm_ptr = make_prover(0, shape_ptr, 0);
+    groth16::gpu_prover& warm = *warm_ptr;
+    {
+      const groth16::gpu_memory_plan mp = warm.memory_plan();
+      std::printf("memory plan: %s vectors, resident H %d L %d A %d B_G1 %d B_G2 %d, chunk %zu terms%s, planned "
+                  "%.1f of %.1f GiB usable\n",
+                  mp.compact_vectors ? "compact" : "separate", mp.h, mp.l, mp.a, mp.b_g1, mp.b_g2, mp.chunk_terms,
+                  mp.chunk_terms ? (mp.streamed_pinned ? " (pinned)" : " (pageable)") : "",
+                  double(mp.planned_bytes) / double(1ull << 30), double(mp.usable_bytes) / double(1ull << 30));
+    }
     t0 = clock_type::now();
     const groth16::witness w = circuits::porep_witness(c1s[0], 0);
     const double synth_s = secs_since(t0);
@@ -246,12 +298,14 @@ int main(int argc, char** argv) try {
     t0 = clock_type::now();
     const groth16::proof pi = warm.finalize(std::move(pending), ff::fr::one(), ff::fr::one());
     const double fin_s = secs_since(t0);
-    const bool ok = groth16::verify(groth16::prepare_verifying_key(gp[0].vk), pi,
+    const bool ok = groth16::verify(groth16::prepare_verifying_key(vk), pi,
                                     std::span<const ff::fr>(circuits::porep_public_inputs(c1s[0], 0)));
     std::printf("warm-up partition: synthesis %.2f s, GPU %.3f s (upload %.0f, spmv %.0f, ntt %.0f, H %.0f, L %.0f, "
-                "A %.0f, B1 %.0f, B2 %.0f ms), finalize %.3f s, verifies: %s; prover holds %.1f GiB VRAM\n",
+                "A %.0f, B1 %.0f, B2 %.0f ms), finalize %.3f s, verifies: %s; prover holds %.1f GiB VRAM; "
+                "host to device %.2f GB\n",
                 synth_s, gpu_s, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
-                t.msm_b2_ms, fin_s, ok ? "yes" : "NO", double(warm.device_bytes()) / double(1ull << 30));
+                t.msm_b2_ms, fin_s, ok ? "yes" : "NO", double(warm.device_bytes()) / double(1ull << 30),
+                double(t.h2d_bytes) / 1e9);
     if (!ok) throw std::runtime_error("warm-up proof does not verify");
     // H-window sweep on the same witness: the fastest width serves the batches
     double best_ms = t.msm_h_ms;
@@ -283,8 +337,8 @@ int main(int argc, char** argv) try {
       if (!same) throw std::runtime_error("L/A/B window sweep changed the proof");
     }
     warm.set_sparse_window_bits(0);
-  }
-  std::fflush(stdout);
+    std::fflush(stdout);
+  };
 
   // 5.-8. one batch per device set: the engine as the daemon builds it
   const std::string circuit_id = engine::porep_circuit_id(*size);
@@ -302,10 +356,9 @@ int main(int argc, char** argv) try {
   bo.make_prover = [&](int ordinal, const groth16::parameters& params,
                        const r1cs::r1cs_shape& sh) -> std::shared_ptr<groth16::gpu_prover> {
     for (std::size_t d = 0; d < devices.size(); ++d)
-      if (devices[d] == ordinal && params.vk == gp[d].vk) {
+      if (devices[d] == ordinal && params.vk == vk) {
         std::shared_ptr<const r1cs::r1cs_shape> s(&sh, [](const r1cs::r1cs_shape*) {});
-        return std::make_shared<groth16::gpu_prover>(
-            gp[d], std::move(s), groth16::gpu_prover_config{.device = ordinal, .h_window_bits = h_window});
+        return make_prover(d, std::move(s), h_window);
       }
     return nullptr;
   };
@@ -322,7 +375,7 @@ int main(int argc, char** argv) try {
   eng.register_kind(engine::make_porep_kind());
   {
     groth16::parameters vk_only;
-    vk_only.vk = gp[0].vk;
+    vk_only.vk = vk;
     // the engine's copy of the shape (the provers it makes point at it)
     eng.srs().install(circuit_id, std::move(vk_only), r1cs::r1cs_shape(*shape_ptr));
   }
@@ -354,7 +407,7 @@ int main(int argc, char** argv) try {
   eng.shutdown(std::chrono::seconds(10));
 
   // 7. every whole proof verified here from its bytes
-  const auto pvk = groth16::prepare_verifying_key(gp[0].vk);
+  const auto pvk = groth16::prepare_verifying_key(vk);
   std::size_t verified = 0;
   for (std::size_t i = 0; i < opt.proofs; ++i) {
     const engine::job_result& r = results[i];
@@ -374,10 +427,11 @@ int main(int argc, char** argv) try {
   }
 
   // 8. summary from the timeline
-  std::vector<double> gpu_ms, synth_ms, fin_ms;
+  std::vector<double> gpu_ms, synth_ms, fin_ms, h2d_gb;
   for (const std::string& l : timeline) {
     if (l.find(",GPU_END,") != std::string::npos) {
       if (auto v = field(l, "gpu_ms")) gpu_ms.push_back(*v);
+      if (auto v = field(l, "h2d_bytes")) h2d_gb.push_back(*v / 1e9);
     } else if (l.find(",SYNTH_END,") != std::string::npos) {
       if (auto v = field(l, "synth_ms")) synth_ms.push_back(*v);
     } else if (l.find(",FINALIZE,") != std::string::npos) {
@@ -385,7 +439,7 @@ int main(int argc, char** argv) try {
     }
   }
   const percentiles g = summarize(gpu_ms), sy = summarize(synth_ms), fi = summarize(fin_ms),
-                    la = summarize(latency);
+                    la = summarize(latency), hd = summarize(h2d_gb);
   std::ostringstream sum;
   sum << "batch " << label << ": sector_size " << opt.sector_size << ", devices " << subset.size() << ", proofs " << opt.proofs
       << ", concurrency " << opt.concurrency << ", gpu_workers/device " << opt.gpu_workers << "\n"
@@ -396,6 +450,7 @@ int main(int argc, char** argv) try {
       << "synthesis ms per partition (" << sy.n << "): p50 " << sy.p50 << " p99 " << sy.p99 << " max " << sy.max
       << "\n"
       << "finalize ms per partition (" << fi.n << "): p50 " << fi.p50 << " max " << fi.max << "\n"
+      << "host-to-device GB per partition (" << hd.n << "): p50 " << hd.p50 << " max " << hd.max << "\n"
       << "proofs verified: " << verified << " / " << opt.proofs << "\n"
       << "peak RSS: " << peak_rss_gib() << " GiB\n"
       << "setup: shape " << shape_s << " s, gpu params " << setup_s << " s; whole run " << secs_since(t_start)
@@ -408,15 +463,30 @@ int main(int argc, char** argv) try {
   return verified == opt.proofs;
   };
   bool all_ok = true;
-  for (std::size_t b = 0; b < opt.batches.size(); ++b) {
-    std::vector<int> subset;
-    for (int d : opt.batches[b])
-      if (std::find(devices.begin(), devices.end(), d) == devices.end())
-        throw std::runtime_error("batch device " + std::to_string(d) + " has no parameters (not in --devices)");
-      else
-        subset.push_back(d);
-    std::string label = std::to_string(subset.size()) + "gpu";
-    all_ok = run_batch(label, subset) && all_ok;
+  std::vector<std::uint64_t> limits = opt.vram_limits;
+  if (limits.empty()) limits.push_back(0);  // the device-resident parameters
+  for (const std::uint64_t limit : limits) {
+    vram_limit = limit;
+    const std::string suffix = limit ? "-v" + std::to_string(limit >> 30) : "";
+    if (limit) std::printf("==== --vram-limit %.1f GiB\n", double(limit) / double(1ull << 30));
+    try {
+      warm_up();
+    } catch (const std::exception& e) {  // e.g. too little VRAM: said, and the next limit
+      std::printf("warm-up failed: %s\n", e.what());
+      std::fflush(stdout);
+      all_ok = false;
+      continue;
+    }
+    for (std::size_t b = 0; b < opt.batches.size(); ++b) {
+      std::vector<int> subset;
+      for (int d : opt.batches[b])
+        if (std::find(devices.begin(), devices.end(), d) == devices.end())
+          throw std::runtime_error("batch device " + std::to_string(d) + " has no parameters (not in --devices)");
+        else
+          subset.push_back(d);
+      std::string label = std::to_string(subset.size()) + "gpu" + suffix;
+      all_ok = run_batch(label, subset) && all_ok;
+    }
   }
   return all_ok ? 0 : 1;
 } catch (const std::exception& e) {

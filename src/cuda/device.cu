@@ -6,7 +6,9 @@
 #include <cuzk/gpu/runtime.hpp>
 
 #include <cstdio>
+#include <map>
 #include <mutex>
+#include <utility>
 
 #include <cuzk/gpu/device.cuh>
 
@@ -55,6 +57,46 @@ bool device_memory(int ordinal, std::size_t* free_bytes, std::size_t* total_byte
     *total_bytes = t;
   }
   return ok;
+}
+
+namespace {
+/// One cudaHostRegister of a range, undone when its last holder lets go.
+class host_registration {
+ public:
+  explicit host_registration(void* p) : _ptr(p) {}
+  ~host_registration() {
+    if (cudaHostUnregister(_ptr) != cudaSuccess) (void)cudaGetLastError();  // not sticky
+  }
+  host_registration(const host_registration&) = delete;
+  host_registration& operator=(const host_registration&) = delete;
+
+ private:
+  void* _ptr;
+};
+}  // namespace
+
+std::shared_ptr<const void> pin_host_range(const void* ptr, std::size_t bytes) {
+  if (!ptr || !bytes) return nullptr;
+  static std::mutex mu;
+  static std::map<std::pair<const void*, std::size_t>, std::weak_ptr<const void>> pinned;
+  std::lock_guard lock(mu);
+  const auto key = std::make_pair(ptr, bytes);
+  if (auto it = pinned.find(key); it != pinned.end()) {
+    if (auto held = it->second.lock()) return held;
+    pinned.erase(it);
+  }
+  void* p = const_cast<void*>(ptr);  // registration does not write the range
+  if (cudaHostRegister(p, bytes, cudaHostRegisterPortable | cudaHostRegisterReadOnly) != cudaSuccess) {
+    (void)cudaGetLastError();
+    // read-only registration needs device support; plain pinning otherwise
+    if (cudaHostRegister(p, bytes, cudaHostRegisterPortable) != cudaSuccess) {
+      (void)cudaGetLastError();
+      return nullptr;
+    }
+  }
+  std::shared_ptr<const void> held = std::make_shared<const host_registration>(p);
+  pinned[key] = held;
+  return held;
 }
 
 }  // namespace cuzk::gpu

@@ -87,12 +87,18 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// Elements of each per-proof vector under a compact plan (gpu_memory_plan):
+/// each holds w, a domain vector or the compacted scalars in turn.
+std::size_t compact_vector_len(const r1cs::r1cs_shape& shape, std::size_t m) {
+  return std::max(m, shape.num_variables());
+}
+
 /// Device bytes a prover of |shape| needs besides the queries, with MSMs of
 /// at most |msm_terms_g1| / |msm_terms_g2| terms at once.
 std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std::size_t msm_terms_g1,
-                              std::size_t msm_terms_g2) {
+                              std::size_t msm_terms_g2, bool compact) {
   const std::size_t nv = shape.num_variables(), m = std::size_t(1) << lg_m;
-  const std::size_t vectors = sizeof(fr) * (2 * nv + 3 * m);
+  const std::size_t vectors = sizeof(fr) * (compact ? 3 * compact_vector_len(shape, m) : 2 * nv + 3 * m);
   // the H MSM borrows the b vector (m values) as its pair buffer (run_h)
   const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1, 0, sizeof(fr) * m),
                                        msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2));
@@ -103,9 +109,10 @@ std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std:
 
 }  // namespace
 
-std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms) {
+std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms,
+                                     bool compact) {
   const ntt::evaluation_domain domain(shape.num_constraints);
-  return working_bytes_for(shape, domain.lg_size(), g1_terms, g2_terms);
+  return working_bytes_for(shape, domain.lg_size(), g1_terms, g2_terms, compact);
 }
 
 struct gpu_prover::impl {
@@ -116,17 +123,20 @@ struct gpu_prover::impl {
   gpu_prover_config cfg;
   ntt::evaluation_domain domain;
   std::size_t m = 0, nv = 0, ni = 0;
-  bool resident = false;
 
   // everything below lives on cfg.device
   std::unique_ptr<gpu::stream> s;
   std::unique_ptr<r1cs::gpu_shape> d_shape;
-  std::unique_ptr<gpu_witness_uploader> uploader;  // coded witness -> d_w
+  std::unique_ptr<gpu_witness_uploader> uploader;  // coded witness -> w
   gpu::device_density a_aux, b_in, b_aux;
   std::shared_ptr<msm::gpu_msm_workspace> ws;
   std::unique_ptr<msm::gpu_msm_context> ctx_a, ctx_b1, ctx_l, ctx_h;
   std::unique_ptr<msm::gpu_msm_g2_context> ctx_b2;
-  gpu::device_buffer<fr> d_w, d_a, d_b, d_c, d_sel;
+  gpu_memory_plan plan;
+  // the per-proof vectors: five apart, or three (compact) that w, sel, a, b
+  // and c point into by stage (gpu_memory_plan)
+  std::vector<gpu::device_buffer<fr>> vectors;
+  fr *w = nullptr, *sel = nullptr, *a = nullptr, *b = nullptr, *c = nullptr;
 
   mutable std::mutex timings_mutex;
   gpu_prove_timings timings;
@@ -140,29 +150,31 @@ struct gpu_prover::impl {
         domain(shape ? shape->num_constraints : 0) {}
 
   /// Device bytes needed besides the queries.
-  std::size_t working_bytes(std::size_t msm_terms_g1, std::size_t msm_terms_g2) const {
-    return working_bytes_for(*shape, domain.lg_size(), msm_terms_g1, msm_terms_g2);
+  std::size_t working_bytes(std::size_t msm_terms_g1, std::size_t msm_terms_g2, bool compact) const {
+    return working_bytes_for(*shape, domain.lg_size(), msm_terms_g1, msm_terms_g2, compact);
   }
 
+  /// A query's MSM: on its resident bases, else streamed from the host.
   template <class F>
   ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
                           const fr* d_scalars, std::size_t n, unsigned window_bits,
-                          msm::gpu_scalar_mix mix) {
-    if (resident) return ctx->run_device(d_scalars, n, 0, window_bits, mix);
+                          msm::gpu_scalar_mix mix, std::size_t& h2d) {
+    if (ctx->n_bases() >= n) return ctx->run_device(d_scalars, n, 0, window_bits, mix);
+    h2d += n * sizeof(ec::affine<F>);
     return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars,
-                             cfg.stream_chunk_terms, window_bits, mix);
+                             plan.chunk_terms, window_bits, mix);
   }
-  /// The H MSM: random scalars. d_b (m values) is free once h is in d_a:
+  /// The H MSM: random scalars. b (m values) is free once h is in a:
   /// lent to the MSM as its pair buffer, which then takes each batch of
   /// windows in one partitioned stage at no VRAM of its own.
-  ec::g1_jacobian run_h(const fr* d_scalars, std::size_t n) {
+  ec::g1_jacobian run_h(const fr* d_scalars, std::size_t n, std::size_t& h2d) {
     struct loan {
       msm::gpu_msm_workspace& ws;
       loan(msm::gpu_msm_workspace& w, void* p, std::size_t bytes) : ws(w) { ws.lend_pair_buffer(p, bytes); }
       ~loan() { ws.lend_pair_buffer(nullptr, 0); }
-    } lent(*ws, d_b.data(), d_b.bytes());
+    } lent(*ws, b, m * sizeof(fr));
     return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(),
-                   msm::gpu_scalar_mix::random);
+                   msm::gpu_scalar_mix::random, h2d);
   }
   /// L, A, B: witness scalars, mostly 0 and 1 (the MSM counts the others
   /// and takes its window and batches from that count: the 32 GiB PoRep has
@@ -170,9 +182,9 @@ struct gpu_prover::impl {
   template <class F>
   ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx,
                                   const std::vector<ec::affine<F>>& host, const fr* d_scalars,
-                                  std::size_t n) {
+                                  std::size_t n, std::size_t& h2d) {
     return run_msm(ctx, host, d_scalars, n, sparse_window_bits.load(),
-                   msm::gpu_scalar_mix::mostly_binary);
+                   msm::gpu_scalar_mix::mostly_binary, h2d);
   }
   std::atomic<unsigned> h_window_bits{0}, sparse_window_bits{0};
 };
@@ -221,6 +233,107 @@ void gpu_prover::set_sparse_window_bits(unsigned c) {
   _impl->sparse_window_bits = c;
 }
 
+namespace {
+/// Device bytes the prover may take on cfg.device besides queries already
+/// there (|present|): free memory minus the margin, at most the limit.
+std::size_t usable_bytes(const gpu_prover_config& cfg, std::size_t present) {
+  std::size_t free_b = 0, total_b = 0;
+  CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
+  std::size_t usable = free_b > cfg.vram_margin_bytes ? free_b - cfg.vram_margin_bytes : 0;
+  if (cfg.vram_limit_bytes)
+    usable = std::min(usable, cfg.vram_limit_bytes > present ? cfg.vram_limit_bytes - present : 0);
+  return usable;
+}
+
+/// gpu_memory_plan's choice. Queries already on the device (|on_device|)
+/// are resident by definition: only the vectors are chosen.
+gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu_prover_config& cfg,
+                            const query_sizes& q, bool on_device) {
+  struct query {
+    bool gpu_memory_plan::*resident;
+    std::size_t count;
+    bool g2;
+    std::size_t bytes() const { return count * (g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine)); }
+  };
+  // largest first: each resident query saves its whole size per partition
+  std::array<query, 5> queries{{{&gpu_memory_plan::h, q.h, false},
+                                {&gpu_memory_plan::l, q.l, false},
+                                {&gpu_memory_plan::a, q.a, false},
+                                {&gpu_memory_plan::b_g1, q.b_g1, false},
+                                {&gpu_memory_plan::b_g2, q.b_g2, true}}};
+  std::stable_sort(queries.begin(), queries.end(),
+                   [](const query& x, const query& y) { return x.bytes() > y.bytes(); });
+  constexpr std::size_t min_auto_chunk = std::size_t(1) << 20, max_auto_chunk = std::size_t(1) << 25;
+  std::size_t chunk = cfg.stream_chunk_terms ? cfg.stream_chunk_terms : min_auto_chunk;
+  // device bytes of |p|: its resident queries (unless already there), the
+  // vectors, MSM scratch for the largest resident query of each group or a
+  // chunk of a streamed one, and the two chunk buffers streaming shares
+  auto need = [&](const gpu_memory_plan& p) {
+    std::size_t g1_terms = 0, g2_terms = 0, held = 0, chunk_point = 0;
+    for (const query& x : queries) {
+      if (x.g2 && cfg.b_g2_on_cpu) continue;  // finalize's CPU MSM
+      const bool resident = p.*x.resident;
+      std::size_t& terms = x.g2 ? g2_terms : g1_terms;
+      terms = std::max(terms, resident ? x.count : std::min(x.count, chunk));
+      if (resident) held += on_device ? 0 : x.bytes();
+      else if (x.count) chunk_point = std::max(chunk_point, x.g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine));
+    }
+    return held + 2 * chunk * chunk_point + working_bytes_for(sh, lg_m, g1_terms, g2_terms, p.compact_vectors);
+  };
+  gpu_memory_plan plan;
+  plan.usable_bytes = usable_bytes(cfg, on_device ? q.bytes() : 0);
+  // with queries to stream: the largest chunk that fits beside the rest
+  // (fewer, larger MSMs)
+  auto with_chunk = [&] {
+    bool streams = false;
+    for (const query& x : queries) streams |= !(plan.*x.resident) && x.count && !(x.g2 && cfg.b_g2_on_cpu);
+    if (!streams) return plan;
+    while (!cfg.stream_chunk_terms && chunk < max_auto_chunk) {
+      chunk *= 2;
+      const std::size_t with = need(plan);
+      if (with > plan.usable_bytes) {
+        chunk /= 2;
+        break;
+      }
+      plan.planned_bytes = with;
+    }
+    plan.chunk_terms = chunk;
+    return plan;
+  };
+  const bool may_reside = on_device || !cfg.force_streaming;
+  for (const query& x : queries) plan.*x.resident = may_reside || (x.g2 && cfg.b_g2_on_cpu);
+  for (const bool compact : {false, true}) {
+    plan.compact_vectors = compact;
+    plan.planned_bytes = need(plan);
+    if (plan.planned_bytes <= plan.usable_bytes) return with_chunk();
+  }
+  if (on_device)
+    throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
+                          "groth16::gpu_prover: device " + std::to_string(cfg.device) + " has " +
+                              std::to_string(plan.usable_bytes >> 20) +
+                              " MiB usable besides the resident parameters, proving needs " +
+                              std::to_string(plan.planned_bytes >> 20) + " MiB");
+  // stream: as many queries resident as fit, largest first
+  for (const query& x : queries) plan.*x.resident = x.g2 && cfg.b_g2_on_cpu;
+  plan.planned_bytes = need(plan);
+  if (plan.planned_bytes > plan.usable_bytes)
+    throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
+                          "groth16::gpu_prover: device " + std::to_string(cfg.device) + " has " +
+                              std::to_string(plan.usable_bytes >> 20) +
+                              " MiB usable, streaming every query still needs " +
+                              std::to_string(plan.planned_bytes >> 20) + " MiB");
+  if (may_reside)
+    for (const query& x : queries) {
+      if (plan.*x.resident) continue;
+      plan.*x.resident = true;
+      const std::size_t with = need(plan);
+      if (with <= plan.usable_bytes) plan.planned_bytes = with;
+      else plan.*x.resident = false;
+    }
+  return with_chunk();
+}
+}  // namespace
+
 void gpu_prover::init() {
   impl& d = *_impl;
   // H MSM window: the MSM's default unless configured (20 at the 32 GiB
@@ -245,32 +358,7 @@ void gpu_prover::init() {
                           "groth16::gpu_prover: no CUDA device " + std::to_string(cfg.device));
 
   gpu::device_guard guard(cfg.device);
-  const std::size_t g1_max = q.g1_max();
-  // queries already on the device are not counted again
-  const std::size_t query_bytes = d.device_params ? 0 : q.bytes();
-  std::size_t free_b = 0, total_b = 0;
-  CUZK_CUDA_CHECK(cudaMemGetInfo(&free_b, &total_b));
-  const std::size_t usable = free_b > cfg.vram_margin_bytes ? free_b - cfg.vram_margin_bytes : 0;
-  const std::size_t resident_need = query_bytes + d.working_bytes(g1_max, q.b_g2);
-  if (d.device_params && resident_need > usable)
-    throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
-                          "groth16::gpu_prover: device " + std::to_string(cfg.device) + " has " +
-                              std::to_string(usable >> 20) +
-                              " MiB usable besides the resident parameters, proving needs " +
-                              std::to_string(resident_need >> 20) + " MiB");
-  d.resident = d.device_params || (!cfg.force_streaming && resident_need <= usable);
-  if (!d.resident) {
-    const std::size_t chunk = std::max<std::size_t>(cfg.stream_chunk_terms, 1);
-    const std::size_t stream_need = d.working_bytes(std::min(chunk, g1_max),
-                                                    std::min(chunk, q.b_g2)) +
-                                    2 * chunk * sizeof(ec::g2_affine);
-    if (stream_need > usable)
-      throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
-                            "groth16::gpu_prover: device " + std::to_string(cfg.device) +
-                                " has " + std::to_string(usable >> 20) +
-                                " MiB usable, streaming the queries still needs " +
-                                std::to_string(stream_need >> 20) + " MiB");
-  }
+  d.plan = choose_plan(sh, d.domain.lg_size(), cfg, q, d.device_params != nullptr);
 
   d.s = std::make_unique<gpu::stream>();
   // A and B only: H comes from a and b (c = a o b on the domain)
@@ -293,19 +381,48 @@ void gpu_prover::init() {
     d.ctx_l->use_device_bases(owner, dq.l.data(), dq.l.size());
     d.ctx_h->use_device_bases(owner, dq.h.data(), dq.h.size());
     d.ctx_b2->use_device_bases(owner, dq.b_g2.data(), dq.b_g2.size());
-  } else if (d.resident) {
-    d.ctx_a->upload_bases(p.a);
-    d.ctx_b1->upload_bases(p.b_g1);
-    d.ctx_l->upload_bases(p.l);
-    d.ctx_h->upload_bases(p.h);
-    if (!cfg.b_g2_on_cpu) d.ctx_b2->upload_bases(p.b_g2);
+  } else {
+    if (d.plan.a) d.ctx_a->upload_bases(p.a);
+    if (d.plan.b_g1) d.ctx_b1->upload_bases(p.b_g1);
+    if (d.plan.l) d.ctx_l->upload_bases(p.l);
+    if (d.plan.h) d.ctx_h->upload_bases(p.h);
+    if (d.plan.b_g2 && !cfg.b_g2_on_cpu) d.ctx_b2->upload_bases(p.b_g2);
+    // the others stream every partition: at the link's speed when their
+    // owner pinned them (pin_host_queries)
+    bool pinned = true, streams = false;
+    auto check = [&](bool resident, const auto& host) {
+      if (resident || host.empty()) return;
+      streams = true;
+      cudaPointerAttributes attr{};
+      const bool registered =
+          cudaPointerGetAttributes(&attr, host.data()) == cudaSuccess && attr.type == cudaMemoryTypeHost;
+      if (!registered) (void)cudaGetLastError();
+      pinned = pinned && registered;
+    };
+    check(d.plan.h, p.h);
+    check(d.plan.l, p.l);
+    check(d.plan.a, p.a);
+    check(d.plan.b_g1, p.b_g1);
+    check(d.plan.b_g2, p.b_g2);
+    d.plan.streamed_pinned = streams && pinned;
   }
-  d.d_w = gpu::device_buffer<fr>(d.nv);
   d.uploader = std::make_unique<gpu_witness_uploader>(cfg.device, d.nv);
-  d.d_sel = gpu::device_buffer<fr>(d.nv);
-  d.d_a = gpu::device_buffer<fr>(d.m);
-  d.d_b = gpu::device_buffer<fr>(d.m);
-  d.d_c = gpu::device_buffer<fr>(d.m);  // scratch of the six-transform H
+  if (d.plan.compact_vectors) {
+    // X: w, H's scratch, w again; Y: the coded witness's others, a (then h),
+    // the others again, the compacted scalars; Z: b (the H MSM's pair buffer)
+    const std::size_t len = compact_vector_len(sh, d.m);
+    for (int k = 0; k < 3; ++k) d.vectors.emplace_back(len);
+    d.w = d.c = d.vectors[0].data();
+    d.sel = d.a = d.vectors[1].data();
+    d.b = d.vectors[2].data();
+  } else {
+    for (const std::size_t len : {d.nv, d.nv, d.m, d.m, d.m}) d.vectors.emplace_back(len);
+    d.w = d.vectors[0].data();
+    d.sel = d.vectors[1].data();
+    d.a = d.vectors[2].data();
+    d.b = d.vectors[3].data();
+    d.c = d.vectors[4].data();  // scratch of the six-transform H
+  }
   ntt::gpu_prepare(d.domain.lg_size(), {.device = cfg.device, .stream = st});
 }
 
@@ -380,54 +497,63 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
     t0 = std::chrono::steady_clock::now();
   };
 
-  // d_sel is free until the density compaction: it takes the other values
-  if (cw)
-    d.uploader->upload(*cw, d.d_w.data(), d.d_sel.data(), s);
-  else
-    d.uploader->upload_raw(raw->inputs, raw->aux, d.d_w.data(), s);
+  // w = inputs || aux; sel is free until the density compaction: it takes
+  // the other values of a coded witness
+  auto upload_witness = [&] {
+    if (cw) d.uploader->upload(*cw, d.w, d.sel, s);
+    else d.uploader->upload_raw(raw->inputs, raw->aux, d.w, s);
+    t.h2d_bytes += t.upload_bytes;
+  };
+  upload_witness();
   sync_and_time(t.upload_ms);
 
   // a, b = A·w, B·w, zero-padded to m (c = C·w is not needed: below)
   const std::size_t rows = sh.num_constraints;
-  for (auto* b : {&d.d_a, &d.d_b})
-    if (d.m > rows)
-      CUZK_CUDA_CHECK(cudaMemsetAsync(b->data() + rows, 0, (d.m - rows) * sizeof(fr), s));
-  d.d_shape->evaluate_ab(d.d_w.data(), d.d_a.data(), d.d_b.data(), s);
+  for (fr* v : {d.a, d.b})
+    if (d.m > rows) CUZK_CUDA_CHECK(cudaMemsetAsync(v + rows, 0, (d.m - rows) * sizeof(fr), s));
+  d.d_shape->evaluate_ab(d.w, d.a, d.b, s);
   sync_and_time(t.spmv_ms);
 
   // H in six transforms from a and b alone: for a satisfied system a_i b_i
   // = c_i on the domain (the padded rows are 0 * 0 = 0), and then h equals
   // the textbook seven-transform h exactly (docs/H-SIX-TRANSFORMS.md), so
-  // the proof is byte-identical to the CPU prover's. d_c is scratch.
+  // the proof is byte-identical to the CPU prover's. c is scratch (w's
+  // vector under a compact plan: w is not read again before it is expanded
+  // again below).
   const ntt::gpu_config ncfg{.device = d.cfg.device, .stream = d.s->get()};
-  ntt::compute_h_from_ab_gpu(d.domain, ntt::device_ptr{d.d_a.data()},
-                             ntt::device_ptr{d.d_b.data()}, ntt::device_ptr{d.d_c.data()}, ncfg);
+  ntt::compute_h_from_ab_gpu(d.domain, ntt::device_ptr{d.a}, ntt::device_ptr{d.b}, ntt::device_ptr{d.c}, ncfg);
   sync_and_time(t.ntt_ms);
 
   pending_proof out;
-  out.h_sum = d.run_h(d.d_a.data(), d.m - 1);
+  out.h_sum = d.run_h(d.a, d.m - 1, t.h2d_bytes);
   sync_and_time(t.msm_h_ms);
-  out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.d_w.data() + d.ni, sh.num_aux);
+  if (d.plan.compact_vectors) {  // w again, counted as upload
+    double again_ms = 0;
+    upload_witness();
+    sync_and_time(again_ms);
+    t.upload_ms += again_ms;
+  }
+  out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.w + d.ni, sh.num_aux, t.h2d_bytes);
   sync_and_time(t.msm_l_ms);
 
   // A: every input, then aux[A density]
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(d.d_sel.data(), d.d_w.data(), d.ni * sizeof(fr),
-                                  cudaMemcpyDeviceToDevice, s));
-  d.a_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.ni, s);
-  out.a_sum = d.run_witness_msm(d.ctx_a.get(), p.a, d.d_sel.data(), d.counts.a);
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(d.sel, d.w, d.ni * sizeof(fr), cudaMemcpyDeviceToDevice, s));
+  d.a_aux.compact(d.w + d.ni, d.sel + d.ni, s);
+  out.a_sum = d.run_witness_msm(d.ctx_a.get(), p.a, d.sel, d.counts.a, t.h2d_bytes);
   sync_and_time(t.msm_a_ms);
 
   // B: inputs[B density], then aux[B density]
-  d.b_in.compact(d.d_w.data(), d.d_sel.data(), s);
-  d.b_aux.compact(d.d_w.data() + d.ni, d.d_sel.data() + d.b_in.count, s);
-  out.b1_sum = d.run_witness_msm(d.ctx_b1.get(), p.b_g1, d.d_sel.data(), d.counts.b_g1);
+  d.b_in.compact(d.w, d.sel, s);
+  d.b_aux.compact(d.w + d.ni, d.sel + d.b_in.count, s);
+  out.b1_sum = d.run_witness_msm(d.ctx_b1.get(), p.b_g1, d.sel, d.counts.b_g1, t.h2d_bytes);
   sync_and_time(t.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
     out.b_scalars.resize(d.counts.b_g2);
-    d.d_sel.download(out.b_scalars.data(), out.b_scalars.size(), s);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(out.b_scalars.data(), d.sel, out.b_scalars.size() * sizeof(fr),
+                                    cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   } else {
-    out.b2_sum = d.run_witness_msm(d.ctx_b2.get(), p.b_g2, d.d_sel.data(), d.counts.b_g2);
+    out.b2_sum = d.run_witness_msm(d.ctx_b2.get(), p.b_g2, d.sel, d.counts.b_g2, t.h2d_bytes);
     out.b2_done = true;
   }
   sync_and_time(t.msm_b2_ms);
@@ -456,13 +582,14 @@ proof gpu_prover::prove(const witness& w, const fr& r, const fr& s) {
 }
 
 int gpu_prover::device() const { return _impl->cfg.device; }
-bool gpu_prover::queries_resident() const { return _impl->resident; }
+bool gpu_prover::queries_resident() const { return _impl->plan.all_resident(); }
+gpu_memory_plan gpu_prover::memory_plan() const { return _impl->plan; }
 
 std::size_t gpu_prover::device_bytes() const {
   const impl& d = *_impl;
-  std::size_t b = d.d_shape->device_bytes() + d.uploader->device_bytes() + d.a_aux.bytes() + d.b_in.bytes() + d.b_aux.bytes() +
-                  d.ws->bytes() + d.d_w.bytes() + d.d_sel.bytes() + d.d_a.bytes() +
-                  d.d_b.bytes() + d.d_c.bytes() + ntt::gpu_twiddle_bytes(d.domain.lg_size());
+  std::size_t b = d.d_shape->device_bytes() + d.uploader->device_bytes() + d.a_aux.bytes() + d.b_in.bytes() +
+                  d.b_aux.bytes() + d.ws->bytes() + ntt::gpu_twiddle_bytes(d.domain.lg_size());
+  for (const auto& v : d.vectors) b += v.bytes();
   b += sizeof(ec::g1_affine) *
        (d.ctx_a->n_bases() + d.ctx_b1->n_bases() + d.ctx_l->n_bases() + d.ctx_h->n_bases());
   b += sizeof(ec::g2_affine) * d.ctx_b2->n_bases();
@@ -472,6 +599,17 @@ std::size_t gpu_prover::device_bytes() const {
 gpu_prove_timings gpu_prover::last_timings() const {
   std::lock_guard tl(_impl->timings_mutex);
   return _impl->timings;
+}
+
+std::shared_ptr<const void> pin_host_queries(const parameters& p) {
+  std::vector<std::shared_ptr<const void>> pins;
+  auto pin = [&](const auto& v) {
+    if (v.empty()) return true;
+    pins.push_back(gpu::pin_host_range(v.data(), v.size() * sizeof(v[0])));
+    return pins.back() != nullptr;
+  };
+  if (!(pin(p.h) && pin(p.l) && pin(p.a) && pin(p.b_g1) && pin(p.b_g2))) return nullptr;
+  return std::make_shared<const std::vector<std::shared_ptr<const void>>>(std::move(pins));
 }
 
 std::vector<int> select_gpu_devices(std::span<const int> configured) {

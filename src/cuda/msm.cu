@@ -385,6 +385,11 @@ struct gpu_msm_workspace::impl {
   gpu::device_buffer<uint4> accs;  // the batch-affine level 0's accumulators
   gpu::device_buffer<unsigned char> temp;
   gpu::device_buffer<unsigned long long> counter;
+  // chunk streaming (run_streamed): two base buffers shared by every context
+  // of the workspace (their MSMs take turns), a copy stream, one event each
+  gpu::device_buffer<uint4> chunk_bufs[2];
+  std::unique_ptr<gpu::stream> copy_stream;
+  std::unique_ptr<gpu::event> copied[2];
 
   explicit impl(int dev) : device(dev) {}
 
@@ -431,7 +436,8 @@ struct gpu_msm_workspace::impl {
   }
 
   std::size_t bytes() const {
-    std::size_t b = scalars.bytes() + temp.bytes() + counter.bytes() + pairs.bytes() + bin_fill.bytes();
+    std::size_t b = scalars.bytes() + temp.bytes() + counter.bytes() + pairs.bytes() + bin_fill.bytes() +
+                    chunk_bufs[0].bytes() + chunk_bufs[1].bytes();
     for (auto* a : {&entries, &cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b, &seg_keys,
                     &seg_keys_sorted, &seg_order_in, &seg_order})
       b += a->bytes();
@@ -766,10 +772,6 @@ struct gpu_msm_context_t<F>::impl {
   std::shared_ptr<const void> external_owner;
   const ec::affine<F>* external = nullptr;
   std::size_t external_n = 0;
-  // chunk streaming: two base buffers, a copy stream, one event per buffer
-  gpu::device_buffer<ec::affine<F>> chunk_bufs[2];
-  std::unique_ptr<gpu::stream> copy_stream;
-  std::unique_ptr<gpu::event> copied[2];
 
   const affine_d<fd_of<F>>* d_bases() const {
     return reinterpret_cast<const affine_d<fd_of<F>>*>(external ? external : bases.data());
@@ -885,34 +887,43 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
   if (chunk_terms == 0) throw std::invalid_argument("cuzk::msm gpu: chunk of 0 terms");
   gpu::device_guard guard(_impl->device);
   impl& m = *_impl;
+  auto& w = m.ws->internals();
   const std::size_t chunk = std::min(chunk_terms, n);
-  for (auto& b : m.chunk_bufs)
-    if (b.size() < chunk) {
+  const std::size_t chunk_words = (chunk * sizeof(ec::affine<F>) + 15) / 16;
+  for (auto& b : w.chunk_bufs)
+    if (b.size() < chunk_words) {
       b.reset();
-      b = gpu::device_buffer<ec::affine<F>>(chunk);
+      b = gpu::device_buffer<uint4>(chunk_words);
     }
-  if (!m.copy_stream) {
-    m.copy_stream = std::make_unique<gpu::stream>();
-    m.copied[0] = std::make_unique<gpu::event>();
-    m.copied[1] = std::make_unique<gpu::event>();
+  if (!w.copy_stream) {
+    w.copy_stream = std::make_unique<gpu::stream>();
+    w.copied[0] = std::make_unique<gpu::event>();
+    w.copied[1] = std::make_unique<gpu::event>();
   }
+  // the buffers' previous reader (another context's MSM) ran on its own
+  // stream: the copies wait for it
+  gpu::event ready;
+  ready.record(m.s);
+  CUZK_CUDA_CHECK(cudaStreamWaitEvent(*w.copy_stream, ready.get(), 0));
   const std::size_t chunks = (n + chunk - 1) / chunk;
+  auto chunk_ptr = [&](std::size_t k) { return reinterpret_cast<ec::affine<F>*>(w.chunk_bufs[k % 2].data()); };
   auto queue_copy = [&](std::size_t k) {
     const std::size_t first = k * chunk, len = std::min(chunk, n - first);
-    m.chunk_bufs[k % 2].upload(h_bases.data() + first, len, *m.copy_stream);
-    m.copied[k % 2]->record(*m.copy_stream);
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(chunk_ptr(k), h_bases.data() + first, len * sizeof(ec::affine<F>),
+                                    cudaMemcpyHostToDevice, *w.copy_stream));
+    w.copied[k % 2]->record(*w.copy_stream);
   };
   queue_copy(0);
   ec::jacobian<F> acc = ec::jacobian<F>::identity();
   for (std::size_t k = 0; k < chunks; ++k) {
     const std::size_t first = k * chunk, len = std::min(chunk, n - first);
-    CUZK_CUDA_CHECK(cudaStreamWaitEvent(m.s, m.copied[k % 2]->get(), 0));
+    CUZK_CUDA_CHECK(cudaStreamWaitEvent(m.s, w.copied[k % 2]->get(), 0));
     // the other buffer was last read by chunk k - 1, which has finished
     const std::function<void()> next = [&] {
       if (k + 1 < chunks) queue_copy(k + 1);
     };
-    acc += m.ws->internals().template run<F>(
-        reinterpret_cast<const affine_d<fd_of<F>>*>(m.chunk_bufs[k % 2].data()), len, nullptr,
+    acc += w.template run<F>(
+        reinterpret_cast<const affine_d<fd_of<F>>*>(chunk_ptr(k)), len, nullptr,
         d_scalars + first, window_bits, mix, m.s, next);
   }
   return acc;

@@ -32,6 +32,11 @@ query_loader query_loader_of(prover_backend& b) {
   };
 }
 
+/// The backend's parameter pinning for the SRS manager.
+parameter_pinner parameter_pinner_of(prover_backend& b) {
+  return [&b](const groth16::parameters& p) { return b.pin_host_parameters(p); };
+}
+
 }  // namespace
 
 engine::impl::impl(engine_config c, std::unique_ptr<prover_backend> b)
@@ -39,7 +44,7 @@ engine::impl::impl(engine_config c, std::unique_ptr<prover_backend> b)
       backend(std::move(b)),
       budget(budget_total(cfg), reserve_of(cfg, budget_total(cfg))),
       srs(srs_options{cfg.param_cache, cfg.check_points, cfg.eviction_min_idle, cfg.shape_cache, cfg.parameters_json,
-                      query_loader_of(*backend)},
+                      query_loader_of(*backend), parameter_pinner_of(*backend)},
           budget),
       delay(parse_test_delay(cfg.test_delay_stage)) {
   devices = backend->devices();

@@ -101,6 +101,9 @@ class fallback_backend final : public prover_backend {
                                                         const cancel_token* token) override {
     return _primary->load_queries(file, vk_only, shape, opt, token);
   }
+  std::shared_ptr<const void> pin_host_parameters(const groth16::parameters& p) override {
+    return _primary->pin_host_parameters(p);
+  }
   groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
     auto& t = static_cast<tagged_pending&>(*p);
     return (t.on_fallback ? _fallback : _primary)->finalize(std::move(t.inner));

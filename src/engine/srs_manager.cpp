@@ -282,6 +282,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     if (!lc->device_queries) {
       res = _budget.acquire(decoded_parameters_bytes(layout), p, token, "the parameters of circuit '" + id + "'");
       guarded([&] { lc->params = io::decode_parameters(layout, ro); });
+      if (_opt.pin_parameters) lc->host_pins = _opt.pin_parameters(lc->params);
     }
     lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
     lc->charged_bytes = res.bytes() + sres.bytes();
@@ -326,6 +327,7 @@ void srs_manager::install(const std::string& id, groth16::parameters params, r1c
                                params.b_g1.size()) +
       sizeof(ec::g2_affine) * params.b_g2.size();
   lc->params = std::move(params);
+  if (_opt.pin_parameters) lc->host_pins = _opt.pin_parameters(lc->params);
   lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
   lc->shape = std::move(shape);
   reservation res = _budget.acquire(param_bytes, priority::high, nullptr, "the parameters of circuit '" + id + "'");

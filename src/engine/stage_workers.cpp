@@ -261,7 +261,10 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
     pool.give(std::exchange(item.w, {}), std::move(item.witness_mem), item.lease->shape.num_inputs,
               item.lease->shape.num_aux);
     item.holder.release();
-    tl("GPU_END", j.id, d + ",gpu_ms=" + std::to_string(gms) + ",lock_wait_ms=" + std::to_string(wait_ms));
+    const std::uint64_t h2d = item.pending ? item.pending->h2d_bytes : 0;
+    item.times.h2d_bytes = h2d;
+    tl("GPU_END", j.id, d + ",gpu_ms=" + std::to_string(gms) + ",lock_wait_ms=" + std::to_string(wait_ms) +
+                            ",h2d_bytes=" + std::to_string(h2d));
     std::lock_guard lk(mu);
     pacer.record_device(j.circuit_id, device_ms);
     synth_cv.notify_all();  // a new rate may allow more syntheses

@@ -40,7 +40,7 @@ const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
         {"working_memory_budget", key_status::deprecated}}},
       {"gpus",
        {{"devices", key_status::used}, {"gpu_threads", key_status::used}, {"gpu_workers_per_device", key_status::used},
-        {"cpu_fallback", key_status::used},
+        {"cpu_fallback", key_status::used}, {"vram_limit", key_status::used},
         {"affinity", key_status::unused}}},
       {"scheduler",
        {{"max_batch_size", key_status::used}, {"max_batch_wait_ms", key_status::used}, {"sort_by_type", key_status::unused}}},
@@ -245,6 +245,10 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
   if (auto v = r.integer("gpus", "gpu_threads", 0, 4096)) c.gpu_threads = std::size_t(*v);
   if (auto v = r.integer("gpus", "gpu_workers_per_device", 1, 16)) c.engine.gpu_workers_per_device = std::size_t(*v);
   if (auto v = r.boolean("gpus", "cpu_fallback")) c.cpu_fallback = *v;
+  if (auto v = r.size("gpus", "vram_limit", true)) {
+    if (*v != 0 && *v < (std::uint64_t(1) << 30)) r.bad("gpus", "vram_limit", "must be \"auto\" or at least 1 GiB");
+    c.gpu_vram_limit = *v;
+  }
 
   if (auto v = r.integer("scheduler", "max_batch_size", 0, 30); v && *v > 1)
     c.warnings.push_back(label + ": scheduler.max_batch_size > 1: cross-sector batching is not implemented; "

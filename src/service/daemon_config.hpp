@@ -38,6 +38,7 @@ struct daemon_config {
   std::string auth_token_file;       ///< "" = no token check
   std::vector<int> gpu_devices;
   bool cpu_fallback = false;         ///< gpus.cpu_fallback
+  std::uint64_t gpu_vram_limit = 0;  ///< gpus.vram_limit in bytes; 0 ("auto"): free memory minus a margin
   std::size_t gpu_threads = 0;
   std::size_t synthesis_threads = 0;
   std::string log_level = "info";

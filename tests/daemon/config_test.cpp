@@ -27,6 +27,7 @@ TEST(daemon_config, example_file_parses_cleanly_to_the_defaults) {
   EXPECT_EQ(c.engine.eviction_min_idle, 5min);
   EXPECT_FALSE(c.engine.priority_reserve.has_value());
   EXPECT_EQ(c.engine.gpu_workers_per_device, 2u);
+  EXPECT_EQ(c.gpu_vram_limit, 0u);  // "auto"
   EXPECT_EQ(c.engine.verify, cuzk::engine::verify_mode::all);
   EXPECT_EQ(c.engine.result_ttl, 10min);
   EXPECT_EQ(c.log_level, "info");
@@ -65,6 +66,7 @@ priority_reserve = "3GiB"
 devices = [0, 2]
 gpu_threads = 32
 gpu_workers_per_device = 3
+vram_limit = "22GiB"
 [scheduler]
 max_batch_size = 1
 max_batch_wait_ms = 5000
@@ -98,6 +100,7 @@ format = "json"
   EXPECT_EQ(c.engine.priority_reserve, 3ull << 30);
   EXPECT_EQ(c.gpu_devices, (std::vector<int>{0, 2}));
   EXPECT_EQ(c.gpu_threads, 32u);
+  EXPECT_EQ(c.gpu_vram_limit, 22ull << 30);
   EXPECT_EQ(c.engine.gpu_workers_per_device, 3u);
   EXPECT_EQ(c.synthesis_threads, 12u);
   EXPECT_EQ(c.engine.max_parallel_synthesis, 7u);
@@ -152,6 +155,8 @@ TEST(daemon_config, invalid_values_are_errors_naming_the_key) {
   EXPECT_NE(err("[logging]\nlevel = \"loud\"").find("logging.level"), std::string::npos);
   EXPECT_NE(err("[daemon\nlisten=1").find("TOML syntax error at line 1"), std::string::npos);
   EXPECT_NE(err("[daemon]\nmax_message_size = 10").find("between 4 KiB and 2 GiB"), std::string::npos);
+  EXPECT_NE(err("[gpus]\nvram_limit = \"512MiB\"").find("gpus.vram_limit: must be \"auto\" or at least 1 GiB"),
+            std::string::npos);
 }
 
 TEST(daemon_config, sizes_and_durations) {

@@ -13,10 +13,12 @@
 // Also select_gpu_devices (config list semantics).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
 #include <random>
+#include <string>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -301,7 +303,80 @@ TEST(GpuGroth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
   groth16::gpu_prover streamed(
       p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
   EXPECT_FALSE(streamed.queries_resident());
+  EXPECT_EQ(streamed.memory_plan().chunk_terms, 20000u);
+  EXPECT_FALSE(streamed.memory_plan().streamed_pinned);
   EXPECT_TRUE(streamed.prove(w, r, s) == want) << "queries streamed in chunks";
+  {
+    const auto pins = groth16::pin_host_queries(*p);  // declared first: outlives the prover
+    ASSERT_NE(pins, nullptr);
+    EXPECT_NE(groth16::pin_host_queries(*p), nullptr) << "a second holder shares the registration";
+    groth16::gpu_prover pinned(
+        p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
+    EXPECT_TRUE(pinned.memory_plan().streamed_pinned);
+    EXPECT_TRUE(pinned.prove(w, r, s) == want) << "queries streamed in chunks from pinned memory";
+  }
+}
+
+// gpus.vram_limit: from the limit everything fits under down to one where
+// nothing does, each plan (compact vectors, queries resident largest first,
+// the rest streamed in chunks) stays within the limit and gives the CPU
+// proof byte for byte, from a coded and from an uncoded witness (the compact
+// plan uploads w again after the H MSM in both forms).
+TEST(GpuGroth16, EveryMemoryPlanUnderAVramLimitGivesTheSameProof) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(test::test_seed("GpuGroth16.EveryMemoryPlanUnderAVramLimitGivesTheSameProof"));
+  const auto p = params();
+  const auto w = make_witness(19);
+  const fr r = fr::random(rng), s = fr::random(rng);
+  const groth16::proof want = groth16::prove(*p, shape(), w, r, s);
+  const std::size_t nv = shape().num_variables();
+  const auto coded = groth16::encode_witness(w.inputs, w.aux, nv);  // every value may be "other"
+  ASSERT_TRUE(coded.has_value());
+
+  std::size_t limit = 0;
+  {
+    groth16::gpu_prover roomy(p, shape_ptr(), {.device = 0});
+    const groth16::gpu_memory_plan plan = roomy.memory_plan();
+    ASSERT_TRUE(plan.all_resident());
+    ASSERT_FALSE(plan.compact_vectors);
+    ASSERT_EQ(plan.chunk_terms, 0u);
+    // the compact vectors' saving: the least limit with everything resident
+    const std::size_t m = ntt::evaluation_domain(shape().num_constraints).size();
+    limit = plan.planned_bytes - sizeof(fr) * (2 * nv + 3 * m) + sizeof(fr) * 3 * std::max(m, nv);
+  }
+  bool saw_compact_resident = false, saw_partial = false, saw_streamed = false;
+  for (int step = 0; step < 60; ++step, limit = limit * 15 / 16) {
+    std::unique_ptr<groth16::gpu_prover> prover;
+    try {
+      prover = std::make_unique<groth16::gpu_prover>(
+          p, shape_ptr(), groth16::gpu_prover_config{.device = 0, .vram_limit_bytes = limit,
+                                                      .stream_chunk_terms = 20000});
+    } catch (const gpu::cuda_error& e) {
+      EXPECT_NE(std::string(e.what()).find("MiB usable"), std::string::npos) << e.what();
+      break;
+    }
+    const groth16::gpu_memory_plan plan = prover->memory_plan();
+    const int resident = plan.h + plan.l + plan.a + plan.b_g1 + plan.b_g2;
+    SCOPED_TRACE("limit " + std::to_string(limit) + ": compact " + std::to_string(plan.compact_vectors) +
+                 ", resident queries " + std::to_string(resident));
+    EXPECT_LE(plan.planned_bytes, limit);
+    EXPECT_TRUE(prover->finalize(prover->prove_start(*coded), r, s) == want) << "coded witness";
+    EXPECT_TRUE(prover->finalize(prover->prove_start_uncoded(w), r, s) == want) << "uncoded witness";
+    EXPECT_LE(prover->device_bytes(), limit) << "what the prover holds after proving";
+    const groth16::gpu_prove_timings t = prover->last_timings();
+    EXPECT_GE(t.h2d_bytes, t.upload_bytes * (plan.compact_vectors ? 2 : 1));
+    if (step == 0) EXPECT_TRUE(plan.compact_vectors && plan.all_resident()) << "at the compact plan's own size";
+    if (plan.compact_vectors && plan.all_resident()) saw_compact_resident = true;
+    if (resident > 0 && !plan.all_resident()) {
+      saw_partial = true;
+      EXPECT_GT(t.h2d_bytes, t.upload_bytes * 2) << "streamed queries are counted";
+    }
+    if (resident == 0) saw_streamed = true;
+    if (!plan.all_resident()) EXPECT_EQ(plan.chunk_terms, 20000u);
+  }
+  EXPECT_TRUE(saw_compact_resident);
+  EXPECT_TRUE(saw_partial);
+  EXPECT_TRUE(saw_streamed);
 }
 
 // Queries already in VRAM (as gpu_setup leaves them): used in place, the

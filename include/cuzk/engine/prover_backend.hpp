@@ -47,6 +47,8 @@ class pending_proof {
   /// The backend's stage times of prove_start, (name, ms), for diagnostics
   /// and regression analysis; names are the backend's own (no fixed set).
   std::vector<std::pair<std::string, double>> stage_ms;
+  /// Host-to-device bytes prove_start moved (partition_timing::h2d_bytes).
+  std::uint64_t h2d_bytes = 0;
 };
 
 /// What prover_backend::prepare made of a witness (backend-specific).
@@ -135,6 +137,11 @@ class prover_backend {
   /// Whether load_queries may load anything (the engine offers it file
   /// loads only then).
   virtual bool loads_queries() const { return false; }
+  /// A circuit's parameters are in host memory (decoded from their file, or
+  /// installed) and stay there as long as the returned handle: the backend
+  /// may prepare them for its use (the CUDA backend pins the queries, so
+  /// that streaming them to a device runs at the link's speed). Null: none.
+  virtual std::shared_ptr<const void> pin_host_parameters(const groth16::parameters&) { return nullptr; }
   virtual std::shared_ptr<device_resident_queries> load_queries(const io::mapped_parameter_file& file,
                                                                 const groth16::parameters& vk_only,
                                                                 const r1cs::r1cs_shape& shape,
@@ -175,6 +182,10 @@ struct gpu_backend_options {
   bool b_g2_on_cpu = false;
   /// VRAM left free when deciding whether a circuit's queries fit.
   std::uint64_t vram_margin_bytes = std::uint64_t(1) << 30;
+  /// Most VRAM a circuit's prover may hold per device, queries included
+  /// (gpus.vram_limit; 0: free memory minus vram_margin_bytes). Queries that
+  /// do not fit are streamed (groth16::gpu_memory_plan).
+  std::uint64_t vram_limit_bytes = 0;
   /// Makes the prover of a circuit on a device instead of the default
   /// (which uploads params' queries): for parameters that already live in
   /// VRAM (gpu_setup.hpp), installed in the SRS manager with their

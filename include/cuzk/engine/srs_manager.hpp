@@ -56,6 +56,10 @@ struct loaded_circuit {
   /// The backend's device copies of the proving queries when it loaded them
   /// (params then holds the verifying key only), else null.
   std::shared_ptr<const device_resident_queries> device_queries;
+  /// The backend's hold on |params|' host memory (pinned for DMA when the
+  /// CUDA backend streams queries from it): declared after |params|, so
+  /// released before they are freed.
+  std::shared_ptr<const void> host_pins;
   /// How the shape was obtained, one line for the log: read from its
   /// .shape file, built (and cached), rebuilt (the file was stale or
   /// corrupt: why), or a warning that it could not be cached.
@@ -89,6 +93,9 @@ struct srs_entry_status {
 /// buffers); reserved from the budget for the length of the load.
 inline constexpr std::uint64_t device_load_staging_bytes = std::uint64_t(128) << 20;
 
+/// prover_backend::pin_host_parameters, as the SRS manager calls it.
+using parameter_pinner = std::function<std::shared_ptr<const void>(const groth16::parameters&)>;
+
 /// prover_backend::load_queries, as the SRS manager calls it.
 using query_loader = std::function<std::shared_ptr<device_resident_queries>(
     const io::mapped_parameter_file&, const groth16::parameters& vk_only, const r1cs::r1cs_shape&,
@@ -114,6 +121,9 @@ struct srs_options {
   std::filesystem::path parameters_json;
   /// Offered every file load first (empty: always decode to the host).
   query_loader load_queries;
+  /// Given parameters decoded (or installed) into host memory; what it
+  /// returns lives exactly as long as they do (loaded_circuit::host_pins).
+  parameter_pinner pin_parameters;
 };
 
 class srs_manager {

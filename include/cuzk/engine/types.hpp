@@ -71,6 +71,10 @@ struct proof_request {
 struct partition_timing {
   std::uint32_t partition = 0;
   std::vector<std::pair<std::string, double>> stages;
+  /// Host-to-device bytes the backend moved for the partition (witness and
+  /// streamed queries; 0 on the CPU). Not on the wire (the protocol has no
+  /// field for it): the GPU_END timeline line and the engine's callers.
+  std::uint64_t h2d_bytes = 0;
 };
 
 /// AwaitProofResponse timings in milliseconds (sums over partitions).

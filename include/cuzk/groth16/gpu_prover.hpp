@@ -8,11 +8,12 @@
 //   // or prover.prove(witness, r, s) for both
 //
 // One gpu_prover per (device, circuit shape). Construction copies the
-// parameters' queries (A, B_G1, B_G2, L, H) and the shape's A/B/C matrices
-// into VRAM when they fit (cudaMemGetInfo free bytes minus
-// gpu_prover_config::vram_margin_bytes, after the per-proof buffers and the
-// MSM scratch); otherwise the queries stay on the host and each MSM streams
-// them in chunks whose copies overlap the MSM of the previous chunk.
+// shape's A/B matrices and the parameters' queries (A, B_G1, B_G2, L, H)
+// into VRAM, as many queries as fit (gpu_memory_plan: cudaMemGetInfo free
+// bytes minus gpu_prover_config::vram_margin_bytes, at most
+// vram_limit_bytes, after the per-proof buffers and the MSM scratch); the
+// MSM of a query left on the host streams it in chunks whose copies overlap
+// the MSM of the previous chunk.
 //
 // prove_start (the GPU critical path): first, before the lock, the witness
 // is encoded with all host threads (coded_witness.hpp: 2 bits per value for
@@ -34,7 +35,8 @@
 // calls serialise on the kernel lock, finalize runs without it.
 // Memory (device, resident mode): 96 (|A| + |B_G1| + |L| + |H|) + 192 |B_G2|
 // bytes of queries, the matrices (8 bytes per non-zero), 32 (2 nv + 3 m)
-// bytes of per-proof vectors (nv = inputs + aux), ~nv / 4 bytes for the coded
+// bytes of per-proof vectors (nv = inputs + aux; 96 max(m, nv) under a
+// compact plan, gpu_memory_plan), ~nv / 4 bytes for the coded
 // witness (its other values land in a per-proof vector), one shared MSM scratch
 // (msm_gpu.hpp) and the NTT tables (16 m bytes).
 // Errors: std::invalid_argument when parameters, shape and witness sizes
@@ -81,10 +83,16 @@ struct gpu_prover_config {
   bool b_g2_on_cpu = false;
   /// Device bytes left free when deciding whether the queries fit.
   std::size_t vram_margin_bytes = std::size_t(1) << 30;
+  /// Most device bytes the prover may hold, queries included (gpus.vram_limit;
+  /// 0: the device's free memory minus vram_margin_bytes, which also bounds
+  /// a set limit). The plan (gpu_memory_plan) is chosen against it.
+  std::size_t vram_limit_bytes = 0;
   /// Keep the queries on the host and stream them even when they fit (tests).
   bool force_streaming = false;
-  /// Terms per streamed chunk.
-  std::size_t stream_chunk_terms = std::size_t(1) << 22;
+  /// Terms per streamed chunk; 0: the largest power of two from 2^20 to
+  /// 2^25 that the plan leaves room for (a chunk is a whole MSM: at 2^22 the
+  /// 2^27-term H takes ~2.4x its resident time in 32 chunks, at 2^25 ~1.3x).
+  std::size_t stream_chunk_terms = 0;
   /// Pippenger window of the H MSM (random scalars over the whole domain,
   /// the largest MSM of a proof); 0: the MSM's default for the size.
   unsigned h_window_bits = 0;
@@ -113,7 +121,36 @@ struct gpu_prove_timings {
   double upload_ms = 0, spmv_ms = 0, ntt_ms = 0, msm_h_ms = 0, msm_l_ms = 0, msm_a_ms = 0,
          msm_b1_ms = 0, msm_b2_ms = 0, total_ms = 0, encode_ms = 0;
   std::size_t upload_bytes = 0;
+  /// Host-to-device bytes of the partition: the witness (twice under a
+  /// compact plan) and every streamed query.
+  std::size_t h2d_bytes = 0;
   bool witness_coded = false;
+};
+
+/// Where a prover keeps its queries and per-proof vectors, chosen at
+/// construction against the usable device bytes (gpu_prover_config), first
+/// of: (1) everything resident, the five per-proof vectors apart; (2)
+/// everything resident, compact vectors; (3) compact vectors and as many
+/// queries resident as fit, largest first (each resident query saves its
+/// whole size of PCIe traffic per partition; the others are streamed in
+/// chunks). Compact: three vectors of max(m, nv) values instead of 2 nv + 3 m
+/// (the 32 GiB PoRep: 12.9 GB instead of 21.2): w, dead once a and b are
+/// formed, holds the scratch of H and is expanded again from the host's
+/// coded witness after the H MSM (~90 MB moved; a witness sent as it is moves
+/// again whole), and the compacted A/B scalars reuse h's vector.
+struct gpu_memory_plan {
+  bool compact_vectors = false;
+  /// Resident queries (b_g2 also when B_G2 runs on the CPU: nothing to stream).
+  bool h = false, l = false, a = false, b_g1 = false, b_g2 = false;
+  /// Some queries stream and their host memory is pinned (by its owner:
+  /// pin_host_queries), so their copies run at the link's speed and overlap
+  /// the MSMs; false with streamed queries: pageable copies (measured on the
+  /// H200 host, 2026-12-04: 4-7 GB/s).
+  bool streamed_pinned = false;
+  std::size_t chunk_terms = 0;    ///< terms per streamed chunk (0: nothing streams)
+  std::size_t planned_bytes = 0;  ///< device bytes the plan needs
+  std::size_t usable_bytes = 0;   ///< what it was chosen against
+  bool all_resident() const { return h && l && a && b_g1 && b_g2; }
 };
 
 /// Called by prove_start between its GPU stages (upload, SpMV, NTT, each
@@ -157,8 +194,10 @@ class gpu_prover {
   proof prove(const witness& w, const ff::fr& r, const ff::fr& s);
 
   int device() const;
-  /// True when the queries live in VRAM (false: streamed from the host).
+  /// True when every query lives in VRAM (false: some are streamed).
   bool queries_resident() const;
+  /// The memory plan chosen at construction.
+  gpu_memory_plan memory_plan() const;
   /// Device bytes this prover holds now.
   std::size_t device_bytes() const;
   /// Stage times of the most recent prove_start.
@@ -181,7 +220,17 @@ class gpu_prover {
 /// (per-proof vectors, A/B matrices, MSM scratch for MSMs of up to
 /// |g1_terms| G1 / |g2_terms| G2 terms, NTT tables, the coded witness), the
 /// test its constructor applies: for callers deciding where to put queries.
-std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms);
+/// |compact|: with gpu_memory_plan's compact vectors (the least a prover with
+/// every query resident can take).
+std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms,
+                                     bool compact = false);
+
+/// Pins the host memory of |p|'s five queries for DMA (gpu::pin_host_range)
+/// while the handle lives; null when the driver refuses (the prover then
+/// streams from pageable memory). For the owner of the parameters: the
+/// handle must not outlive them (a registration of freed memory would hand
+/// the device stale pages), so provers never pin what they only borrow.
+std::shared_ptr<const void> pin_host_queries(const parameters& p);
 
 /// The device ordinals to use: |configured| as given (each checked to exist,
 /// std::invalid_argument otherwise), or every visible device when empty.

@@ -215,6 +215,13 @@ class gpu_backend final : public prover_backend {
 
   bool loads_queries() const override { return !_opts.b_g2_on_cpu && !_opts.make_prover; }
 
+  // parameters on the host are streamed from there when a device cannot
+  // hold them: pinned for as long as the SRS entry holds them (never by a
+  // prover, which only borrows them and may be cached longer)
+  std::shared_ptr<const void> pin_host_parameters(const groth16::parameters& p) override {
+    return groth16::pin_host_queries(p);
+  }
+
   std::shared_ptr<device_resident_queries> load_queries(const io::mapped_parameter_file& file,
                                                         const groth16::parameters& vk_only,
                                                         const r1cs::r1cs_shape& shape, const io::read_options& opt,
@@ -224,7 +231,11 @@ class gpu_backend final : public prover_backend {
     if (!loads_queries()) return nullptr;
     const groth16::query_sizes sizes{file.at("h").count, file.at("l").count, file.at("a").count,
                                      file.at("b_g1").count, file.at("b_g2").count};
-    const std::uint64_t need = sizes.bytes() + groth16::gpu_prover_working_bytes(shape, sizes.g1_max(), sizes.b_g2);
+    // the least a prover of resident queries takes (compact vectors,
+    // groth16::gpu_memory_plan); it takes more where that fits
+    const std::uint64_t need =
+        sizes.bytes() + groth16::gpu_prover_working_bytes(shape, sizes.g1_max(), sizes.b_g2, /*compact=*/true);
+    if (_opts.vram_limit_bytes && need > _opts.vram_limit_bytes) return nullptr;
     for (const int ord : _ordinals) {
       std::size_t free_b = 0, total_b = 0;
       gpu::device_memory(ord, &free_b, &total_b);
@@ -282,6 +293,7 @@ class gpu_backend final : public prover_backend {
     out->stage_ms = {{"encode", t.encode_ms}, {"upload", t.upload_ms}, {"spmv", t.spmv_ms},
                      {"ntt", t.ntt_ms},       {"msm_h", t.msm_h_ms},   {"msm_l", t.msm_l_ms},
                      {"msm_a", t.msm_a_ms},   {"msm_b1", t.msm_b1_ms}, {"msm_b2", t.msm_b2_ms}};
+    out->h2d_bytes = t.h2d_bytes;
     return out;
   }
 
@@ -295,6 +307,7 @@ class gpu_backend final : public prover_backend {
       cfg.device = _ordinals[d];
       cfg.b_g2_on_cpu = false;
       cfg.vram_margin_bytes = _opts.vram_margin_bytes;
+      cfg.vram_limit_bytes = _opts.vram_limit_bytes;
       // non-owning: the SRS entry owns the shape and outlives its device copies
       std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});
       out.push_back(std::make_shared<groth16::gpu_prover>(r.per_device.at(d), std::move(sh), cfg));
@@ -343,6 +356,7 @@ class gpu_backend final : public prover_backend {
     cfg.device = ord;
     cfg.b_g2_on_cpu = _opts.b_g2_on_cpu;
     cfg.vram_margin_bytes = _opts.vram_margin_bytes;
+    cfg.vram_limit_bytes = _opts.vram_limit_bytes;
     // Non-owning: the SRS manager keeps both alive while a job holds its lease,
     // and a cached prover is only used again for a live (params, shape) pair.
     std::shared_ptr<groth16::gpu_prover> prover;
