@@ -262,6 +262,7 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
     item.mem.release(item.release_after_gpu - item.witness_mem.bytes());
     pool.give(std::exchange(item.w, {}), std::move(item.witness_mem), item.lease->shape.num_inputs,
               item.lease->shape.num_aux);
+    budget.notify_evictable();  // an idle pooled buffer is room for a blocked partition
     item.holder.release();
     timer.add("gpu_ms", gms);
     timer.add("lock_wait_ms", wait_ms);
