@@ -67,10 +67,16 @@ void check_porep_c1_counts(const io::c1_output& c1) {
                                   std::to_string(info.challenges_per_partition));
 }
 
+stacked_porep_circuit porep_partition_circuit(const io::c1_output& c1, std::size_t k) {
+  return stacked_porep_circuit_from_c1(stacked_porep_params_for(info_of(c1)), c1, k);
+}
+
 groth16::witness porep_witness(const io::c1_output& c1, std::size_t k, unsigned threads, groth16::witness reuse) {
-  const stacked_porep_params params = stacked_porep_params_for(info_of(c1));
-  const stacked_porep_circuit circuit = stacked_porep_circuit_from_c1(params, c1, k);
-  const stacked_witness_layout layout = stacked_witness_layout_for(params);
+  return porep_witness(porep_partition_circuit(c1, k), threads, std::move(reuse));
+}
+
+groth16::witness porep_witness(const stacked_porep_circuit& circuit, unsigned threads, groth16::witness reuse) {
+  const stacked_witness_layout layout = stacked_witness_layout_for(circuit.params);
   if (reuse.inputs.size() != layout.num_inputs() || reuse.aux.size() != layout.num_aux()) {
     reuse.inputs = std::vector<ff::fr>(layout.num_inputs());
     reuse.aux = std::vector<ff::fr>(layout.num_aux());

@@ -7,9 +7,10 @@
 // job was cancelled or that the daemon is stopping (issue 25: a cancelled
 // job's partition waited for the device and then proved for minutes), and a
 // mutex hands the device to whichever thread the OS wakes, not to the most
-// urgent partition. Here a waiter polls its job's cancel token every
-// poll_interval and gives up its place when cancelled (acquire returns an
-// empty hold), and a free device goes to the waiter with the smallest key
+// urgent partition. Here a waiter sleeps until the device is released or
+// lent, or its job's cancel token is cancelled (cancel_token::stop_token
+// wakes it), and then gives up its place (acquire returns an empty hold);
+// a free device goes to the waiter with the smallest key
 // (-priority, job seq, partition): the engine's queue order, so a
 // WindowPoSt that arrives while a PoRep partition waits goes first.
 //
@@ -24,15 +25,16 @@
 // holding the device: a deadlock); such waiters are passed over until the
 // lender has finished. Equal priority never lends (no churn between two
 // PoRep jobs), and a lender's turn comes back by key order like any waiter.
-// Cost: a waiting worker wakes every poll_interval (20 ms); the holder pays
-// one mutex and one notify on release, and one mutex per phase boundary.
-#include <chrono>
+// Cost: a waiting worker wakes at each release, lend or cancellation; the
+// holder pays one mutex and one notify on release, and one mutex per phase
+// boundary.
 #include <condition_variable>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <set>
+#include <stop_token>
 #include <string>
 #include <tuple>
 
@@ -44,7 +46,6 @@ namespace cuzk::engine {
 class device_gate {
  public:
   using key = std::tuple<int, std::uint64_t, std::size_t>;  // (-priority, job seq, partition)
-  static constexpr std::chrono::milliseconds poll_interval{20};
 
   /// Holds the device until destroyed (or empty when the wait was given up).
   class hold {
@@ -121,6 +122,7 @@ class device_gate {
   bool wait_turn(std::unique_lock<std::mutex>& lk, const key& k, const std::string& tag, bool lender,
                  const cancel_token& token) {
     _waiting.emplace(k, waiter{tag, lender});
+    const std::stop_token stop = token.stop_token();
     for (;;) {
       if (token.cancelled()) {
         _waiting.erase(k);
@@ -135,7 +137,7 @@ class device_gate {
         _holder = k;
         return true;
       }
-      _cv.wait_for(lk, poll_interval);
+      _cv.wait(lk, stop, [&] { return !_busy && first_eligible() == k; });
     }
   }
 
@@ -171,7 +173,7 @@ class device_gate {
   }
 
   mutable std::mutex _mu;
-  std::condition_variable _cv;
+  std::condition_variable_any _cv;  // _any: a wait ends at the waiter's cancellation
   bool _busy = false;
   key _holder{};
   std::map<key, waiter> _waiting;

@@ -52,7 +52,10 @@ engine::impl::impl(engine_config c, std::unique_ptr<prover_backend> b)
   // touch), then idle SRS entries (reloading costs seconds to minutes)
   budget.set_evictor([this](std::uint64_t n) {
     const std::uint64_t freed = pool.evict(n);
-    return freed >= n ? freed : freed + srs.evict_idle(n - freed);
+    if (freed >= n) return memory_budget::eviction{freed};
+    memory_budget::eviction srs_freed = srs.evict_idle_for_budget(n - freed);
+    srs_freed.freed += freed;
+    return srs_freed;
   });
 }
 

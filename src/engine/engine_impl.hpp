@@ -9,7 +9,8 @@
 // Locking: one engine mutex (mu) guards the job table and the three queues;
 // it is never held while synthesizing, proving, waiting on the budget or
 // loading parameters, and work items (which own reservations and SRS leases)
-// are always destroyed outside it. TIMELINE events go through event_log (one
+// are always destroyed outside it. Each stage writes its TIMELINE lines
+// through a stage_timer (stage_timer.hpp) into event_log (one
 // lock-free ring per thread, one writer thread), so no pipeline thread ever
 // waits on the log's sink. Each partition's stage and wait times travel with
 // its work item and come back in the job's result (partition_timing).

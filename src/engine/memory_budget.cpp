@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stop_token>
 
 namespace cuzk::engine {
 
@@ -86,10 +87,13 @@ reservation memory_budget::acquire(std::uint64_t bytes, priority p, const cancel
   std::unique_lock lk(_mu);
   const std::pair<int, std::uint64_t> key{-int(p), _seq++};
   _waiting.insert(key);
+  const std::stop_token stop = token != nullptr ? token->stop_token() : std::stop_token();
   bool tried_evict = false;
+  auto retry_at = std::chrono::steady_clock::time_point::max();
   for (;;) {
     if (token != nullptr && token->cancelled()) {
       _waiting.erase(key);
+      changed_locked();
       lk.unlock();
       _cv.notify_all();
       throw cancelled_error("job cancelled while waiting for memory");
@@ -98,6 +102,7 @@ reservation memory_budget::acquire(std::uint64_t bytes, priority p, const cancel
       _waiting.erase(key);
       _used += bytes;
       _peak = std::max(_peak, _used);
+      changed_locked();
       lk.unlock();
       _cv.notify_all();  // the next waiter may fit too
       return reservation(this, bytes);
@@ -106,12 +111,20 @@ reservation memory_budget::acquire(std::uint64_t bytes, priority p, const cancel
       const std::uint64_t need = _used + bytes - limit_for(p);
       auto ev = _evictor;
       lk.unlock();
-      const std::uint64_t freed = ev(need);
+      const eviction got = ev(need);
       lk.lock();
-      tried_evict = freed == 0;  // keep evicting while it makes progress
+      tried_evict = got.freed == 0;  // keep evicting while it makes progress
+      retry_at = got.retry_at;
       continue;
     }
-    _cv.wait_for(lk, std::chrono::milliseconds(20));
+    // asleep until a change, the token's cancellation or, with nothing
+    // left to evict now, the time the evictor named
+    const std::uint64_t seen = _changes;
+    const auto changed = [&] { return _changes != seen; };
+    if (tried_evict && retry_at != std::chrono::steady_clock::time_point::max())
+      _cv.wait_until(lk, stop, retry_at, changed);
+    else
+      _cv.wait(lk, stop, changed);
     tried_evict = false;
   }
 }
@@ -121,15 +134,25 @@ void memory_budget::give_back(std::uint64_t n) noexcept {
   {
     std::lock_guard lk(_mu);
     _used -= std::min(n, _used);
+    changed_locked();
     listeners = _listeners;
   }
   _cv.notify_all();
   for (auto& f : listeners) f();
 }
 
-void memory_budget::set_evictor(std::function<std::uint64_t(std::uint64_t)> fn) {
+void memory_budget::set_evictor(std::function<eviction(std::uint64_t)> fn) {
   std::lock_guard lk(_mu);
   _evictor = std::move(fn);
+}
+
+void memory_budget::notify_evictable() {
+  {
+    std::lock_guard lk(_mu);
+    if (_waiting.empty()) return;
+    changed_locked();
+  }
+  _cv.notify_all();
 }
 
 void memory_budget::add_release_listener(std::function<void()> fn) {

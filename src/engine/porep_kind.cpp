@@ -14,10 +14,17 @@
 // graph, as a verifier does, so the engine's verification of each partition
 // proof is independent of the vanilla proofs.
 // Cost at parse: the JSON (~0.25 s for a 32 GiB C1) and one circuit
-// conversion per partition (copies of the paths, milliseconds); the
-// vanilla check at submit (check_vanilla, docs/RELIABILITY.md for the
-// measured cost).
+// conversion per partition (copies of the paths, milliseconds), which is
+// the check that the vanilla proofs fit the circuit and is kept for
+// synthesis, so no partition is converted twice; the vanilla check at
+// submit (check_vanilla, docs/RELIABILITY.md for the measured cost).
+// Memory: the converted partitions are about the size of the parsed C1
+// (32 GiB: ~1 MB per partition); like the request itself they are held
+// only until the job finishes (job_retention.hpp) and are not charged to
+// the budget, which charges the GiB-sized witnesses and parameters.
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <cuzk/circuits/porep_challenges.hpp>
 #include <cuzk/circuits/porep_compound.hpp>
@@ -35,15 +42,20 @@ constexpr std::uint64_t porep_sizes[] = {2ull << 10, 8ull << 20, 512ull << 20, 3
 
 class porep_job final : public circuit_job {
  public:
-  porep_job(std::string id, io::c1_output c1, std::uint64_t miner_id, std::uint64_t sector_number)
-      : _id(std::move(id)), _c1(std::move(c1)), _miner_id(miner_id), _sector_number(sector_number) {}
+  porep_job(std::string id, io::c1_output c1, std::vector<circuits::stacked_porep_circuit> partitions,
+            std::uint64_t miner_id, std::uint64_t sector_number)
+      : _id(std::move(id)),
+        _c1(std::move(c1)),
+        _partitions(std::move(partitions)),
+        _miner_id(miner_id),
+        _sector_number(sector_number) {}
   const std::string& circuit_id() const override { return _id; }
   std::size_t num_partitions() const override { return _c1.partitions.size(); }
   // |reuse| of the shape's sizes is written in place: porep_witness writes every slot
   groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token,
                               groth16::witness reuse) const override {
     token.check();
-    groth16::witness w = circuits::porep_witness(_c1, p, 0, std::move(reuse));
+    groth16::witness w = circuits::porep_witness(_partitions.at(p), 0, std::move(reuse));
     if (w.inputs.size() != shape.num_inputs || w.aux.size() != shape.num_aux)
       throw std::runtime_error("porep: witness of partition " + std::to_string(p) + " does not match the shape of " +
                                _id);
@@ -73,7 +85,8 @@ class porep_job final : public circuit_job {
 
  private:
   std::string _id;
-  io::c1_output _c1;
+  io::c1_output _c1;  // the vanilla proofs for check_vanilla; commitments and seed for the public inputs
+  std::vector<circuits::stacked_porep_circuit> _partitions;  // converted once, at parse
   std::uint64_t _miner_id = 0, _sector_number = 0;
 };
 
@@ -104,15 +117,17 @@ class porep_kind final : public proof_kind_handler {
     if (req.sector_size != 0 && req.sector_size != info.sector_size)
       throw invalid_request("sector_size " + std::to_string(req.sector_size) + " does not match the C1's " +
                             std::string(info.name) + " (sector size " + std::to_string(info.sector_size) + ")");
+    std::vector<circuits::stacked_porep_circuit> partitions;
     try {
       circuits::check_porep_c1_counts(c1);
-      const circuits::stacked_porep_params params = circuits::stacked_porep_params_for(info);
-      for (std::size_t k = 0; k < c1.partitions.size(); ++k) (void)circuits::stacked_porep_circuit_from_c1(params, c1, k);
+      partitions.reserve(c1.partitions.size());
+      for (std::size_t k = 0; k < c1.partitions.size(); ++k)
+        partitions.push_back(circuits::porep_partition_circuit(c1, k));
     } catch (const std::invalid_argument& e) {
       throw invalid_request(e.what());
     }
-    return std::make_unique<porep_job>(porep_circuit_id(info.sector_size), std::move(c1), req.miner_id,
-                                       req.sector_number);
+    return std::make_unique<porep_job>(porep_circuit_id(info.sector_size), std::move(c1), std::move(partitions),
+                                       req.miner_id, req.sector_number);
   }
 };
 

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <stdexcept>
+#include <stop_token>
 #include <tuple>
 #include <utility>
 
@@ -185,6 +186,7 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
   auto it = _entries.find(id);
   if (it == _entries.end()) throw not_found_error("unknown circuit id '" + id + "'");
   entry& e = *it->second;
+  const std::stop_token stop = token ? token->stop_token() : std::stop_token();
   for (;;) {
     if (e.tier == srs_tier::hot) {
       ++e.refs;
@@ -194,7 +196,8 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     }
     if (!e.loading) break;
     if (token) token->check();
-    _cv.wait_for(lk, std::chrono::milliseconds(20));
+    // another job loads it: woken when that load ends, or by our cancellation
+    _cv.wait(lk, stop, [&] { return !e.loading; });
   }
   e.loading = true;
   lk.unlock();
@@ -347,9 +350,14 @@ void srs_manager::install(const std::string& id, groth16::parameters params, r1c
 }
 
 void srs_manager::release_ref(entry* e) {
-  std::lock_guard lk(_mu);
-  if (e->refs > 0) --e->refs;
-  e->last_used = clock::now();
+  bool idle = false;
+  {
+    std::lock_guard lk(_mu);
+    if (e->refs > 0) --e->refs;
+    e->last_used = clock::now();
+    idle = e->refs == 0;
+  }
+  if (idle) _budget.notify_evictable();  // a waiter may now evict it (or learn when it can)
 }
 
 srs_manager::preload_result srs_manager::preload(const std::string& id) {
@@ -387,22 +395,30 @@ srs_manager::evict_result srs_manager::evict(const std::string& id) {
   return {was, drop_locked(e, srs_tier::cold)};
 }
 
-std::uint64_t srs_manager::evict_idle(std::uint64_t needed) {
+memory_budget::eviction srs_manager::evict_idle_for_budget(std::uint64_t needed) {
+  // try_to_lock: an evictor runs inside a budget wait and never waits for
+  // the manager's lock itself
   std::unique_lock lk(_mu, std::try_to_lock);
-  if (!lk.owns_lock()) return 0;
   const auto now = clock::now();
+  // the lock is held only for bookkeeping: ask again in a moment
+  if (!lk.owns_lock()) return {0, now + std::chrono::milliseconds(1)};
   std::vector<entry*> idle;
-  for (auto& [id, e] : _entries)
-    if (e->tier == srs_tier::hot && e->refs == 0 && !e->loading && !e->installed &&
-        now - e->last_used >= _opt.eviction_min_idle)
+  memory_budget::eviction out;
+  // bounded so that the time point cannot overflow (a waiter wakes at least yearly)
+  const auto min_idle = std::min<std::chrono::milliseconds>(_opt.eviction_min_idle, std::chrono::hours(24 * 365));
+  for (auto& [id, e] : _entries) {
+    if (e->tier != srs_tier::hot || e->refs != 0 || e->loading || e->installed) continue;
+    if (now - e->last_used >= min_idle)
       idle.push_back(e.get());
-  std::sort(idle.begin(), idle.end(), [](entry* a, entry* b) { return a->last_used < b->last_used; });
-  std::uint64_t freed = 0;
-  for (entry* e : idle) {
-    if (freed >= needed) break;
-    freed += drop_locked(*e, srs_tier::warm);
+    else
+      out.retry_at = std::min(out.retry_at, e->last_used + min_idle);
   }
-  return freed;
+  std::sort(idle.begin(), idle.end(), [](entry* a, entry* b) { return a->last_used < b->last_used; });
+  for (entry* e : idle) {
+    if (out.freed >= needed) break;
+    out.freed += drop_locked(*e, srs_tier::warm);
+  }
+  return out;
 }
 
 std::vector<srs_entry_status> srs_manager::status() const {

@@ -11,14 +11,15 @@
 // witness buffer goes to the pool with its share of the charge, the rest of
 // the witness memory is released) and the
 // finalizers (finalize, self-verification, 192-byte encoding, job
-// completion). Each stage checks the job's cancel token, emits its TIMELINE
-// events and appends its times to the work item. Cost: a few short holds of
+// completion). Each stage checks the job's cancel token, writes its TIMELINE
+// lines through a stage_timer and appends its times to the work item. Cost: a few short holds of
 // the engine mutex per partition and stage (state, hand-over, the pacer's
 // averages).
 #include <cuzk/groth16/verifier.hpp>
 
 #include "engine_impl.hpp"
 #include "os_random.hpp"
+#include "stage_timer.hpp"
 
 namespace cuzk::engine {
 
@@ -127,7 +128,7 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
       j->stage_since[part] = t0;
       ++synthesized;
     }
-    tl("SYNTH_START", j->id, "partition=" + std::to_string(part));
+    stage_timer timer(events, j->id, {"SYNTH_START", "SYNTH_END"}, "partition=" + std::to_string(part));
     const std::shared_ptr<circuit_job> input = input_of(*j);
     if (!input) throw cancelled_error("job finished");
     item->w = input->synthesize(part, shape, j->token, std::move(buffer));
@@ -135,8 +136,9 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     const auto t1 = clock::now();
     stage(*item, "synthesis", t1);
     const std::uint64_t sms = ms_between(t0, t1);
-    tl("SYNTH_END", j->id, "partition=" + std::to_string(part) + ",synth_ms=" + std::to_string(sms) +
-                               (reused ? ",buffer=pooled" : ",buffer=fresh"));
+    timer.add("synth_ms", sms);
+    timer.add("buffer", reused ? "pooled" : "fresh");
+    timer.end();
     std::unique_lock lk(mu);
     pacer.record_synthesis(j->circuit_id, ms_f(t0, t1));
     synth_cv.notify_all();  // a new rate may allow more syntheses
@@ -208,9 +210,9 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
   job& j = *item.j;
   try {
     j.token.check();
-    const std::string d = "worker=" + std::to_string(worker) + ",device=" + std::to_string(device) +
-                          ",partition=" + std::to_string(item.part);
-    tl("GPU_START", j.id, d);
+    stage_timer timer(events, j.id, {"GPU_START", "GPU_END"},
+                      "worker=" + std::to_string(worker) + ",device=" + std::to_string(device) +
+                          ",partition=" + std::to_string(item.part));
     auto t0 = clock::now();
     stage(item, "gpu_queue_wait", t0);
     os_rng rng;
@@ -243,7 +245,7 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
         const auto away = clock::now() - b0;
         if (away > std::chrono::milliseconds(1)) {
           lent += away;
-          tl("GPU_LENT", j.id, d + ",lent_ms=" + std::to_string(ms_between(b0, b0 + away)));
+          timer.event("GPU_LENT", ",lent_ms=" + std::to_string(ms_between(b0, b0 + away)));
         }
       };
       item.pending = backend->prove_start(device, item.lease->params, item.lease->shape, std::move(item.w), r, s,
@@ -260,11 +262,14 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
     item.mem.release(item.release_after_gpu - item.witness_mem.bytes());
     pool.give(std::exchange(item.w, {}), std::move(item.witness_mem), item.lease->shape.num_inputs,
               item.lease->shape.num_aux);
+    budget.notify_evictable();  // an idle pooled buffer is room for a blocked partition
     item.holder.release();
     const std::uint64_t h2d = item.pending ? item.pending->h2d_bytes : 0;
     item.times.h2d_bytes = h2d;
-    tl("GPU_END", j.id, d + ",gpu_ms=" + std::to_string(gms) + ",lock_wait_ms=" + std::to_string(wait_ms) +
-                            ",h2d_bytes=" + std::to_string(h2d));
+    timer.add("gpu_ms", gms);
+    timer.add("lock_wait_ms", wait_ms);
+    timer.add("h2d_bytes", h2d);
+    timer.end();
     std::lock_guard lk(mu);
     pacer.record_device(j.circuit_id, device_ms);
     synth_cv.notify_all();  // a new rate may allow more syntheses
@@ -308,6 +313,7 @@ void engine::impl::run_finalize(std::unique_ptr<work_item> item) {
   const std::size_t part = item->part;
   try {
     j->token.check();
+    stage_timer timer(events, j->id, {nullptr, "FINALIZE"}, "partition=" + std::to_string(part));
     const auto t0 = clock::now();
     stage(*item, "finalize_queue_wait", t0);
     auto backend_stages = std::move(item->pending->stage_ms);
@@ -325,8 +331,9 @@ void engine::impl::run_finalize(std::unique_ptr<work_item> item) {
     for (auto& [name, ms] : backend_stages) item->times.stages.emplace_back("backend." + name, ms);
     partition_timing times = std::move(item->times);
     const std::uint64_t fms = ms_between(t0, t1);
-    tl("FINALIZE", j->id, "partition=" + std::to_string(part) + ",finalize_ms=" + std::to_string(fms) +
-                              ",verified=" + (j->verify ? (ok ? "yes" : "FAILED") : "skipped"));
+    timer.add("finalize_ms", fms);
+    timer.add("verified", j->verify ? (ok ? "yes" : "FAILED") : "skipped");
+    timer.end();
     if (!ok) {
       fail(j, part, "partition " + std::to_string(part) + " proof of job " + j->id +
                         " failed self-verification against its public inputs (not returned)");

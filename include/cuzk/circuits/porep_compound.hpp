@@ -32,6 +32,8 @@
 
 namespace cuzk::circuits {
 
+struct stacked_porep_circuit;  // stacked_porep.hpp
+
 /// The published parameter file stem of the PoRep circuit of |sector_size|
 /// ("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-8-0-0-
 /// sha256_hasher-<hex>", without .params / .vk; one per size, shared by
@@ -61,6 +63,17 @@ void check_porep_c1_counts(const io::c1_output& c1);
 /// back and are checked to end exactly at the layout's sizes
 /// (stacked_porep_witness_into). Other sizes: fresh vectors.
 groth16::witness porep_witness(const io::c1_output& c1, std::size_t k, unsigned threads = 0,
+                               groth16::witness reuse = {});
+
+/// Partition |k| of |c1| as its circuit: the vanilla proofs converted to
+/// circuit paths and checked to fit (stacked_porep_circuit_from_c1 with the
+/// C1's registered proof). Throws std::invalid_argument. A caller that
+/// checks a C1 once and proves it later keeps these and hands them to the
+/// porep_witness below, so each partition is converted once (32 GiB: about
+/// 1 MB per partition, as much as its vanilla proofs).
+stacked_porep_circuit porep_partition_circuit(const io::c1_output& c1, std::size_t k);
+/// porep_witness of a partition already converted by porep_partition_circuit.
+groth16::witness porep_witness(const stacked_porep_circuit& circuit, unsigned threads = 0,
                                groth16::witness reuse = {});
 
 /// The public inputs of partition |k| without ONE, derived as the verifier

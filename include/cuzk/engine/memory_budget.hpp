@@ -12,12 +12,19 @@
 // last |priority_reserve| bytes may only be taken by HIGH and CRITICAL
 // requests, so PoSt finds room even when partitions fill the rest. A request
 // larger than it may ever get throws budget_error at once instead of
-// waiting forever. When a request does not fit, the evictor (the SRS
-// manager: idle hot entries) is asked to free memory before waiting.
+// waiting forever. When a request does not fit, the evictor (idle pooled
+// witness buffers, then idle SRS entries) is asked to free memory before
+// waiting.
+//
+// Waiting: a blocked acquire sleeps until something it waits for happens
+// in this process, and is woken by it: a release, a better waiter leaving,
+// notify_evictable() (a holder made memory evictable: an SRS lease or a
+// pooled buffer went idle), the cancellation of its token (cancel_token's
+// stop_token), or the time the evictor named (an SRS entry ages past its
+// minimum idle time, which nothing announces).
 //
 // auto_total(): MemTotal from /proc/meminfo minus a safety margin.
-// Cost: one mutex acquisition per acquire/release; waiters poll their
-// cancel token every 20 ms.
+// Cost: one mutex acquisition per acquire/release/notify.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -95,9 +102,18 @@ class memory_budget {
   /// Takes |bytes| now or returns nullopt (no eviction, no waiting).
   std::optional<reservation> try_acquire(std::uint64_t bytes, priority p);
 
+  /// What an evictor freed, and when it may free more without anyone
+  /// calling notify_evictable() (max: not before such a call).
+  struct eviction {
+    std::uint64_t freed = 0;
+    std::chrono::steady_clock::time_point retry_at = std::chrono::steady_clock::time_point::max();
+  };
   /// |fn(needed)| tries to free at least |needed| bytes (through reservations
-  /// it owns) and returns how many it freed. Called without the budget lock.
-  void set_evictor(std::function<std::uint64_t(std::uint64_t)> fn);
+  /// it owns). Called without the budget lock.
+  void set_evictor(std::function<eviction(std::uint64_t)> fn);
+  /// Wakes the blocked acquires to ask the evictor again: call it when
+  /// something it could free became idle.
+  void notify_evictable();
   /// Called (without the lock) after every release.
   void add_release_listener(std::function<void()> fn);
 
@@ -105,17 +121,20 @@ class memory_budget {
   friend class reservation;
   void give_back(std::uint64_t n) noexcept;
   bool fits_locked(std::uint64_t bytes, priority p) const noexcept;
+  /// Records a change a waiter may act on and wakes them (after unlocking).
+  void changed_locked() noexcept { ++_changes; }
 
   const std::uint64_t _total;
   const std::uint64_t _reserve;
   mutable std::mutex _mu;
-  std::condition_variable _cv;
+  std::condition_variable_any _cv;  // _any: its waits end at a cancel_token's stop
+  std::uint64_t _changes = 0;       // releases, waiters leaving, notify_evictable()
   std::uint64_t _used = 0;
   std::uint64_t _peak = 0;
   std::uint64_t _seq = 0;
   // (-priority, arrival) of every blocked acquire; the first is served first.
   std::set<std::pair<int, std::uint64_t>> _waiting;
-  std::function<std::uint64_t(std::uint64_t)> _evictor;
+  std::function<eviction(std::uint64_t)> _evictor;
   std::vector<std::function<void()>> _listeners;
 };
 

@@ -174,7 +174,11 @@ class srs_manager {
   /// Drops |id| to cold; throws std::logic_error while it has leases.
   evict_result evict(const std::string& id);
   /// Budget evictor: idle hot entries to warm, LRU first, until |needed| freed.
-  std::uint64_t evict_idle(std::uint64_t needed);
+  std::uint64_t evict_idle(std::uint64_t needed) { return evict_idle_for_budget(needed).freed; }
+  /// evict_idle, and when an entry not yet idle for eviction_min_idle will
+  /// be (the budget's waiters sleep until then; an entry whose last lease
+  /// goes wakes them through memory_budget::notify_evictable).
+  memory_budget::eviction evict_idle_for_budget(std::uint64_t needed);
 
   std::vector<srs_entry_status> status() const;
   /// Charged bytes of hot entries (parameters only).
@@ -191,7 +195,7 @@ class srs_manager {
   srs_options _opt;
   memory_budget& _budget;
   mutable std::mutex _mu;
-  std::condition_variable _cv;
+  std::condition_variable_any _cv;  // _any: a wait for another loader ends at the waiter's cancellation
   std::map<std::string, std::unique_ptr<entry>> _entries;
 
  public:

@@ -3,7 +3,7 @@
 // The host half of the GPU parameter setup (gpu_setup.hpp): every index
 // computation and table the device kernels of src/cuda/setup_gpu*.cu use,
 // in plain C++, plus a host run of the same scalar pipeline so the indexing
-// is unit-tested on machines without a GPU (tests/unit/gpu_setup_plan_test).
+// is unit-tested on machines without a GPU (tests/unit/gpu_setup_plan_test.cpp).
 //
 // Pieces, each mirrored by one kernel:
 //  - split power tables: tau^i = lo[i mod 2^12] * mid[(i >> 12) mod 2^12] *
