@@ -173,13 +173,13 @@ void run_field_test(const char* name) {
       << bad_sub << " neg " << bad_neg << " mul_sub " << bad_msub << " of " << n;
 }
 
-TEST(GpuField, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("GpuField.FrMatchesHost"); }
-TEST(GpuField, FpMatchesHost) { run_field_test<fp, gpu::fp_d>("GpuField.FpMatchesHost"); }
-TEST(GpuField, Fp2MatchesHost) {
-  run_field_test<cuzk::ff::fp2, gpu::fp2_d>("GpuField.Fp2MatchesHost");
+TEST(gpu_field, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("gpu_field.FrMatchesHost"); }
+TEST(gpu_field, FpMatchesHost) { run_field_test<fp, gpu::fp_d>("gpu_field.FpMatchesHost"); }
+TEST(gpu_field, Fp2MatchesHost) {
+  run_field_test<cuzk::ff::fp2, gpu::fp2_d>("gpu_field.Fp2MatchesHost");
 }
 
-TEST(GpuField, DeviceQueryNeverThrows) {
+TEST(gpu_field, DeviceQueryNeverThrows) {
   const int n = cuzk::gpu::device_count();
   EXPECT_GE(n, 0);
   for (int i = 0; i < n; ++i) std::printf("[gpu] device %d: %s\n", i, gpu::device_description(i).c_str());
