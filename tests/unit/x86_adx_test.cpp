@@ -40,7 +40,7 @@
 namespace {
 
 using u64 = std::uint64_t;
-using u128 = unsigned __int128;
+__extension__ using u128 = unsigned __int128;  // a GCC/Clang extension (-Wpedantic)
 
 template <std::size_t N>
 using limbs = std::array<u64, N>;
