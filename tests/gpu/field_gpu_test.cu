@@ -183,12 +183,14 @@ TEST(gpu_field, Fp2MatchesHost) {
 
 // The device queries of gpu/runtime.hpp keep their contract on every machine
 // (no CUZK_REQUIRE_GPU(): without a device, CI checks the refusals): the count
-// is the runtime's own, cached, and leaves no CUDA error behind; each device
-// has a description and memory figures; an ordinal outside [0, count) gets
-// an empty description and false with both figures zeroed.
+// is the runtime's own and cached; each device has a description and memory
+// figures; an ordinal outside [0, count) gets an empty description and false
+// with both figures zeroed; with a device, no query leaves a CUDA error
+// behind (without a driver every runtime call, cudaPeekAtLastError too,
+// reports cudaErrorInsufficientDriver, so there is nothing to check there).
 TEST(gpu_field, DeviceQueriesKeepTheirContract) {
   const int n = gpu::device_count();
-  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << "device_count() left a CUDA error behind";
+  if (n > 0) EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << "device_count() left a CUDA error behind";
   int runtime_n = 0;
   if (cudaGetDeviceCount(&runtime_n) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -212,7 +214,7 @@ TEST(gpu_field, DeviceQueriesKeepTheirContract) {
     EXPECT_EQ(free_bytes, 0u) << "ordinal " << outside;
     EXPECT_EQ(total_bytes, 0u) << "ordinal " << outside;
   }
-  EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << "a refused query left a CUDA error behind";
+  if (n > 0) EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << "a refused query left a CUDA error behind";
 }
 
 }  // namespace
