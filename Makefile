@@ -5,7 +5,7 @@ BUILD ?= build
 PRESET ?= release
 CTEST_ARGS ?=
 
-.PHONY: all deps configure build test test-full demo format clean
+.PHONY: all deps configure build test test-full test-asan test-tsan demo format clean
 
 all: build
 
@@ -26,6 +26,31 @@ test: build
 test-full: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
+# The quick and daemon tests under AddressSanitizer + UBSan, and under
+# ThreadSanitizer (presets asan and tsan: no CUDA, benchmarks or header check;
+# build-asan/ and build-tsan/). Tests labelled no_asan / no_tsan do not fit
+# CI's time under that sanitizer (tests/sanitizers/labels.cmake says why and
+# how long each takes); run them with CTEST_ARGS= SAN_EXCLUDE=long.
+# Findings fail the test; suppressions of third-party code live in
+# tests/sanitizers/ with the reason for each.
+SAN_LABELS ?= ^(quick|daemon)$$
+SAN_SUPP := $(CURDIR)/tests/sanitizers
+test-asan: deps
+	@cmake --preset asan >/dev/null
+	@cmake --build build-asan -j $(JOBS)
+	@cd build-asan && \
+	  ASAN_OPTIONS=detect_leaks=1 \
+	  LSAN_OPTIONS=suppressions=$(SAN_SUPP)/lsan.supp:print_suppressions=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j $(JOBS) -L '$(SAN_LABELS)' -LE '$(or $(SAN_EXCLUDE),long|no_asan)' $(CTEST_ARGS)
+
+test-tsan: deps
+	@cmake --preset tsan >/dev/null
+	@cmake --build build-tsan -j $(JOBS)
+	@cd build-tsan && \
+	  TSAN_OPTIONS=suppressions=$(SAN_SUPP)/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0 \
+	  ctest --output-on-failure -j $(JOBS) -L '$(SAN_LABELS)' -LE '$(or $(SAN_EXCLUDE),long|no_tsan)' $(CTEST_ARGS)
+
 demo: build
 	@./scripts/demo.sh $(BUILD)
 
@@ -33,4 +58,4 @@ format:
 	@git ls-files '*.hpp' '*.cpp' '*.cuh' '*.cu' | xargs clang-format -i
 
 clean:
-	@rm -rf $(BUILD)
+	@rm -rf $(BUILD) build-asan build-tsan

@@ -2,12 +2,12 @@
 # SPDX-License-Identifier: Apache-2.0
 # Stages CMake-built GPU binaries for a bare GPU machine: copies (stripped)
 # build-h's cuzk_gpu_tests (every GPU test, the engine's CUDA backend tests
-# EngineGpu.* included) and any further named targets' binaries into
+# engine_gpu.* included) and any further named targets' binaries into
 # DEST/bin, and the shared libraries they need beyond glibc (oneTBB,
 # libcrypto, libstdc++, libgcc_s) into DEST/lib. About 25 MiB.
 # Usage: scripts/stage-gpu-cmake.sh [DEST (default .gpu-carry)] [BINARY...]
 #   e.g. scripts/stage-gpu-cmake.sh .gpu-carry build-h/bin/porep-synth-bench
-# There: LD_LIBRARY_PATH=DEST/lib DEST/bin/cuzk_gpu_tests --gtest_filter='EngineGpu*'
+# There: LD_LIBRARY_PATH=DEST/lib DEST/bin/cuzk_gpu_tests --gtest_filter='engine_gpu*'
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST="${1:-.gpu-carry}"

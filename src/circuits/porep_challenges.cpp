@@ -68,7 +68,8 @@ bytes32 porep_replica_id(const bytes32& prover_id, std::uint64_t sector_id, cons
 std::uint64_t porep_challenge_from_hash(const std::array<std::uint8_t, 32>& h, std::uint64_t nodes) {
   check_nodes(nodes);
   const std::uint64_t m = nodes - 1;
-  unsigned __int128 r = 0;
+  __extension__ using u128 = unsigned __int128;  // a GCC/Clang extension (-Wpedantic)
+  u128 r = 0;
   for (int limb = 3; limb >= 0; --limb) {
     std::uint64_t v = 0;
     for (int i = 7; i >= 0; --i) v = (v << 8) | h[std::size_t(8 * limb + i)];

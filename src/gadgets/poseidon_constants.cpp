@@ -73,7 +73,7 @@ class grain_lfsr {
   }
 
  private:
-  using u128 = unsigned __int128;
+  __extension__ using u128 = unsigned __int128;  // a GCC/Clang extension (-Wpedantic)
 
   // b_{i+80} = b_{i+62} ^ b_{i+51} ^ b_{i+38} ^ b_{i+23} ^ b_{i+13} ^ b_i, with
   // the window b_i..b_{i+79} held in bits 0..79 (oldest in bit 0).

@@ -32,7 +32,10 @@ std::vector<std::vector<std::uint8_t>> parse_snap_vanilla_json(std::string_view 
                                         "expected a JSON array of base64 strings");
   std::vector<std::vector<std::uint8_t>> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
-    const std::string where = "[" + std::to_string(i) + "]";
+    // appended rather than "[" + to_string(i): GCC 12 at -O3 sees a false
+    // overlap in the latter (-Wrestrict, GCC bug 105329)
+    std::string where(1, '[');
+    where.append(std::to_string(i)).push_back(']');
     if (!j[i].is_string())
       throw format_error(kind_name, std::string(label), where, format_error::no_offset, "expected a base64 string");
     std::vector<std::uint8_t> bytes;

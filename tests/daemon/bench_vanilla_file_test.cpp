@@ -32,7 +32,7 @@ struct temp_file {
 
 std::vector<std::uint8_t> bytes_of(std::string_view s) { return {s.begin(), s.end()}; }
 
-TEST(BenchVanillaFile, ReadsEverySpellingOfBase64) {
+TEST(bench_vanilla_file, ReadsEverySpellingOfBase64) {
   // 0xfb 0xff 0xbf is "+/+/" in the standard alphabet.
   const temp_file f(R"(["Zm9vYg==", "Zm9vYg", "-_-_", "+/+/", "Zm9v\nYmFy", ""])");
   const auto v = read_vanilla_file(f.path.string());
@@ -41,7 +41,7 @@ TEST(BenchVanillaFile, ReadsEverySpellingOfBase64) {
   EXPECT_EQ(v, want);
 }
 
-TEST(BenchVanillaFile, NamesTheBadElement) {
+TEST(bench_vanilla_file, NamesTheBadElement) {
   const temp_file f(R"(["Zm9v", "Zm9v*A=="])");
   try {
     (void)read_vanilla_file(f.path.string());
@@ -55,7 +55,7 @@ TEST(BenchVanillaFile, NamesTheBadElement) {
   EXPECT_THROW((void)read_vanilla_file(g.path.string()), std::runtime_error);
 }
 
-TEST(BenchVanillaFile, AnythingElseIsOneRawProof) {
+TEST(bench_vanilla_file, AnythingElseIsOneRawProof) {
   const std::string raw = "\x01\x02not json\xff";
   const temp_file f(raw);
   const auto v = read_vanilla_file(f.path.string());

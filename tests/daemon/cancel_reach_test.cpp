@@ -56,6 +56,7 @@ struct gate {
 
 class gated_backend final : public eng::prover_backend {
  public:
+  using eng::prover_backend::prove_start;
   explicit gated_backend(std::shared_ptr<gate> g) : _g(std::move(g)), _cpu(eng::make_cpu_backend(1)) {}
   std::string name() const override { return "gated"; }
   std::vector<eng::device_info> devices() const override { return {{"one device", 0, 0}}; }

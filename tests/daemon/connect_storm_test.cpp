@@ -8,8 +8,7 @@
 // "UNKNOWN: ipv4:127.0.0.1:PORT: No such file or directory" connect failure
 // of the soak was reproduced (one process in ~120) and shown gone after
 // prepare_grpc_process (grpc_process.hpp); run it as many processes, e.g.
-//   for i in $(seq 300); do CUZK_STORM_ROUNDS=5 build/bin/cuzk_daemon_tests \
-//     --gtest_filter='connect_storm.*' | grep STORM; done
+//   for i in $(seq 300); do CUZK_STORM_ROUNDS=5 build/bin/cuzk_daemon_tests --gtest_filter='connect_storm.*' | grep STORM; done
 // (docs/RELIABILITY.md has the numbers; scripts/connect_errno_watch.c the
 // LD_PRELOAD probe that names the syscall that changed errno).
 #include <gtest/gtest.h>

@@ -39,6 +39,7 @@ struct device_record {
 /// The CPU backend with |n| virtual devices, recording placement.
 class recording_backend final : public eng::prover_backend {
  public:
+  using eng::prover_backend::prove_start;
   recording_backend(std::size_t n, device_record& rec, std::chrono::milliseconds hold)
       : _inner(eng::make_cpu_backend(n)), _rec(rec), _hold(hold) {}
   std::string name() const override { return "recording(" + _inner->name() + ")"; }

@@ -73,6 +73,7 @@ struct fault_plan {
 
 class fault_backend final : public eng::prover_backend {
  public:
+  using eng::prover_backend::prove_start;
   explicit fault_backend(std::shared_ptr<fault_plan> plan) : _plan(std::move(plan)), _cpu(eng::make_cpu_backend(1)) {}
   std::string name() const override { return "fault-injecting"; }
   std::vector<eng::device_info> devices() const override { return {{"fake gpu", 1ull << 30, 1ull << 30}}; }

@@ -424,7 +424,7 @@ TEST(integrity_vanilla, every_porep_corruption_kind_is_refused_at_submit_naming_
     std::function<void(io::c1_output&)> apply;
     const char* expect;  // the place and what did not match
   };
-  // the corruption kinds of PorepGenerator.CheckerCatchesCorruption, at 2 KiB
+  // the corruption kinds of porep_generator.CheckerCatchesCorruption, at 2 KiB
   const std::vector<corruption> cases = {
       {"label", [&](auto& c) { c.partitions[0][0].c_x.rows[0] += one; }, "partition 0 challenge 0"},
       {"parent label", [&](auto& c) { c.partitions[0][1].drg_parents[3].rows[1] += one; },

@@ -51,7 +51,7 @@ std::string parse_error(const eng::proof_kind_handler& h, const eng::proof_reque
   return "accepted";
 }
 
-TEST(SnapKind, CircuitsArePublishedNames) {
+TEST(snap_kind, CircuitsArePublishedNames) {
   const auto h = eng::make_snap_kind();
   EXPECT_EQ(h->kind(), eng::proof_kind::snap_deals_update);
   EXPECT_EQ(h->default_priority(), eng::priority::normal);
@@ -63,8 +63,8 @@ TEST(SnapKind, CircuitsArePublishedNames) {
   EXPECT_EQ(c[4].sector_size, 64ull << 30);
 }
 
-TEST(SnapKind, ParsesGeneratedRequests) {
-  const std::uint64_t seed = test::test_seed("SnapKind.ParsesGeneratedRequests");
+TEST(snap_kind, ParsesGeneratedRequests) {
+  const std::uint64_t seed = test::test_seed("snap_kind.ParsesGeneratedRequests");
   const auto h = eng::make_snap_kind();
   for (const auto& [size, id] : {std::pair{2ull << 10, 0ull}, std::pair{8ull << 20, 1ull}}) {
     const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(size), seed);
@@ -87,8 +87,8 @@ TEST(SnapKind, ParsesGeneratedRequests) {
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(wj.inputs[i + 1], job->public_inputs(0)[i]);
 }
 
-TEST(SnapKind, BadRequestsNameTheProblem) {
-  const std::uint64_t seed = test::test_seed("SnapKind.BadRequestsNameTheProblem");
+TEST(snap_kind, BadRequestsNameTheProblem) {
+  const std::uint64_t seed = test::test_seed("snap_kind.BadRequestsNameTheProblem");
   const auto h = eng::make_snap_kind();
   const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(2ull << 10), seed);
   const eng::proof_request good = request_for(s, 0);

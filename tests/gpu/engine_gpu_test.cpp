@@ -40,7 +40,7 @@ double secs_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-TEST(EngineGpu, ChainKindProofsVerify) {
+TEST(engine_gpu, ChainKindProofsVerify) {
   CUZK_REQUIRE_GPU();
   const auto dir = test::make_param_cache(false);
   {
@@ -88,7 +88,7 @@ chain_case make_chain(std::size_t steps, const ff::fr& x0) {
   return c;
 }
 
-TEST(EngineGpu, ReusedAddressGetsItsOwnProver) {
+TEST(engine_gpu, ReusedAddressGetsItsOwnProver) {
   CUZK_REQUIRE_GPU();
   auto backend = eng::make_gpu_backend({});
   std::optional<groth16::parameters> params;  // same storage address for both circuits
@@ -107,7 +107,7 @@ TEST(EngineGpu, ReusedAddressGetsItsOwnProver) {
   }
 }
 
-TEST(EngineGpu, PoRep2KiBProofsVerify) {
+TEST(engine_gpu, PoRep2KiBProofsVerify) {
   CUZK_REQUIRE_GPU();
   const io::seal_proof_info* info = io::find_seal_proof_by_size(2048);
   ASSERT_NE(info, nullptr);
@@ -118,7 +118,7 @@ TEST(EngineGpu, PoRep2KiBProofsVerify) {
   auto params = std::make_shared<const groth16::parameters>(groth16::generate_parameters(*shape, 2048));
   const double setup_s = secs_since(t0);
   const auto pvk = groth16::prepare_verifying_key(params->vk);
-  const std::uint64_t seed = test::test_seed("EngineGpu.PoRep2KiBProofsVerify");
+  const std::uint64_t seed = test::test_seed("engine_gpu.PoRep2KiBProofsVerify");
   const auto gen = circuits::generate_synthetic_porep(*info, seed);
   const auto other = circuits::generate_synthetic_porep(*info, seed + 1);
 

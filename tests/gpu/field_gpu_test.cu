@@ -9,8 +9,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <random>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -173,16 +175,46 @@ void run_field_test(const char* name) {
       << bad_sub << " neg " << bad_neg << " mul_sub " << bad_msub << " of " << n;
 }
 
-TEST(GpuField, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("GpuField.FrMatchesHost"); }
-TEST(GpuField, FpMatchesHost) { run_field_test<fp, gpu::fp_d>("GpuField.FpMatchesHost"); }
-TEST(GpuField, Fp2MatchesHost) {
-  run_field_test<cuzk::ff::fp2, gpu::fp2_d>("GpuField.Fp2MatchesHost");
+TEST(gpu_field, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("gpu_field.FrMatchesHost"); }
+TEST(gpu_field, FpMatchesHost) { run_field_test<fp, gpu::fp_d>("gpu_field.FpMatchesHost"); }
+TEST(gpu_field, Fp2MatchesHost) {
+  run_field_test<cuzk::ff::fp2, gpu::fp2_d>("gpu_field.Fp2MatchesHost");
 }
 
-TEST(GpuField, DeviceQueryNeverThrows) {
-  const int n = cuzk::gpu::device_count();
-  EXPECT_GE(n, 0);
-  for (int i = 0; i < n; ++i) std::printf("[gpu] device %d: %s\n", i, gpu::device_description(i).c_str());
+// The device queries of gpu/runtime.hpp keep their contract on every machine
+// (no CUZK_REQUIRE_GPU(): without a device, CI checks the refusals): the count
+// is the runtime's own and cached; each device has a description and memory
+// figures; an ordinal outside [0, count) gets an empty description and false
+// with both figures zeroed; with a device, no query leaves a CUDA error
+// behind (without a driver every runtime call, cudaPeekAtLastError too,
+// reports cudaErrorInsufficientDriver, so there is nothing to check there).
+TEST(gpu_field, DeviceQueriesKeepTheirContract) {
+  const int n = gpu::device_count();
+  if (n > 0) EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << "device_count() left a CUDA error behind";
+  int runtime_n = 0;
+  if (cudaGetDeviceCount(&runtime_n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    runtime_n = 0;
+  }
+  EXPECT_EQ(n, runtime_n);
+  EXPECT_EQ(gpu::device_count(), n);
+  for (int i = 0; i < n; ++i) {
+    const std::string description = gpu::device_description(i);
+    std::printf("[gpu] device %d: %s\n", i, description.c_str());
+    EXPECT_FALSE(description.empty()) << "device " << i;
+    std::size_t free_bytes = 0, total_bytes = 0;
+    ASSERT_TRUE(gpu::device_memory(i, &free_bytes, &total_bytes)) << "device " << i;
+    EXPECT_GT(total_bytes, 0u) << "device " << i;
+    EXPECT_LE(free_bytes, total_bytes) << "device " << i;
+  }
+  for (const int outside : {-1, n}) {
+    EXPECT_TRUE(gpu::device_description(outside).empty()) << "ordinal " << outside;
+    std::size_t free_bytes = 1, total_bytes = 1;
+    EXPECT_FALSE(gpu::device_memory(outside, &free_bytes, &total_bytes)) << "ordinal " << outside;
+    EXPECT_EQ(free_bytes, 0u) << "ordinal " << outside;
+    EXPECT_EQ(total_bytes, 0u) << "ordinal " << outside;
+  }
+  if (n > 0) EXPECT_EQ(cudaPeekAtLastError(), cudaSuccess) << "a refused query left a CUDA error behind";
 }
 
 }  // namespace

@@ -78,9 +78,9 @@ void check_shape(const r1cs::r1cs_shape& s, const groth16::toxic_waste& t, const
               double(tm.planned_peak_bytes) / 1e6);
 }
 
-TEST(GpuSetup, MatchesCpuSetupOnSmallShapes) {
+TEST(gpu_setup, MatchesCpuSetupOnSmallShapes) {
   CUZK_REQUIRE_GPU();
-  const std::uint64_t seed = test::test_seed("GpuSetup.MatchesCpuSetupOnSmallShapes");
+  const std::uint64_t seed = test::test_seed("gpu_setup.MatchesCpuSetupOnSmallShapes");
   const auto t = groth16::toxic_waste_from_seed(seed);
   check_shape(r1cs::make_shape(r1cs::examples::cubic_circuit{}), t, "cubic");
   check_shape(r1cs::make_shape(chain_circuit{100, std::nullopt}), t, "chain 100");
@@ -99,10 +99,10 @@ const r1cs::r1cs_shape& big_shape() {
   return s;
 }
 
-TEST(GpuSetup, MatchesCpuSetupAbove2To16AndProves) {
+TEST(gpu_setup, MatchesCpuSetupAbove2To16AndProves) {
   CUZK_REQUIRE_GPU();
   ASSERT_GT(big_shape().num_constraints, std::size_t(1) << 16);
-  const std::uint64_t seed = test::test_seed("GpuSetup.MatchesCpuSetupAbove2To16AndProves");
+  const std::uint64_t seed = test::test_seed("gpu_setup.MatchesCpuSetupAbove2To16AndProves");
   const auto t = groth16::toxic_waste_from_seed(seed);
   groth16::gpu_setup_timings tm;
   const auto gp = groth16::generate_parameters_gpu(big_shape(), t, {.device = 0}, &tm);
@@ -142,7 +142,7 @@ struct unused_aux_circuit {
 };
 
 // The check comes before any CUDA call, so this runs without a device too.
-TEST(GpuSetup, UnconstrainedAuxThrows) {
+TEST(gpu_setup, UnconstrainedAuxThrows) {
   const auto s = r1cs::make_shape(unused_aux_circuit{});
   ASSERT_TRUE(s.first_unconstrained_aux().has_value());
   const auto t = groth16::toxic_waste_from_seed(1);

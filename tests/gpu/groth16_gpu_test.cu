@@ -74,7 +74,7 @@ std::vector<fr> full_assignment(const groth16::witness& w) {
   return v;
 }
 
-TEST(GpuGroth16, SpmvMatchesCpu) {
+TEST(gpu_groth16, SpmvMatchesCpu) {
   CUZK_REQUIRE_GPU();
   ASSERT_GT(shape().num_constraints, std::size_t(1) << 16);
   const auto w = full_assignment(make_witness(5));
@@ -104,7 +104,7 @@ TEST(GpuGroth16, SpmvMatchesCpu) {
   EXPECT_THROW(gs.evaluate_abc(std::span<const fr>(w).first(3), a, b, c), std::invalid_argument);
 }
 
-TEST(GpuGroth16, QuotientMatchesCpuComputeH) {
+TEST(gpu_groth16, QuotientMatchesCpuComputeH) {
   CUZK_REQUIRE_GPU();
   const auto wit = make_witness(7);
   const auto w = full_assignment(wit);
@@ -130,7 +130,7 @@ TEST(GpuGroth16, QuotientMatchesCpuComputeH) {
   (void)rows;
 }
 
-TEST(GpuGroth16, SixTransformQuotientFromAbOnlyMatchesCpuComputeH) {
+TEST(gpu_groth16, SixTransformQuotientFromAbOnlyMatchesCpuComputeH) {
   // The prover's path: a shape without C on the GPU, a = A·w, b = B·w, and
   // h from a and b alone (docs/H-SIX-TRANSFORMS.md) equals the CPU h.
   CUZK_REQUIRE_GPU();
@@ -161,9 +161,9 @@ TEST(GpuGroth16, SixTransformQuotientFromAbOnlyMatchesCpuComputeH) {
   EXPECT_EQ(test::first_mismatch(got, want), m - 1);
 }
 
-TEST(GpuGroth16, ProofEqualsCpuProofAndVerifies) {
+TEST(gpu_groth16, ProofEqualsCpuProofAndVerifies) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuGroth16.ProofEqualsCpuProofAndVerifies"));
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.ProofEqualsCpuProofAndVerifies"));
   const auto p = params();
   const auto pvk = groth16::prepare_verifying_key(p->vk);
   const auto w = make_witness(11);
@@ -222,7 +222,7 @@ TEST(GpuGroth16, ProofEqualsCpuProofAndVerifies) {
 // (upload, SpMV, NTT, H, L, A, B_G1, B_G2); a throw from it at any stage
 // leaves prove_start with that exception, and the next proof on the same
 // prover is still the CPU proof byte for byte.
-TEST(GpuGroth16, StageCheckAbandonsTheProofAtEveryStageAndTheProverStaysUsable) {
+TEST(gpu_groth16, StageCheckAbandonsTheProofAtEveryStageAndTheProverStaysUsable) {
   CUZK_REQUIRE_GPU();
   const auto p = params();
   const auto w = make_witness(21);
@@ -254,9 +254,9 @@ TEST(GpuGroth16, StageCheckAbandonsTheProofAtEveryStageAndTheProverStaysUsable) 
 // lock still held, this would deadlock), while a second partition on
 // prover one itself waits for the first to finish (its buffers are in
 // use). Every proof equals the CPU proof.
-TEST(GpuGroth16, AnotherProverProvesBetweenStagesAndTheSameProverWaits) {
+TEST(gpu_groth16, AnotherProverProvesBetweenStagesAndTheSameProverWaits) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuGroth16.AnotherProverProvesBetweenStagesAndTheSameProverWaits"));
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.AnotherProverProvesBetweenStagesAndTheSameProverWaits"));
   const auto p = params();
   const auto w1 = make_witness(31), w2 = make_witness(32), w3 = make_witness(33);
   const fr r = fr::random(rng), s = fr::random(rng);
@@ -287,9 +287,9 @@ TEST(GpuGroth16, AnotherProverProvesBetweenStagesAndTheSameProverWaits) {
   EXPECT_TRUE(got3 == want3) << "the partition that waited for the prover";
 }
 
-TEST(GpuGroth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
+TEST(gpu_groth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuGroth16.CpuBG2AndStreamedQueriesGiveTheSameProof"));
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.CpuBG2AndStreamedQueriesGiveTheSameProof"));
   const auto p = params();
   const auto w = make_witness(13);
   const fr r = fr::random(rng), s = fr::random(rng);
@@ -322,9 +322,9 @@ TEST(GpuGroth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
 // the rest streamed in chunks) stays within the limit and gives the CPU
 // proof byte for byte, from a coded and from an uncoded witness (the compact
 // plan uploads w again after the H MSM in both forms).
-TEST(GpuGroth16, EveryMemoryPlanUnderAVramLimitGivesTheSameProof) {
+TEST(gpu_groth16, EveryMemoryPlanUnderAVramLimitGivesTheSameProof) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuGroth16.EveryMemoryPlanUnderAVramLimitGivesTheSameProof"));
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.EveryMemoryPlanUnderAVramLimitGivesTheSameProof"));
   const auto p = params();
   const auto w = make_witness(19);
   const fr r = fr::random(rng), s = fr::random(rng);
@@ -381,9 +381,9 @@ TEST(GpuGroth16, EveryMemoryPlanUnderAVramLimitGivesTheSameProof) {
 
 // Queries already in VRAM (as gpu_setup leaves them): used in place, the
 // proof is the CPU proof byte for byte; wrong device / streaming refused.
-TEST(GpuGroth16, DeviceResidentQueriesGiveTheSameProof) {
+TEST(gpu_groth16, DeviceResidentQueriesGiveTheSameProof) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuGroth16.DeviceResidentQueriesGiveTheSameProof"));
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.DeviceResidentQueriesGiveTheSameProof"));
   const auto p = params();
   auto q = std::make_shared<groth16::device_queries>();
   q->device = 0;
@@ -412,7 +412,7 @@ TEST(GpuGroth16, DeviceResidentQueriesGiveTheSameProof) {
                std::invalid_argument);
 }
 
-TEST(GpuGroth16, ConcurrentCallersGetCorrectProofs) {
+TEST(gpu_groth16, ConcurrentCallersGetCorrectProofs) {
   CUZK_REQUIRE_GPU();
   const auto p = params();
   const auto pvk = groth16::prepare_verifying_key(p->vk);
@@ -429,7 +429,7 @@ TEST(GpuGroth16, ConcurrentCallersGetCorrectProofs) {
   }
 }
 
-TEST(GpuGroth16, SelectDevices) {
+TEST(gpu_groth16, SelectDevices) {
   CUZK_REQUIRE_GPU();
   const int n = gpu::device_count();
   EXPECT_EQ(groth16::select_gpu_devices({}).size(), std::size_t(n));

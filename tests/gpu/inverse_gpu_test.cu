@@ -142,17 +142,17 @@ void run_device(const char* name) {
       << " of " << n;
 }
 
-TEST(GpuInverse, FpHostCore) {
-  run_host_core<fp, cuzk::ff::fp_params>("GpuInverse.FpHostCore");
+TEST(gpu_inverse, FpHostCore) {
+  run_host_core<fp, cuzk::ff::fp_params>("gpu_inverse.FpHostCore");
 }
-TEST(GpuInverse, FrHostCore) {
-  run_host_core<fr, cuzk::ff::fr_params>("GpuInverse.FrHostCore");
+TEST(gpu_inverse, FrHostCore) {
+  run_host_core<fr, cuzk::ff::fr_params>("gpu_inverse.FrHostCore");
 }
-TEST(GpuInverse, FpMatchesHost) {
-  run_device<fp, gpu::fp_d>("GpuInverse.FpMatchesHost");
+TEST(gpu_inverse, FpMatchesHost) {
+  run_device<fp, gpu::fp_d>("gpu_inverse.FpMatchesHost");
 }
-TEST(GpuInverse, FrMatchesHost) {
-  run_device<fr, gpu::fr_d>("GpuInverse.FrMatchesHost");
+TEST(gpu_inverse, FrMatchesHost) {
+  run_device<fr, gpu::fr_d>("gpu_inverse.FrMatchesHost");
 }
 
 }  // namespace

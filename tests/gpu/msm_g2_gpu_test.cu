@@ -50,7 +50,7 @@ std::vector<g2_affine> make_points(std::size_t n, std::mt19937_64& rng) {
 
 const std::vector<g2_affine>& pool() {
   static const std::vector<g2_affine> p = [] {
-    std::mt19937_64 rng(cuzk::test::test_seed("GpuMsmG2 point pool"));
+    std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2 point pool"));
     return make_points(std::size_t(1) << 20, rng);
   }();
   return p;
@@ -62,9 +62,9 @@ void expect_same(const g2_jacobian& got, const g2_jacobian& want, const std::str
                            << (got.is_infinity() ? " (GPU result is infinity)" : "");
 }
 
-TEST(GpuMsmG2, RandomScalarsMatchCpu) {
+TEST(gpu_msm_g2, RandomScalarsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsmG2.RandomScalarsMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.RandomScalarsMatchCpu"));
   msm::gpu_msm_g2_context ctx;
   std::vector<unsigned> lgs;
   for (unsigned lg = 1; lg <= 20; ++lg) lgs.push_back(lg);
@@ -77,9 +77,9 @@ TEST(GpuMsmG2, RandomScalarsMatchCpu) {
   }
 }
 
-TEST(GpuMsmG2, WitnessLikeInputsMatchCpu) {
+TEST(gpu_msm_g2, WitnessLikeInputsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsmG2.WitnessLikeInputsMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.WitnessLikeInputsMatchCpu"));
   msm::gpu_msm_g2_context ctx;
   for (unsigned lg = 2; lg <= 18; lg += 4) {
     const std::size_t n = std::size_t(1) << lg;
@@ -106,9 +106,9 @@ TEST(GpuMsmG2, WitnessLikeInputsMatchCpu) {
   }
 }
 
-TEST(GpuMsmG2, DegenerateScalarsMatchCpu) {
+TEST(gpu_msm_g2, DegenerateScalarsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsmG2.DegenerateScalarsMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.DegenerateScalarsMatchCpu"));
   msm::gpu_msm_g2_context ctx;
   for (const std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1) << 12}) {
     const std::span<const g2_affine> bases(pool().data(), n);
@@ -130,9 +130,9 @@ TEST(GpuMsmG2, DegenerateScalarsMatchCpu) {
   }
 }
 
-TEST(GpuMsmG2, DeviceScalarsSharedWorkspaceAndStreaming) {
+TEST(gpu_msm_g2, DeviceScalarsSharedWorkspaceAndStreaming) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsmG2.DeviceScalarsSharedWorkspaceAndStreaming"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.DeviceScalarsSharedWorkspaceAndStreaming"));
   const std::size_t n = 5000, first = 123, len = 3001;
   const std::span<const g2_affine> bases(pool().data(), n);
   auto scalars = cuzk::test::random_elements<fr>(len, rng);
@@ -162,9 +162,9 @@ TEST(GpuMsmG2, DeviceScalarsSharedWorkspaceAndStreaming) {
   EXPECT_THROW((msm::gpu_msm_g2_context(1, nullptr, ws)), std::invalid_argument);
 }
 
-TEST(GpuMsmG2, OneShotEntryPoint) {
+TEST(gpu_msm_g2, OneShotEntryPoint) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsmG2.OneShotEntryPoint"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.OneShotEntryPoint"));
   const std::span<const g2_affine> bases(pool().data(), 777);
   const auto scalars = cuzk::test::random_elements<fr>(777, rng);
   expect_same(msm::msm_gpu(bases, std::span<const fr>(scalars)), msm::msm<fp2>(bases, scalars),

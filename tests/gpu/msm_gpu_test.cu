@@ -58,7 +58,7 @@ std::vector<g1_affine> make_points(std::size_t n, std::mt19937_64& rng) {
 /// The shared pool of bases (the biggest test's size), built once.
 const std::vector<g1_affine>& pool() {
   static const std::vector<g1_affine> p = [] {
-    std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm point pool"));
+    std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm point pool"));
     return make_points(std::size_t(1) << 22, rng);
   }();
   return p;
@@ -70,9 +70,9 @@ void expect_same(const g1_jacobian& got, const g1_jacobian& want, const std::str
                            << (got.is_infinity() ? " (GPU result is infinity)" : "");
 }
 
-TEST(GpuMsm, RandomScalarsMatchCpu) {
+TEST(gpu_msm, RandomScalarsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.RandomScalarsMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.RandomScalarsMatchCpu"));
   msm::gpu_msm_context ctx;
   for (unsigned lg = 1; lg <= 22; ++lg) {
     const std::size_t n = std::size_t(1) << lg;
@@ -87,9 +87,9 @@ TEST(GpuMsm, RandomScalarsMatchCpu) {
   }
 }
 
-TEST(GpuMsm, WitnessLikeInputsMatchCpu) {
+TEST(gpu_msm, WitnessLikeInputsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.WitnessLikeInputsMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.WitnessLikeInputsMatchCpu"));
   msm::gpu_msm_context ctx;
   for (unsigned lg = 10; lg <= 20; lg += 2) {
     const std::size_t n = std::size_t(1) << lg;
@@ -117,9 +117,9 @@ TEST(GpuMsm, WitnessLikeInputsMatchCpu) {
   }
 }
 
-TEST(GpuMsm, CountsMultiDigitScalarsAndSparseWindowsMatchCpu) {
+TEST(gpu_msm, CountsMultiDigitScalarsAndSparseWindowsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.CountsMultiDigitScalars"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.CountsMultiDigitScalars"));
   msm::gpu_msm_context ctx;
   EXPECT_EQ(ctx.count_multi_digit_scalars(nullptr, 0), 0u);
   for (const std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(1000), std::size_t(1) << 20}) {
@@ -155,9 +155,9 @@ TEST(GpuMsm, CountsMultiDigitScalarsAndSparseWindowsMatchCpu) {
   }
 }
 
-TEST(GpuMsm, DegenerateScalarsMatchCpu) {
+TEST(gpu_msm, DegenerateScalarsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.DegenerateScalarsMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.DegenerateScalarsMatchCpu"));
   msm::gpu_msm_context ctx;
   for (const std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1) << 12,
                               std::size_t(1) << 18}) {
@@ -183,9 +183,9 @@ TEST(GpuMsm, DegenerateScalarsMatchCpu) {
   }
 }
 
-TEST(GpuMsm, EveryWindowWidth) {
+TEST(gpu_msm, EveryWindowWidth) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.EveryWindowWidth"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.EveryWindowWidth"));
   const std::size_t n = std::size_t(1) << 12;
   const std::span<const g1_affine> bases(pool().data(), n);
   auto scalars = cuzk::test::random_elements<fr>(n, rng);
@@ -207,9 +207,9 @@ TEST(GpuMsm, EveryWindowWidth) {
 // partial_segment partial sums per level). Sizes on both sides of one
 // segment and of one segment of segments, with the few "big" scalars at the
 // ends and in the middle.
-TEST(GpuMsm, BitHeavyScalarsAcrossSegmentSizes) {
+TEST(gpu_msm, BitHeavyScalarsAcrossSegmentSizes) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.BitHeavyScalarsAcrossSegmentSizes"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BitHeavyScalarsAcrossSegmentSizes"));
   msm::gpu_msm_context ctx;
   const std::size_t t = cuzk::gpu::tuning::msm::bucket_segment;
   const std::size_t tt = t * cuzk::gpu::tuning::msm::partial_segment;
@@ -239,9 +239,9 @@ TEST(GpuMsm, BitHeavyScalarsAcrossSegmentSizes) {
 // Random scalars, the witness mix (one bin holding nearly every entry) and
 // every scalar 1; the 2^27 linearity test below reaches the partitioned
 // path in several stages per batch.
-TEST(GpuMsm, PartitionedAndDirectScatterMatchCpu) {
+TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.PartitionedAndDirectScatterMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.PartitionedAndDirectScatterMatchCpu"));
   const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
   msm::gpu_msm_context ctx;
   for (const std::size_t n : {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13,
@@ -276,9 +276,9 @@ TEST(GpuMsm, PartitionedAndDirectScatterMatchCpu) {
 // workspace grows no pair buffer of its own, with the same results; one
 // too small is passed over (the workspace grows its own), and after the
 // loan ends the workspace grows its own again.
-TEST(GpuMsm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
+TEST(gpu_msm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu"));
   const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
   setenv("CUZK_MSM_BIN_ENTRIES", "37", 1);  // partitioned at this size
   const std::size_t n = (std::size_t(1) << 15) + 7;
@@ -355,23 +355,23 @@ void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_6
 }
 
 // The small sizes alone: the memcheck run's case.
-TEST(GpuMsm, BatchAffineLevelZeroSmallMatchesCpu) {
+TEST(gpu_msm, BatchAffineLevelZeroSmallMatchesCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.BatchAffineLevelZeroSmallMatchesCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BatchAffineLevelZeroSmallMatchesCpu"));
   check_batch_affine({std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
 }
 
-TEST(GpuMsm, BatchAffineLevelZeroMatchesCpu) {
+TEST(gpu_msm, BatchAffineLevelZeroMatchesCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.BatchAffineLevelZeroMatchesCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BatchAffineLevelZeroMatchesCpu"));
   check_batch_affine({std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
 }
 
 // Bases that live in device memory owned by someone else (parameters made
 // on the GPU): used in place, kept alive by the owner handle.
-TEST(GpuMsm, UsesDeviceBasesInPlace) {
+TEST(gpu_msm, UsesDeviceBasesInPlace) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.UsesDeviceBasesInPlace"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.UsesDeviceBasesInPlace"));
   const std::size_t n = std::size_t(1) << 16;
   const std::span<const g1_affine> bases(pool().data(), n);
   auto owner = std::make_shared<cuzk::gpu::device_buffer<g1_affine>>(n);
@@ -390,9 +390,9 @@ TEST(GpuMsm, UsesDeviceBasesInPlace) {
   EXPECT_EQ(ctx.n_bases(), std::size_t(0));
 }
 
-TEST(GpuMsm, OneShotEntryPoint) {
+TEST(gpu_msm, OneShotEntryPoint) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.OneShotEntryPoint"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.OneShotEntryPoint"));
   const std::size_t n = 5000;  // not a power of two
   const std::span<const g1_affine> bases(pool().data(), n);
   const auto scalars = cuzk::test::random_elements<fr>(n, rng);
@@ -401,7 +401,7 @@ TEST(GpuMsm, OneShotEntryPoint) {
               "empty");
 }
 
-TEST(GpuMsm, RejectsBadArguments) {
+TEST(gpu_msm, RejectsBadArguments) {
   CUZK_REQUIRE_GPU();
   const std::span<const g1_affine> bases(pool().data(), 8);
   const std::vector<fr> scalars(7, fr::one());
@@ -420,9 +420,9 @@ TEST(GpuMsm, RejectsBadArguments) {
 // would take minutes), bases = the 2^22 pool tiled 32 times in device
 // memory (repeated bases are legal input), random scalars: every window
 // batch, the 32-bit offsets and the level count of the largest size.
-TEST(GpuMsm, LinearityAt2p27) {
+TEST(gpu_msm, LinearityAt2p27) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuMsm.LinearityAt2p27"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.LinearityAt2p27"));
   const std::size_t n = std::size_t(1) << 27, m = pool().size();
   auto bases = std::make_shared<cuzk::gpu::device_buffer<g1_affine>>(n);
   for (std::size_t k = 0; k < n / m; ++k) bases->upload(pool().data(), m, nullptr, k * m);

@@ -53,9 +53,9 @@ std::vector<unsigned> test_sizes() {
                                    << at_;                                             \
   } while (0)
 
-TEST(GpuNtt, TransformsMatchCpuEverySize) {
+TEST(gpu_ntt, TransformsMatchCpuEverySize) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.TransformsMatchCpuEverySize"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.TransformsMatchCpuEverySize"));
   for (const unsigned lg : test_sizes()) {
     const auto dom = evaluation_domain::from_lg(lg);
     const std::vector<fr> input = random_elements<fr>(dom.size(), rng);
@@ -77,9 +77,9 @@ TEST(GpuNtt, TransformsMatchCpuEverySize) {
   }
 }
 
-TEST(GpuNtt, BuildingBlocksMatchCpu) {
+TEST(gpu_ntt, BuildingBlocksMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.BuildingBlocksMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.BuildingBlocksMatchCpu"));
   gpu::stream s;
   const ntt::gpu_config cfg{0, s.get()};
   for (const unsigned lg : {1u, 2u, 3u, 5u, 9u, 10u, 11u, 12u, 16u, 19u, 20u, 21u}) {
@@ -123,11 +123,11 @@ TEST(GpuNtt, BuildingBlocksMatchCpu) {
   }
 }
 
-TEST(GpuNtt, OrderingsMatchCpuEverySize) {
+TEST(gpu_ntt, OrderingsMatchCpuEverySize) {
   // DIF (natural -> bit-reversed, dif_nr) and DIT (bit-reversed -> natural:
   // ntt(bit_reverse(x)), n intt(bit_reverse(x))), both directions.
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.OrderingsMatchCpuEverySize"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.OrderingsMatchCpuEverySize"));
   gpu::stream s;
   const ntt::gpu_config cfg{0, s.get()};
   for (unsigned lg = 1; lg <= lg_max_tested(); ++lg) {
@@ -166,9 +166,9 @@ TEST(GpuNtt, OrderingsMatchCpuEverySize) {
   }
 }
 
-TEST(GpuNtt, PointwiseStepsMatchCpu) {
+TEST(gpu_ntt, PointwiseStepsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.PointwiseStepsMatchCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.PointwiseStepsMatchCpu"));
   for (const unsigned lg : {0u, 1u, 7u, 16u, 20u}) {
     const auto dom = evaluation_domain::from_lg(lg);
     const std::size_t n = dom.size();
@@ -199,9 +199,9 @@ std::vector<fr> cpu_h(const evaluation_domain& dom, std::vector<fr> a, std::vect
   return a;
 }
 
-TEST(GpuNtt, ComputeHMatchesCpu) {
+TEST(gpu_ntt, ComputeHMatchesCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.ComputeHMatchesCpu"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.ComputeHMatchesCpu"));
   for (const unsigned lg : test_sizes()) {
     const auto dom = evaluation_domain::from_lg(lg);
     const std::size_t n = dom.size();
@@ -214,11 +214,11 @@ TEST(GpuNtt, ComputeHMatchesCpu) {
   }
 }
 
-TEST(GpuNtt, ComputeHSatisfiedSystemHasZeroTopCoefficient) {
+TEST(gpu_ntt, ComputeHSatisfiedSystemHasZeroTopCoefficient) {
   // a, b, c evaluations of a satisfied system (c = a*b pointwise): A*B - C
   // vanishes on H, so h has degree <= n - 2 and its top coefficient is zero.
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.ComputeHSatisfied"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.ComputeHSatisfied"));
   for (const unsigned lg : {1u, 4u, 12u, 18u}) {
     const auto dom = evaluation_domain::from_lg(lg);
     const std::size_t n = dom.size();
@@ -240,12 +240,12 @@ TEST(GpuNtt, ComputeHSatisfiedSystemHasZeroTopCoefficient) {
   }
 }
 
-TEST(GpuNtt, SixTransformHEqualsSevenTransformH) {
+TEST(gpu_ntt, SixTransformHEqualsSevenTransformH) {
   // Satisfied random systems (a, b random, c = a o b): the six-transform h
   // (no c) equals the seven-transform h (GPU, device flavour) and the CPU
   // prover's h, all n coefficients (the top one zero).
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.SixTransformHEqualsSevenTransformH"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.SixTransformHEqualsSevenTransformH"));
   gpu::stream s;
   const ntt::gpu_config cfg{0, s.get()};
   for (const unsigned lg : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 9u, 10u, 11u, 12u, 13u, 16u, 17u, 19u,
@@ -287,9 +287,9 @@ TEST(GpuNtt, SixTransformHEqualsSevenTransformH) {
   }
 }
 
-TEST(GpuNtt, RoundTrips) {
+TEST(gpu_ntt, RoundTrips) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("GpuNtt.RoundTrips"));
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.RoundTrips"));
   for (const unsigned lg : {1u, 8u, 13u, 21u}) {
     const auto dom = evaluation_domain::from_lg(lg);
     const auto a = random_elements<fr>(dom.size(), rng);
@@ -303,7 +303,7 @@ TEST(GpuNtt, RoundTrips) {
   }
 }
 
-TEST(GpuNtt, RejectsBadArguments) {
+TEST(gpu_ntt, RejectsBadArguments) {
   CUZK_REQUIRE_GPU();
   const auto dom = evaluation_domain::from_lg(4);
   std::vector<fr> wrong(15, fr::one());

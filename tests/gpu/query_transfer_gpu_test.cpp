@@ -97,9 +97,9 @@ std::filesystem::path temp_folder(const std::string& tag) {
   return dir;
 }
 
-TEST(QueryTransferGpu, ChunkedUploadAndDownloadKeepEveryPoint) {
+TEST(query_transfer_gpu, ChunkedUploadAndDownloadKeepEveryPoint) {
   CUZK_REQUIRE_GPU();
-  const std::uint64_t seed = test::test_seed("QueryTransferGpu.ChunkedUploadAndDownloadKeepEveryPoint");
+  const std::uint64_t seed = test::test_seed("query_transfer_gpu.ChunkedUploadAndDownloadKeepEveryPoint");
   const chain_case c = make_case(300, seed);
   const groth16::query_sizes sizes = groth16::sizes_of(c.params);
   // 7 G1 points (3.5 G2 points) per buffer: many chunks, none crossing a query
@@ -148,9 +148,9 @@ TEST(QueryTransferGpu, ChunkedUploadAndDownloadKeepEveryPoint) {
             c.params.l);
 }
 
-TEST(QueryTransferGpu, BackendProvesFromAFileLoadedStraightToTheDevice) {
+TEST(query_transfer_gpu, BackendProvesFromAFileLoadedStraightToTheDevice) {
   CUZK_REQUIRE_GPU();
-  const std::uint64_t seed = test::test_seed("QueryTransferGpu.BackendProvesFromAFileLoadedStraightToTheDevice");
+  const std::uint64_t seed = test::test_seed("query_transfer_gpu.BackendProvesFromAFileLoadedStraightToTheDevice");
   chain_case c = make_case(200, seed);
   const auto dir = temp_folder("load");
   const auto path = dir / "chain.params";

@@ -159,16 +159,16 @@ std::size_t porep_like(std::size_t, std::mt19937_64& rng) {
   return 250 + rng() % 750;
 }
 
-TEST(GpuSpmv, PorepLikeRowsMatchCpu) {
+TEST(gpu_spmv, PorepLikeRowsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuSpmv.PorepLikeRowsMatchCpu"));
+  std::mt19937_64 rng(test::test_seed("gpu_spmv.PorepLikeRowsMatchCpu"));
   check_shape(random_shape(60000, 50000, rng, porep_like), rng, "porep-like");
 }
 
-TEST(GpuSpmv, VeryLongRowsMatchCpu) {
+TEST(gpu_spmv, VeryLongRowsMatchCpu) {
   // one row of 10^6 and one of 10^5 non-zeros among short rows
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuSpmv.VeryLongRowsMatchCpu"));
+  std::mt19937_64 rng(test::test_seed("gpu_spmv.VeryLongRowsMatchCpu"));
   const auto len = [](std::size_t i, std::mt19937_64& r) -> std::size_t {
     if (i == 3) return 1000000;
     if (i == 17) return 100000;
@@ -177,9 +177,9 @@ TEST(GpuSpmv, VeryLongRowsMatchCpu) {
   check_shape(random_shape(40, (std::size_t(1) << 20) + 12345, rng, len), rng, "10^6 and 10^5");
 }
 
-TEST(GpuSpmv, SingleRowMatchesCpu) {
+TEST(gpu_spmv, SingleRowMatchesCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuSpmv.SingleRowMatchesCpu"));
+  std::mt19937_64 rng(test::test_seed("gpu_spmv.SingleRowMatchesCpu"));
   for (const std::size_t l : {std::size_t(0), std::size_t(1), std::size_t(8), std::size_t(9),
                               std::size_t(33), std::size_t(100000)}) {
     const auto len = [l](std::size_t, std::mt19937_64&) { return l; };
@@ -188,16 +188,16 @@ TEST(GpuSpmv, SingleRowMatchesCpu) {
   }
 }
 
-TEST(GpuSpmv, AllRowsLongMatchCpu) {
+TEST(gpu_spmv, AllRowsLongMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuSpmv.AllRowsLongMatchCpu"));
+  std::mt19937_64 rng(test::test_seed("gpu_spmv.AllRowsLongMatchCpu"));
   const auto len = [](std::size_t, std::mt19937_64& r) -> std::size_t { return 1500 + r() % 3000; };
   check_shape(random_shape(300, 20000, rng, len), rng, "all rows long");
 }
 
-TEST(GpuSpmv, EmptyRowsAndUniformIdsMatchCpu) {
+TEST(gpu_spmv, EmptyRowsAndUniformIdsMatchCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuSpmv.EmptyRowsAndUniformIdsMatchCpu"));
+  std::mt19937_64 rng(test::test_seed("gpu_spmv.EmptyRowsAndUniformIdsMatchCpu"));
   const auto none = [](std::size_t, std::mt19937_64&) -> std::size_t { return 0; };
   check_shape(random_shape(1000, 100, rng, none), rng, "all rows empty");
   check_shape(random_shape(5000, 6000, rng, porep_like, {1.0, 0.0}), rng, "all +1");
@@ -207,9 +207,9 @@ TEST(GpuSpmv, EmptyRowsAndUniformIdsMatchCpu) {
   check_shape(random_shape(5000, 6000, rng, porep_like, {0.5, 0.5}, 0), rng, "only +-1");
 }
 
-TEST(GpuSpmv, RejectsBadConfigAndMisalignedVectors) {
+TEST(gpu_spmv, RejectsBadConfigAndMisalignedVectors) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuSpmv.RejectsBadConfigAndMisalignedVectors"));
+  std::mt19937_64 rng(test::test_seed("gpu_spmv.RejectsBadConfigAndMisalignedVectors"));
   const auto s = random_shape(100, 100, rng, porep_like);
   EXPECT_THROW(r1cs::gpu_shape(s, 0, false, {.short_row_max = 0}), std::invalid_argument);
   EXPECT_THROW(r1cs::gpu_shape(s, 0, false, {.short_row_max = 65}), std::invalid_argument);

@@ -47,9 +47,9 @@ void check_upload(groth16::gpu_witness_uploader& up, const std::vector<fr>& all,
   EXPECT_EQ(test::first_mismatch(got, all), all.size());
 }
 
-TEST(GpuCodedWitness, ExpandEqualsOriginal) {
+TEST(gpu_coded_witness, ExpandEqualsOriginal) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuCodedWitness.ExpandEqualsOriginal"));
+  std::mt19937_64 rng(test::test_seed("gpu_coded_witness.ExpandEqualsOriginal"));
   groth16::gpu_witness_uploader up(0, std::size_t(1) << 21);
   EXPECT_EQ(up.device_bytes(), groth16::gpu_witness_uploader::device_bytes_for(std::size_t(1) << 21));
   for (const std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
@@ -67,11 +67,11 @@ TEST(GpuCodedWitness, ExpandEqualsOriginal) {
   EXPECT_THROW(up.upload(cw, d_w.data(), d_o.data(), nullptr), std::invalid_argument);
 }
 
-TEST(GpuCodedWitness, ExpandWrapsTheStagingRing) {
+TEST(gpu_coded_witness, ExpandWrapsTheStagingRing) {
   // ~6.7 M other values = ~215 MB: more than the 2 x 64 MiB pinned ring, so
   // slots are reused within one upload, and again by the next upload
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(test::test_seed("GpuCodedWitness.ExpandWrapsTheStagingRing"));
+  std::mt19937_64 rng(test::test_seed("gpu_coded_witness.ExpandWrapsTheStagingRing"));
   const std::size_t n = (std::size_t(1) << 23) + 77;
   static_assert(groth16::gpu_witness_staging_bytes == std::size_t(128) << 20);
   groth16::gpu_witness_uploader up(0, n);

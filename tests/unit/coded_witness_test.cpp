@@ -55,8 +55,8 @@ void round_trip(const std::vector<fr>& all, std::size_t n_inputs) {
   EXPECT_EQ(cuzk::groth16::decode_witness(cw), all);
 }
 
-TEST(CodedWitness, RoundTripsRandomPorepMix) {
-  std::mt19937_64 rng(cuzk::test::test_seed("CodedWitness.RoundTripsRandomPorepMix"));
+TEST(coded_witness, RoundTripsRandomPorepMix) {
+  std::mt19937_64 rng(cuzk::test::test_seed("coded_witness.RoundTripsRandomPorepMix"));
   for (const std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(31), std::size_t(32),
                               std::size_t(33), std::size_t(63), std::size_t(64), std::size_t(65),
                               std::size_t(255), std::size_t(256), std::size_t(257), std::size_t(1000),
@@ -69,8 +69,8 @@ TEST(CodedWitness, RoundTripsRandomPorepMix) {
   }
 }
 
-TEST(CodedWitness, RoundTripsUniformWitnesses) {
-  std::mt19937_64 rng(cuzk::test::test_seed("CodedWitness.RoundTripsUniformWitnesses"));
+TEST(coded_witness, RoundTripsUniformWitnesses) {
+  std::mt19937_64 rng(cuzk::test::test_seed("coded_witness.RoundTripsUniformWitnesses"));
   for (const std::size_t n : {std::size_t(1), std::size_t(37), std::size_t(256), std::size_t(70001)}) {
     round_trip(std::vector<fr>(n, fr::zero()), std::min<std::size_t>(n, 3));
     round_trip(std::vector<fr>(n, fr::one()), std::min<std::size_t>(n, 3));
@@ -87,8 +87,8 @@ TEST(CodedWitness, RoundTripsUniformWitnesses) {
   EXPECT_TRUE(cuzk::groth16::decode_witness(empty).empty());
 }
 
-TEST(CodedWitness, BoundedEncodeStopsAtTooManyOthers) {
-  std::mt19937_64 rng(cuzk::test::test_seed("CodedWitness.BoundedEncodeStopsAtTooManyOthers"));
+TEST(coded_witness, BoundedEncodeStopsAtTooManyOthers) {
+  std::mt19937_64 rng(cuzk::test::test_seed("coded_witness.BoundedEncodeStopsAtTooManyOthers"));
   const auto v = witness_values(100000, 0.5, 0.45, rng);
   const coded_witness full = cuzk::groth16::encode_witness(v, {});
   const std::size_t others = full.others.size();
@@ -105,8 +105,8 @@ TEST(CodedWitness, BoundedEncodeStopsAtTooManyOthers) {
             full.codes.size() * 8 + full.group_others.size() * 4 + others * sizeof(fr));
 }
 
-TEST(CodedWitness, DecodeRejectsMalformedForms) {
-  std::mt19937_64 rng(cuzk::test::test_seed("CodedWitness.DecodeRejectsMalformedForms"));
+TEST(coded_witness, DecodeRejectsMalformedForms) {
+  std::mt19937_64 rng(cuzk::test::test_seed("coded_witness.DecodeRejectsMalformedForms"));
   const auto v = witness_values(1000, 0.3, 0.3, rng);
   const coded_witness good = cuzk::groth16::encode_witness(v, {});
   coded_witness bad = good;

@@ -38,8 +38,8 @@ std::vector<fr> row_accumulation(const r1cs::r1cs_shape& s, const r1cs::csr_matr
   return acc;
 }
 
-TEST(GpuSetupPlan, PowerTablesMatchSequentialPowers) {
-  std::mt19937_64 rng(test::test_seed("GpuSetupPlan.PowerTablesMatchSequentialPowers"));
+TEST(gpu_setup_plan, PowerTablesMatchSequentialPowers) {
+  std::mt19937_64 rng(test::test_seed("gpu_setup_plan.PowerTablesMatchSequentialPowers"));
   const fr tau = fr::random(rng), scale = fr::random(rng);
   const std::vector<fr> t = make_power_tables(tau);
   ASSERT_EQ(t.size(), 3 * power_split_size);
@@ -54,8 +54,8 @@ TEST(GpuSetupPlan, PowerTablesMatchSequentialPowers) {
   EXPECT_THROW(power_from_tables(t, power_limit), std::invalid_argument);
 }
 
-TEST(GpuSetupPlan, TransposeSumsEqualRowAccumulation) {
-  const std::uint64_t seed = test::test_seed("GpuSetupPlan.TransposeSumsEqualRowAccumulation");
+TEST(gpu_setup_plan, TransposeSumsEqualRowAccumulation) {
+  const std::uint64_t seed = test::test_seed("gpu_setup_plan.TransposeSumsEqualRowAccumulation");
   const auto s = test::random_shape(seed, 70, 900, 1000);
   std::mt19937_64 rng(seed + 1);
   std::vector<fr> lag(s.num_constraints);
@@ -114,8 +114,8 @@ void expect_setup_order(const r1cs::r1cs_shape& s) {
   EXPECT_EQ(got_b, want_b);
 }
 
-TEST(GpuSetupPlan, QueryDensitiesFollowTheSetupOrder) {
-  const std::uint64_t seed = test::test_seed("GpuSetupPlan.QueryDensitiesFollowTheSetupOrder");
+TEST(gpu_setup_plan, QueryDensitiesFollowTheSetupOrder) {
+  const std::uint64_t seed = test::test_seed("gpu_setup_plan.QueryDensitiesFollowTheSetupOrder");
   for (std::size_t ni : {1, 63, 64, 70, 130}) {
     SCOPED_TRACE("inputs " + std::to_string(ni));
     const auto s = test::random_shape(seed + ni, ni, 300, 300);
@@ -157,8 +157,8 @@ groth16::parameters params_from_scalars(const query_scalars& q,
   return p;
 }
 
-TEST(GpuSetupPlan, HostPipelineEqualsCpuSetup) {
-  const std::uint64_t seed = test::test_seed("GpuSetupPlan.HostPipelineEqualsCpuSetup");
+TEST(gpu_setup_plan, HostPipelineEqualsCpuSetup) {
+  const std::uint64_t seed = test::test_seed("gpu_setup_plan.HostPipelineEqualsCpuSetup");
   const auto t = groth16::toxic_waste_from_seed(seed);
   const r1cs::r1cs_shape shapes[] = {
       r1cs::make_shape(r1cs::examples::cubic_circuit{}),
@@ -179,7 +179,7 @@ TEST(GpuSetupPlan, HostPipelineEqualsCpuSetup) {
   }
 }
 
-TEST(GpuSetupPlan, MemoryPlanCountsEveryQuery) {
+TEST(gpu_setup_plan, MemoryPlanCountsEveryQuery) {
   const auto s = test::random_shape(7, 70, 900, 1000);
   const std::size_t m = ntt::evaluation_domain(s.num_constraints).size();
   const std::size_t a_len = s.num_inputs + s.a_aux_density.count();
@@ -218,8 +218,8 @@ void expect_batch_affine(std::uint64_t seed) {
   for (int i = 0; i < K; ++i) EXPECT_TRUE(px[i].is_zero() && py[i].is_zero());
 }
 
-TEST(GpuSetupPlan, BatchAffineEqualsToAffine) {
-  const std::uint64_t seed = test::test_seed("GpuSetupPlan.BatchAffineEqualsToAffine");
+TEST(gpu_setup_plan, BatchAffineEqualsToAffine) {
+  const std::uint64_t seed = test::test_seed("gpu_setup_plan.BatchAffineEqualsToAffine");
   expect_batch_affine<ff::fp, 8>(seed);
   expect_batch_affine<ff::fp2, 4>(seed + 1);
   expect_batch_affine<ff::fp, 1>(seed + 2);

@@ -54,7 +54,7 @@ std::string url_safe_unpadded(std::string b64) {
 }
 
 // RFC 4648 section 10 ("Test Vectors").
-TEST(IoBase64, Rfc4648TestVectors) {
+TEST(io_base64, Rfc4648TestVectors) {
   const std::pair<const char*, const char*> vectors[] = {
       {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},         {"foo", "Zm9v"},
       {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
@@ -70,7 +70,7 @@ TEST(IoBase64, Rfc4648TestVectors) {
 
 // The bytes whose text uses '+' and '/' (62 and 63), so the URL-safe
 // spelling differs.
-TEST(IoBase64, LastTwoAlphabetCharacters) {
+TEST(io_base64, LastTwoAlphabetCharacters) {
   const std::vector<std::uint8_t> b{0xfb, 0xff, 0xbf};  // 111110 111111 111110 111111
   EXPECT_EQ(to_base64(b), "+/+/");
   EXPECT_EQ(decoded("+/+/", base64_mode::strict), b);
@@ -78,7 +78,7 @@ TEST(IoBase64, LastTwoAlphabetCharacters) {
   EXPECT_EQ(decoded("-/+_", base64_mode::lenient), b);  // the two alphabets mixed
 }
 
-TEST(IoBase64, RandomRoundTripsOfEveryLength) {
+TEST(io_base64, RandomRoundTripsOfEveryLength) {
   const std::uint64_t seed = cuzk::test::test_seed("io_base64 round trips");
   std::mt19937_64 rng(seed);
   for (std::size_t n = 0; n <= 100; ++n) {
@@ -107,7 +107,7 @@ TEST(IoBase64, RandomRoundTripsOfEveryLength) {
   }
 }
 
-TEST(IoBase64, DecodeReplacesTheOutput) {
+TEST(io_base64, DecodeReplacesTheOutput) {
   std::vector<std::uint8_t> out{1, 2, 3, 4, 5, 6, 7};
   ASSERT_FALSE(decode_base64("Zm8=", base64_mode::strict, out));
   EXPECT_EQ(out, bytes_of("fo"));
@@ -130,7 +130,7 @@ void expect_refusals(const std::vector<bad_case>& cases, base64_mode mode) {
   }
 }
 
-TEST(IoBase64, StrictRefusals) {
+TEST(io_base64, StrictRefusals) {
   expect_refusals(
       {
           // a character outside the standard alphabet (printable ones as they
@@ -167,7 +167,7 @@ TEST(IoBase64, StrictRefusals) {
             "invalid base64 at character 7: length 7 is not a multiple of 4");
 }
 
-TEST(IoBase64, LenientAcceptsWhatStrictRefusesOnlyForSpelling) {
+TEST(io_base64, LenientAcceptsWhatStrictRefusesOnlyForSpelling) {
   // Every text here is refused by strict mode; lenient reads it as "foob".
   for (const char* t : {"Zm9vYg", "Zm9vYg=", "Zm9vYg===", "Zm9v\nYg==", "Zm9v\r\nYg\r\n", "\nZm9vYg==\n"}) {
     EXPECT_TRUE(refusal(t, base64_mode::strict).position != std::size_t(-1)) << t;
@@ -179,7 +179,7 @@ TEST(IoBase64, LenientAcceptsWhatStrictRefusesOnlyForSpelling) {
   EXPECT_EQ(decoded("==", base64_mode::lenient), bytes_of(""));
 }
 
-TEST(IoBase64, LenientRefusals) {
+TEST(io_base64, LenientRefusals) {
   expect_refusals(
       {
           {"Zm9*", 3, "character \"*\" is not in the alphabet"},
@@ -199,7 +199,7 @@ TEST(IoBase64, LenientRefusals) {
 
 // The SnapDeals vanilla file's reader keeps the decode's position and reason
 // and adds the element; its writer is the codec's encoder.
-TEST(IoBase64, SnapVanillaJsonFramesTheDecodeError) {
+TEST(io_base64, SnapVanillaJsonFramesTheDecodeError) {
   const std::vector<std::vector<std::uint8_t>> parts{bytes_of("foobar"), bytes_of("f"), {}};
   const std::string text = cuzk::io::write_snap_vanilla_json(parts);
   EXPECT_EQ(text, "[\"Zm9vYmFy\",\"Zg==\",\"\"]");

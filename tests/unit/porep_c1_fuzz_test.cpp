@@ -20,8 +20,8 @@
 
 namespace {
 
-TEST(PorepC1Fuzz, FiveThousandMutations) {
-  const std::uint64_t seed = cuzk::test::test_seed("PorepC1Fuzz.FiveThousandMutations");
+TEST(porep_c1_fuzz, FiveThousandMutations) {
+  const std::uint64_t seed = cuzk::test::test_seed("porep_c1_fuzz.FiveThousandMutations");
   std::mt19937_64 rng(seed);
   const auto* proof = cuzk::io::find_seal_proof("StackedDrg2KiBV1_1");
   ASSERT_NE(proof, nullptr);

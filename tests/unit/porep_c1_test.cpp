@@ -30,7 +30,7 @@ using ojson = nlohmann::ordered_json;
 
 // ---- registry --------------------------------------------------------------
 
-TEST(SealProofRegistry, NamesIdsAndApiVersions) {
+TEST(seal_proof_registry, NamesIdsAndApiVersions) {
   const char* names[20] = {
       "StackedDrg2KiBV1",
       "StackedDrg8MiBV1",
@@ -76,7 +76,7 @@ TEST(SealProofRegistry, NamesIdsAndApiVersions) {
   EXPECT_EQ(find_seal_proof_by_id(20), nullptr);
 }
 
-TEST(SealProofRegistry, SizesShapesAndCounts) {
+TEST(seal_proof_registry, SizesShapesAndCounts) {
   struct want {
     std::uint64_t size;
     const char* shape;
@@ -115,7 +115,7 @@ TEST(SealProofRegistry, SizesShapesAndCounts) {
   }
 }
 
-TEST(SealProofRegistry, BySize) {
+TEST(seal_proof_registry, BySize) {
   const std::uint64_t gib = std::uint64_t(1) << 30;
   EXPECT_EQ(find_seal_proof_by_size(2048)->name, "StackedDrg2KiBV1_1");
   EXPECT_EQ(find_seal_proof_by_size(8 << 20)->name, "StackedDrg8MiBV1_1");
@@ -127,7 +127,7 @@ TEST(SealProofRegistry, BySize) {
   EXPECT_EQ(find_seal_proof_by_size(16 * gib), nullptr);
 }
 
-TEST(SealProofRegistry, PorepId) {
+TEST(seal_proof_registry, PorepId) {
   // registry.rs porep_id(): id u64 LE, nonce 0 u64 LE, 16 zero bytes.
   for (const seal_proof_info& p : seal_proofs()) {
     const auto id = p.porep_id();
@@ -177,8 +177,8 @@ void expect_error(const std::string& text, const std::string& path, const std::s
   }
 }
 
-TEST(PorepC1Json, RoundTripEverySmallProof) {
-  std::mt19937_64 rng(cuzk::test::test_seed("PorepC1Json.RoundTripEverySmallProof"));
+TEST(porep_c1_json, RoundTripEverySmallProof) {
+  std::mt19937_64 rng(cuzk::test::test_seed("porep_c1_json.RoundTripEverySmallProof"));
   for (const seal_proof_info& p : seal_proofs()) {
     if (p.layers != 2) continue;  // 2 KiB, 8 MiB, 512 MiB; every api / feature
     SCOPED_TRACE(std::string(p.name));
@@ -186,8 +186,8 @@ TEST(PorepC1Json, RoundTripEverySmallProof) {
   }
 }
 
-TEST(PorepC1Json, RoundTrip32GiBTenPartitions) {
-  std::mt19937_64 rng(cuzk::test::test_seed("PorepC1Json.RoundTrip32GiBTenPartitions"));
+TEST(porep_c1_json, RoundTrip32GiBTenPartitions) {
+  std::mt19937_64 rng(cuzk::test::test_seed("porep_c1_json.RoundTrip32GiBTenPartitions"));
   const c1_output c1 = cuzk::test::random_c1(rng, proof("StackedDrg32GiBV1_1"));
   ASSERT_EQ(c1.partitions.size(), 10u);
   ASSERT_EQ(c1.partitions[0].size(), 18u);
@@ -196,14 +196,14 @@ TEST(PorepC1Json, RoundTrip32GiBTenPartitions) {
   expect_round_trip(c1);
 }
 
-TEST(PorepC1Json, RoundTrip64GiBTopShape) {
-  std::mt19937_64 rng(cuzk::test::test_seed("PorepC1Json.RoundTrip64GiBTopShape"));
+TEST(porep_c1_json, RoundTrip64GiBTopShape) {
+  std::mt19937_64 rng(cuzk::test::test_seed("porep_c1_json.RoundTrip64GiBTopShape"));
   const c1_output c1 = cuzk::test::random_c1(rng, proof("StackedDrg64GiBV1_1_Feat_SyntheticPoRep"));
   ASSERT_EQ(c1.partitions[0][0].comm_r_last_proof.kind, merkle_proof_kind::top);
   expect_round_trip(c1);
 }
 
-TEST(PorepC1Json, SerdeLayout) {
+TEST(porep_c1_json, SerdeLayout) {
   // Field order of SealCommitPhase1Output / Proof / ColumnProof, compact.
   const std::string& t = small_json();
   EXPECT_EQ(t.rfind("{\"registered_proof\":\"StackedDrg2KiBV1_1\",\"vanilla_proofs\":{\"StackedDrg2KiBV1\":"
@@ -230,7 +230,7 @@ TEST(PorepC1Json, SerdeLayout) {
                                             "replica_id", "seed", "ticket"}));
 }
 
-TEST(PorepC1Json, KeyOrderWhitespaceAndEscapes) {
+TEST(porep_c1_json, KeyOrderWhitespaceAndEscapes) {
   const std::string& t = small_json();
   const c1_output want = parse_c1_json(t);
   const ojson j = ojson::parse(t);
@@ -271,7 +271,7 @@ std::string wrap(std::string_view c1, std::uint64_t sector_size, std::string_vie
          "\",\"SectorSize\":" + std::to_string(sector_size) + "}";
 }
 
-TEST(PorepC1Json, Wrapper) {
+TEST(porep_c1_json, Wrapper) {
   const std::string& t = small_json();
   const c1_output want = parse_c1_json(t);
   EXPECT_TRUE(parse_c1_json(wrap(t, 2048)) == want);
@@ -319,14 +319,14 @@ std::string edited(const std::function<void(ojson&)>& edit) {
 }
 ojson& ch(ojson& j, int k = 0, int i = 0) { return j["vanilla_proofs"]["StackedDrg2KiBV1"][k][i]; }
 
-TEST(PorepC1JsonErrors, UnknownRegisteredProof) {
+TEST(porep_c1_json_errors, UnknownRegisteredProof) {
   expect_error(edited([](ojson& j) { j["registered_proof"] = "StackedDrg2KiBV9"; }), "registered_proof",
                "unknown registered proof \"StackedDrg2KiBV9\"");
   expect_error(edited([](ojson& j) { j["registered_proof"] = 5; }), "registered_proof",
                "expected the registered proof name (a string), found a number");
 }
 
-TEST(PorepC1JsonErrors, ShapeKeyMismatch) {
+TEST(porep_c1_json_errors, ShapeKeyMismatch) {
   expect_error(edited([](ojson& j) {
                  j["vanilla_proofs"] = ojson{{"StackedDrg32GiBV1", j["vanilla_proofs"]["StackedDrg2KiBV1"]}};
                }),
@@ -341,7 +341,7 @@ TEST(PorepC1JsonErrors, ShapeKeyMismatch) {
                "missing the vanilla proof shape key");
 }
 
-TEST(PorepC1JsonErrors, MissingUnknownAndDuplicateFields) {
+TEST(porep_c1_json_errors, MissingUnknownAndDuplicateFields) {
   expect_error(edited([](ojson& j) { ch(j).erase("encoding_proof"); }), vp + "[0][0]",
                "missing field \"encoding_proof\"");
   expect_error(edited([](ojson& j) { j.erase("ticket"); }), "", "missing field \"ticket\"");
@@ -353,7 +353,7 @@ TEST(PorepC1JsonErrors, MissingUnknownAndDuplicateFields) {
   expect_error(dup, "", "duplicate field \"seed\"");
 }
 
-TEST(PorepC1JsonErrors, WrongTypes) {
+TEST(porep_c1_json_errors, WrongTypes) {
   expect_error(edited([](ojson& j) { ch(j)["labeling_proofs"][0]["node"] = "5"; }),
                vp + "[0][0].labeling_proofs[0].node", "expected node (an unsigned integer), found a string");
   expect_error(edited([](ojson& j) { ch(j)["labeling_proofs"][1]["layer_index"] = 2.5; }),
@@ -371,7 +371,7 @@ TEST(PorepC1JsonErrors, WrongTypes) {
                vp + "[0][0].replica_column_proofs.c_x.column.index", "does not fit in 32 bits");
 }
 
-TEST(PorepC1JsonErrors, ByteArrays) {
+TEST(porep_c1_json_errors, ByteArrays) {
   expect_error(edited([](ojson& j) { j["comm_r"].erase(31); }), "comm_r", "expected 32 bytes, found 31");
   expect_error(edited([](ojson& j) { j["comm_r"].push_back(0); }), "comm_r", "expected 32 bytes, found more");
   expect_error(edited([](ojson& j) { j["ticket"][5] = 256; }), "ticket[5]", "byte value 256 is out of range 0..255");
@@ -383,7 +383,7 @@ TEST(PorepC1JsonErrors, ByteArrays) {
   expect_error(lead, "seed[0]", "leading zero");
 }
 
-TEST(PorepC1JsonErrors, NonCanonicalDomains) {
+TEST(porep_c1_json_errors, NonCanonicalDomains) {
   const ojson max = ojson(std::vector<int>(32, 255));
   expect_error(
       edited([&](ojson& j) { ch(j, 0, 1)["replica_column_proofs"]["drg_parents"][3]["column"]["rows"][1] = max; }),
@@ -400,7 +400,7 @@ TEST(PorepC1JsonErrors, NonCanonicalDomains) {
   EXPECT_NO_THROW(parse_c1_json(edited([&](ojson& j) { j["seed"] = max; })));
 }
 
-TEST(PorepC1JsonErrors, Counts) {
+TEST(porep_c1_json_errors, Counts) {
   expect_error(edited([](ojson& j) { j["vanilla_proofs"]["StackedDrg2KiBV1"].push_back(ch(j, 0, 0)); }), vp,
                "expected 1 partitions, found more");
   expect_error(edited([](ojson& j) { j["vanilla_proofs"]["StackedDrg2KiBV1"][0].erase(1); }), vp + "[0]",
@@ -422,7 +422,7 @@ TEST(PorepC1JsonErrors, Counts) {
                vp + "[0][0].labeling_proofs", "expected 2 labeling proofs (one per layer), found more");
 }
 
-TEST(PorepC1JsonErrors, MerklePaths) {
+TEST(porep_c1_json_errors, MerklePaths) {
   const std::string d = vp + "[0][0].comm_d_proofs.data.Single.path.path";
   const std::string r = vp + "[0][0].comm_r_last_proof.data.Single.path.path";
   expect_error(edited([](ojson& j) { ch(j)["comm_r_last_proof"]["data"]["Single"]["path"]["path"][0]["hashes"].erase(0); }),
@@ -461,9 +461,9 @@ TEST(PorepC1JsonErrors, MerklePaths) {
                vp + "[0][0].comm_r_last_proof.data", "expected a ProofData variant key");
 }
 
-TEST(PorepC1JsonErrors, ShapesOfTheLargeTrees) {
+TEST(porep_c1_json_errors, ShapesOfTheLargeTrees) {
   // 32 GiB needs Sub (8-8-0) proofs; a Single one is refused where it starts.
-  std::mt19937_64 rng(cuzk::test::test_seed("PorepC1JsonErrors.ShapesOfTheLargeTrees"));
+  std::mt19937_64 rng(cuzk::test::test_seed("porep_c1_json_errors.ShapesOfTheLargeTrees"));
   // (Fewer partitions than registered: the errors below come first.)
   c1_output c1 = cuzk::test::random_c1(rng, proof("StackedDrg32GiBV1_1"), 4);
   const std::string vp32 = "vanilla_proofs.StackedDrg32GiBV1";
@@ -520,7 +520,7 @@ TEST(PorepC1JsonErrors, ShapesOfTheLargeTrees) {
   }
 }
 
-TEST(PorepC1JsonErrors, ChallengeConsistency) {
+TEST(porep_c1_json_errors, ChallengeConsistency) {
   expect_error(edited([](ojson& j) { ch(j)["labeling_proofs"][1]["layer_index"] = 1; }),
                vp + "[0][0].labeling_proofs[1].layer_index", "layer_index 1, expected 2");
   expect_error(edited([](ojson& j) { ch(j)["encoding_proof"]["layer_index"] = 1; }),
@@ -542,7 +542,7 @@ TEST(PorepC1JsonErrors, ChallengeConsistency) {
                vp + "[0][0]", "c_x.column.index");
 }
 
-TEST(PorepC1JsonErrors, Syntax) {
+TEST(porep_c1_json_errors, Syntax) {
   const std::string& t = small_json();
   expect_error("", "", "expected a JSON object");
   expect_error("[]", "", "expected a JSON object");
@@ -565,7 +565,7 @@ TEST(PorepC1JsonErrors, Syntax) {
   expect_error(ctrl, "registered_proof", "control character in a string");
 }
 
-TEST(PorepC1JsonErrors, Files) {
+TEST(porep_c1_json_errors, Files) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuzk_porep_c1_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string good = (dir / "c1.json").string();

@@ -70,7 +70,7 @@ std::vector<json> raw_lines(const std::string& name) {
   return out;
 }
 
-TEST(PorepChallenges, RegressionRecordsReplicaIdAndInteractiveChallenges) {
+TEST(porep_challenges, RegressionRecordsReplicaIdAndInteractiveChallenges) {
   std::ifstream f(fixtures() + "/derived/seal_regression_2kib_32gib_64gib_hex.json");
   ASSERT_TRUE(f) << "missing derived regression file";
   const json derived = json::parse(f);
@@ -111,7 +111,7 @@ TEST(PorepChallenges, RegressionRecordsReplicaIdAndInteractiveChallenges) {
   EXPECT_EQ(checked[64ull << 30], 2);
 }
 
-TEST(PorepChallenges, SyntheticKnownAnswer) {
+TEST(porep_challenges, SyntheticKnownAnswer) {
   const std::uint64_t nodes = 1 << 10;
   const bytes32 replica_id = fr_bytes(55), comm_r = fr_bytes(101);
   bytes32 rand;
@@ -130,8 +130,8 @@ TEST(PorepChallenges, SyntheticKnownAnswer) {
   EXPECT_EQ(default_synthetic_challenge_count(1ull << 30), 1u << 18);
 }
 
-TEST(PorepChallenges, RangesAndDependencies) {
-  std::mt19937_64 rng(cuzk::test::test_seed("PorepChallenges.Ranges"));
+TEST(porep_challenges, RangesAndDependencies) {
+  std::mt19937_64 rng(cuzk::test::test_seed("porep_challenges.Ranges"));
   bytes32 replica_id, seed, comm_r, comm_r2;
   for (auto* b : {&replica_id, &seed, &comm_r, &comm_r2})
     for (auto& x : *b) x = std::uint8_t(rng());
@@ -157,7 +157,7 @@ TEST(PorepChallenges, RangesAndDependencies) {
   EXPECT_EQ(porep_challenge_from_hash(all_ff, 64), 16u);
 }
 
-TEST(PorepChallenges, PartitionInputsCarryTheGraphParents) {
+TEST(porep_challenges, PartitionInputsCarryTheGraphParents) {
   cuzk::io::seal_proof_info info;
   info.name = "StackedDrg32GiBV1_1";
   info.shape_name = "StackedDrg32GiBV1";
@@ -168,7 +168,7 @@ TEST(PorepChallenges, PartitionInputsCarryTheGraphParents) {
   info.partitions = 10;
   info.challenges_per_partition = 18;
   info.sub_arity = 8;
-  std::mt19937_64 rng(cuzk::test::test_seed("PorepChallenges.PartitionInputs"));
+  std::mt19937_64 rng(cuzk::test::test_seed("porep_challenges.PartitionInputs"));
   bytes32 replica_id, comm_d, comm_r, seed;
   for (auto* b : {&replica_id, &comm_d, &comm_r, &seed})
     for (auto& x : *b) x = std::uint8_t(rng());

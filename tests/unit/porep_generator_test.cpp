@@ -50,23 +50,23 @@ void generate_and_check(const seal_proof_info& info, std::uint64_t seed) {
               std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count());
 }
 
-TEST(PorepGenerator, Consistent2KiB) {
-  const std::uint64_t seed = cuzk::test::test_seed("PorepGenerator.Consistent2KiB");
+TEST(porep_generator, Consistent2KiB) {
+  const std::uint64_t seed = cuzk::test::test_seed("porep_generator.Consistent2KiB");
   generate_and_check(make_info(2048, true), seed);
   generate_and_check(make_info(2048, false), seed);
 }
 
-TEST(PorepGenerator, Consistent8MiBAnd512MiB) {
-  const std::uint64_t seed = cuzk::test::test_seed("PorepGenerator.Consistent8MiBAnd512MiB");
+TEST(porep_generator, Consistent8MiBAnd512MiB) {
+  const std::uint64_t seed = cuzk::test::test_seed("porep_generator.Consistent8MiBAnd512MiB");
   generate_and_check(make_info(8ull << 20), seed);
   generate_and_check(make_info(512ull << 20), seed);
 }
 
-TEST(PorepGenerator, Consistent32GiB) {
-  generate_and_check(make_info(32ull << 30), cuzk::test::test_seed("PorepGenerator.Consistent32GiB"));
+TEST(porep_generator, Consistent32GiB) {
+  generate_and_check(make_info(32ull << 30), cuzk::test::test_seed("porep_generator.Consistent32GiB"));
 }
 
-TEST(PorepGenerator, DeterministicInTheSeed) {
+TEST(porep_generator, DeterministicInTheSeed) {
   const seal_proof_info& info = make_info(2048);
   const synthetic_porep a = generate_synthetic_porep(info, 7), b = generate_synthetic_porep(info, 7),
                         c = generate_synthetic_porep(info, 8);
@@ -74,9 +74,9 @@ TEST(PorepGenerator, DeterministicInTheSeed) {
   EXPECT_FALSE(a.c1 == c.c1);
 }
 
-TEST(PorepGenerator, CheckerCatchesCorruption) {
+TEST(porep_generator, CheckerCatchesCorruption) {
   const seal_proof_info& info = make_info(8ull << 20);
-  const synthetic_porep g = generate_synthetic_porep(info, cuzk::test::test_seed("PorepGenerator.Corruption"));
+  const synthetic_porep g = generate_synthetic_porep(info, cuzk::test::test_seed("porep_generator.Corruption"));
   ASSERT_TRUE(check_porep_c1(g.c1).empty());
   const cuzk::ff::fr one = cuzk::ff::fr::one();
   const auto expect_caught = [&](const char* what, auto&& corrupt) {
@@ -105,14 +105,14 @@ TEST(PorepGenerator, CheckerCatchesCorruption) {
 }
 
 // The generated C1 survives the C1 JSON writer and reader (io/porep_c1.hpp).
-TEST(PorepGenerator, JsonRoundTrip) {
+TEST(porep_generator, JsonRoundTrip) {
   const synthetic_porep g = generate_synthetic_porep(make_info(2048), 11);
   const cuzk::io::c1_output back = cuzk::io::parse_c1_json(cuzk::io::write_c1_json(g.c1));
   EXPECT_TRUE(back == g.c1);
   EXPECT_TRUE(check_porep_c1(back).empty());
 }
 
-TEST(PorepGenerator, RejectsSyntheticAndNonInteractive) {
+TEST(porep_generator, RejectsSyntheticAndNonInteractive) {
   EXPECT_THROW(generate_synthetic_porep(*cuzk::io::find_seal_proof("StackedDrg2KiBV1_1_Feat_SyntheticPoRep"), 1),
                std::invalid_argument);
   EXPECT_THROW(generate_synthetic_porep(*cuzk::io::find_seal_proof("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep"), 1),

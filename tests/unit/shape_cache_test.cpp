@@ -48,7 +48,7 @@ bool same_shape(const r1cs::r1cs_shape& x, const r1cs::r1cs_shape& y) {
          x.b_input_density == y.b_input_density && x.b_aux_density == y.b_aux_density;
 }
 
-TEST(ShapeCache, FirstLoadWritesTheFileTheSecondReadsItWithoutBuilding) {
+TEST(shape_cache, FirstLoadWritesTheFileTheSecondReadsItWithoutBuilding) {
   shape_dir d("cache");
   const fs::path p = d.path / "w.shape";
   counting_builder b;
@@ -100,8 +100,8 @@ void flip(const fs::path& p, std::size_t at) {
   test::write_all(p, bytes);
 }
 
-TEST(ShapeCache, CorruptFilesAreRebuiltAndRewritten) {
-  std::mt19937_64 rng(test::test_seed("ShapeCache.CorruptFilesAreRebuiltAndRewritten"));
+TEST(shape_cache, CorruptFilesAreRebuiltAndRewritten) {
+  std::mt19937_64 rng(test::test_seed("shape_cache.CorruptFilesAreRebuiltAndRewritten"));
   expect_rebuilt("truncated", "truncated", [](const fs::path& p) { fs::resize_file(p, fs::file_size(p) - 100); });
   expect_rebuilt("truncated to nothing", "truncated", [](const fs::path& p) { fs::resize_file(p, 0); });
   const std::size_t header = 120 + key.circuit_id.size();
@@ -113,7 +113,7 @@ TEST(ShapeCache, CorruptFilesAreRebuiltAndRewritten) {
   expect_rebuilt("magic flipped", "bad magic", [](const fs::path& p) { flip(p, 0); });
 }
 
-TEST(ShapeCache, StaleFilesAreRebuiltAndRewritten) {
+TEST(shape_cache, StaleFilesAreRebuiltAndRewritten) {
   expect_rebuilt("other shape version", "stale", [](const fs::path& p) {
     io::write_shape_file(p, test::winning_2k_shape(), {key.circuit_id, key.shape_version - 1});
   });
@@ -122,7 +122,7 @@ TEST(ShapeCache, StaleFilesAreRebuiltAndRewritten) {
   });
 }
 
-TEST(ShapeCache, ACachedShapeThatFailsTheCallersCheckIsRebuilt) {
+TEST(shape_cache, ACachedShapeThatFailsTheCallersCheckIsRebuilt) {
   shape_dir d("check");
   const fs::path p = d.path / "w.shape";
   // a file under the right key holding another shape (a circuit changed
@@ -142,7 +142,7 @@ TEST(ShapeCache, ACachedShapeThatFailsTheCallersCheckIsRebuilt) {
   EXPECT_EQ(b.calls, 1);
 }
 
-TEST(ShapeCache, AnUnwritableCacheStillYieldsTheShapeWithAWarning) {
+TEST(shape_cache, AnUnwritableCacheStillYieldsTheShapeWithAWarning) {
   shape_dir d("unwritable");
   // the cache path's folder is a regular file: nothing can be created there
   // (as root too, unlike a read-only folder)
@@ -158,7 +158,7 @@ TEST(ShapeCache, AnUnwritableCacheStillYieldsTheShapeWithAWarning) {
   EXPECT_EQ(b.calls, 1);
 }
 
-TEST(ShapeCache, AReadOnlyFolderStillYieldsTheShapeWithAWarning) {
+TEST(shape_cache, AReadOnlyFolderStillYieldsTheShapeWithAWarning) {
   shape_dir d("readonly");
   fs::permissions(d.path, fs::perms::owner_read | fs::perms::owner_exec);
   if (::access(d.path.c_str(), W_OK) == 0)
@@ -171,7 +171,7 @@ TEST(ShapeCache, AReadOnlyFolderStillYieldsTheShapeWithAWarning) {
   EXPECT_TRUE(same_shape(r.shape, test::winning_2k_shape()));
 }
 
-TEST(ShapeCache, TemporariesOfDeadWritersAreRemovedBeforeWriting) {
+TEST(shape_cache, TemporariesOfDeadWritersAreRemovedBeforeWriting) {
   shape_dir d("orphans");
   const fs::path p = d.path / "w.shape";
   // pid 2^31 - 2 is above any pid_max (2^22): no such process
@@ -187,7 +187,7 @@ TEST(ShapeCache, TemporariesOfDeadWritersAreRemovedBeforeWriting) {
   EXPECT_TRUE(fs::exists(other));
 }
 
-TEST(ShapeCache, ABuilderFailurePropagatesAndWritesNothing) {
+TEST(shape_cache, ABuilderFailurePropagatesAndWritesNothing) {
   shape_dir d("failure");
   const fs::path p = d.path / "w.shape";
   EXPECT_THROW(io::load_or_build_shape(p, key, []() -> r1cs::r1cs_shape { throw std::runtime_error("no"); }),

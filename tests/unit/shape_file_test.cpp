@@ -33,7 +33,7 @@ using test::shape_dir;
 
 const io::shape_key key{"winning-2k", 3};
 
-TEST(ShapeFile, RoundTripEqualsTheBuiltShape) {
+TEST(shape_file, RoundTripEqualsTheBuiltShape) {
   const r1cs::r1cs_shape& s = test::winning_2k_shape();
   shape_dir d("roundtrip");
   const fs::path p = d.path / "w.shape";
@@ -80,7 +80,7 @@ std::string refusal(const fs::path& p, const io::shape_key& k) {
   return "";
 }
 
-TEST(ShapeFile, EveryFlippedHeaderByteIsRefused) {
+TEST(shape_file, EveryFlippedHeaderByteIsRefused) {
   // a small shape, so that reading it once per header byte is quick
   const r1cs::r1cs_shape s = r1cs::make_shape(r1cs::examples::chain_circuit{50, std::nullopt});
   shape_dir d("header");
@@ -99,14 +99,14 @@ TEST(ShapeFile, EveryFlippedHeaderByteIsRefused) {
   }
 }
 
-TEST(ShapeFile, FlippedPayloadBytesAreRefusedByTheDigest) {
+TEST(shape_file, FlippedPayloadBytesAreRefusedByTheDigest) {
   const r1cs::r1cs_shape& s = test::winning_2k_shape();
   shape_dir d("payload");
   const fs::path good = d.path / "good.shape", bad = d.path / "bad.shape";
   io::write_shape_file(good, s, key);
   const std::vector<char> bytes = test::read_all(good);
   const std::size_t header = 120 + key.circuit_id.size();
-  std::mt19937_64 rng(test::test_seed("ShapeFile.FlippedPayloadBytesAreRefusedByTheDigest"));
+  std::mt19937_64 rng(test::test_seed("shape_file.FlippedPayloadBytesAreRefusedByTheDigest"));
   std::vector<std::size_t> at = {header, bytes.size() - 1};  // first and last payload byte
   for (int i = 0; i < 6; ++i) at.push_back(header + rng() % (bytes.size() - header));
   for (std::size_t i : at) {
@@ -118,7 +118,7 @@ TEST(ShapeFile, FlippedPayloadBytesAreRefusedByTheDigest) {
   }
 }
 
-TEST(ShapeFile, TruncatedOrLongerFilesAreRefused) {
+TEST(shape_file, TruncatedOrLongerFilesAreRefused) {
   const r1cs::r1cs_shape s = r1cs::make_shape(r1cs::examples::chain_circuit{50, std::nullopt});
   shape_dir d("truncated");
   const fs::path good = d.path / "good.shape", bad = d.path / "bad.shape";
@@ -137,7 +137,7 @@ TEST(ShapeFile, TruncatedOrLongerFilesAreRefused) {
   EXPECT_NE(refusal(bad, key).find("trailing"), std::string::npos);
 }
 
-TEST(ShapeFile, AnotherKeyIsRefusedAsStale) {
+TEST(shape_file, AnotherKeyIsRefusedAsStale) {
   const r1cs::r1cs_shape s = r1cs::make_shape(r1cs::examples::chain_circuit{50, std::nullopt});
   shape_dir d("stale");
   const fs::path p = d.path / "s.shape";
@@ -149,7 +149,7 @@ TEST(ShapeFile, AnotherKeyIsRefusedAsStale) {
 
 // Shapes that the writer accepts (it checks sizes only) but whose contents
 // break an invariant: the digest is right, the structure check refuses them.
-TEST(ShapeFile, BadStructureWithAValidDigestIsRefused) {
+TEST(shape_file, BadStructureWithAValidDigestIsRefused) {
   const r1cs::r1cs_shape base = r1cs::make_shape(r1cs::examples::chain_circuit{20, std::nullopt});
   ASSERT_GE(base.a.nnz(), 4u);
   shape_dir d("structure");
@@ -204,7 +204,7 @@ TEST(ShapeFile, BadStructureWithAValidDigestIsRefused) {
   });
 }
 
-TEST(ShapeFile, ShapesTheFormatCannotHoldAreRefusedByTheWriter) {
+TEST(shape_file, ShapesTheFormatCannotHoldAreRefusedByTheWriter) {
   const r1cs::r1cs_shape base = r1cs::make_shape(r1cs::examples::chain_circuit{5, std::nullopt});
   shape_dir d("writer");
   const fs::path p = d.path / "w.shape";

@@ -68,7 +68,7 @@ fr blstrs_random(xorshift& rng) {
 constexpr std::array<std::uint8_t, 16> test_seed_bytes = {0x59, 0x62, 0xbe, 0x5d, 0x76, 0x3d, 0x31, 0x8d,
                                                           0x17, 0xdb, 0x37, 0x32, 0x54, 0x06, 0xbc, 0xe5};
 
-TEST(SnapChallenges, RustHardcodedVectors) {
+TEST(snap_challenges, RustHardcodedVectors) {
   xorshift rng(test_seed_bytes);
   const fr comm_r_new = blstrs_random(rng);
   // (sector nodes, k) -> first five challenges (challenges.rs)
@@ -106,8 +106,8 @@ TEST(SnapChallenges, RustHardcodedVectors) {
   }
 }
 
-TEST(SnapChallenges, Bucketing) {
-  std::mt19937_64 rng(test::test_seed("SnapChallenges.Bucketing"));
+TEST(snap_challenges, Bucketing) {
+  std::mt19937_64 rng(test::test_seed("snap_challenges.Bucketing"));
   for (std::uint64_t nodes : {1ull << 6, 1ull << 10, 1ull << 18, 1ull << 24, 1ull << 30, 1ull << 31}) {
     const circuits::snap_params p = circuits::snap_params_for(nodes * 32);
     const fr comm_r_new = fr::random(rng);
@@ -130,8 +130,8 @@ TEST(SnapChallenges, Bucketing) {
 
 // The circuit's challenge bits (gen_challenge_bits in a checking CS, partition
 // bits appended) equal the native challenges; the constraints hold.
-TEST(SnapChallenges, GadgetMatchesNative) {
-  std::mt19937_64 rng(test::test_seed("SnapChallenges.GadgetMatchesNative"));
+TEST(snap_challenges, GadgetMatchesNative) {
+  std::mt19937_64 rng(test::test_seed("snap_challenges.GadgetMatchesNative"));
   for (std::uint64_t nodes : {1ull << 6, 1ull << 18, 1ull << 24}) {
     const circuits::snap_params p = circuits::snap_params_for(nodes * 32);
     const fr comm_r_new = fr::random(rng);

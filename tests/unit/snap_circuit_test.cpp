@@ -30,14 +30,14 @@ counts count_blank(std::uint64_t sector_size, snap_variant v) {
 
 // storage-proofs-update tests/circuit.rs test_empty_sector_update_constraints_32gib
 // (BenchCS, blank circuit, TreeR 8-8-0): 81,049,499.
-TEST(SnapCircuit, Published32GiBSha256) {
+TEST(snap_circuit, Published32GiBSha256) {
   const counts c = count_blank(32ull << 30, snap_variant::sha256);
   EXPECT_EQ(c.constraints, 81'049'499u);
   EXPECT_EQ(c.inputs, 5u);  // ONE, k_and_h_select, comm_r_old, comm_d_new, comm_r_new
 }
 
 // storage-proofs-update tests/circuit_poseidon.rs test_empty_sector_update_constraints_32gib: 22,305,906.
-TEST(SnapCircuit, Published32GiBPoseidon) {
+TEST(snap_circuit, Published32GiBPoseidon) {
   const counts c = count_blank(32ull << 30, snap_variant::poseidon);
   EXPECT_EQ(c.constraints, 22'305'906u);
   EXPECT_EQ(c.inputs, 5u);
@@ -45,7 +45,7 @@ TEST(SnapCircuit, Published32GiBPoseidon) {
 
 // tests/circuit.rs test_empty_sector_update_circuit_{1,2,4,8,16,32}kib
 // (TestConstraintSystem over a real sector; tree R shapes from validate_tree_r_shape).
-TEST(SnapCircuit, PublishedSmallSizesSha256) {
+TEST(snap_circuit, PublishedSmallSizesSha256) {
   EXPECT_EQ(count_blank(1ull << 10, snap_variant::sha256).constraints, 1'248'389u);
   EXPECT_EQ(count_blank(2ull << 10, snap_variant::sha256).constraints, 1'705'039u);
   EXPECT_EQ(count_blank(4ull << 10, snap_variant::sha256).constraints, 2'165'109u);
@@ -55,14 +55,14 @@ TEST(SnapCircuit, PublishedSmallSizesSha256) {
 }
 
 // tests/circuit_poseidon.rs test_empty_sector_update_circuit_{1,8}kib.
-TEST(SnapCircuit, PublishedSmallSizesPoseidon) {
+TEST(snap_circuit, PublishedSmallSizesPoseidon) {
   EXPECT_EQ(count_blank(1ull << 10, snap_variant::poseidon).constraints, 32'164u);
   EXPECT_EQ(count_blank(8ull << 10, snap_variant::poseidon).constraints, 47'974u);
 }
 
 // gadgets.rs test_gen_challenge_bits_gadget: constraints of gen_challenge_bits
 // per allowed sector size (1 KiB .. 64 GiB).
-TEST(SnapCircuit, GenChallengeBitsGadgetCounts) {
+TEST(snap_circuit, GenChallengeBitsGadgetCounts) {
   const std::uint64_t nodes[] = {1u << 5, 1u << 6, 1u << 7, 1u << 8, 1u << 9, 1u << 10,
                                  1u << 18, 1u << 19, 1u << 24, 1u << 30, 1ull << 31};
   const std::size_t expected[] = {568, 568, 568, 568, 568, 568, 568, 568, 4544, 5680, 5680};
@@ -81,7 +81,7 @@ TEST(SnapCircuit, GenChallengeBitsGadgetCounts) {
 }
 
 // gadgets.rs test_apex_por_gadget_small_sector_sizes / _16kib_4_8_partitions.
-TEST(SnapCircuit, ApexPorGadgetCounts) {
+TEST(snap_circuit, ApexPorGadgetCounts) {
   const auto apex_count = [](std::size_t leaves, std::size_t partition_bits) {
     r1cs::counting_cs cs;
     const auto num = [&] { return gadgets::allocated_num::alloc(cs, [] { return r1cs::fr::zero(); }); };
@@ -102,7 +102,7 @@ TEST(SnapCircuit, ApexPorGadgetCounts) {
   EXPECT_EQ(apex_count(8, 3), 453'797u);       // 16 KiB, 8 partitions x 8 apex leaves
 }
 
-TEST(SnapCircuit, PublicParamsPerSize) {
+TEST(snap_circuit, PublicParamsPerSize) {
   const snap_params p2k = circuits::snap_params_for(2ull << 10);
   EXPECT_EQ(p2k.partition_count, 1u);
   EXPECT_EQ(p2k.challenge_count, 10u);

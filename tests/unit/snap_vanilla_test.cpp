@@ -48,8 +48,8 @@ r1cs::satisfaction_cs run_circuit(const circuits::synthetic_snap& s, std::size_t
   return cs;
 }
 
-TEST(SnapVanilla, GeneratedProofsVerifyAtEverySize) {
-  const std::uint64_t seed = test::test_seed("SnapVanilla.GeneratedProofsVerifyAtEverySize");
+TEST(snap_vanilla, GeneratedProofsVerifyAtEverySize) {
+  const std::uint64_t seed = test::test_seed("snap_vanilla.GeneratedProofsVerifyAtEverySize");
   for (std::uint64_t size : {2ull << 10, 8ull << 20, 32ull << 30, 64ull << 30}) {
     const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(size), seed);
     ASSERT_EQ(s.partitions.size(), s.params.partition_count);
@@ -65,8 +65,8 @@ TEST(SnapVanilla, GeneratedProofsVerifyAtEverySize) {
   EXPECT_TRUE(circuits::check_snap_partition(p.params, p.pub, 0, p.partitions[0]).empty());
 }
 
-TEST(SnapVanilla, BincodeRoundTrip) {
-  const std::uint64_t seed = test::test_seed("SnapVanilla.BincodeRoundTrip");
+TEST(snap_vanilla, BincodeRoundTrip) {
+  const std::uint64_t seed = test::test_seed("snap_vanilla.BincodeRoundTrip");
   for (std::uint64_t size : {2ull << 10, 64ull << 30}) {  // Single and Top Merkle proofs
     const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(size), seed);
     const std::vector<std::uint8_t> bytes = io::write_snap_partition_proof(s.partitions[0]);
@@ -82,8 +82,8 @@ TEST(SnapVanilla, BincodeRoundTrip) {
             32 + 8 + 8 * 32 + 8 + 10 * (2 * r_proof + d_proof));
 }
 
-TEST(SnapVanilla, BincodeErrorsNameTheField) {
-  const std::uint64_t seed = test::test_seed("SnapVanilla.BincodeErrorsNameTheField");
+TEST(snap_vanilla, BincodeErrorsNameTheField) {
+  const std::uint64_t seed = test::test_seed("snap_vanilla.BincodeErrorsNameTheField");
   const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(2ull << 10), seed);
   const std::vector<std::uint8_t> good = io::write_snap_partition_proof(s.partitions[0]);
   const auto error_of = [](const std::vector<std::uint8_t>& b) -> std::string {
@@ -127,8 +127,8 @@ TEST(SnapVanilla, BincodeErrorsNameTheField) {
   }
 }
 
-TEST(SnapVanilla, Generated2KiBSatisfiesTheCircuit) {
-  const std::uint64_t seed = test::test_seed("SnapVanilla.Generated2KiBSatisfiesTheCircuit");
+TEST(snap_vanilla, Generated2KiBSatisfiesTheCircuit) {
+  const std::uint64_t seed = test::test_seed("snap_vanilla.Generated2KiBSatisfiesTheCircuit");
   const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(2ull << 10), seed);
   const r1cs::satisfaction_cs cs = run_circuit(s, 0, s.partitions[0], s.pub);
   EXPECT_TRUE(cs.is_satisfied()) << cs.which_is_unsatisfied().value_or("");
@@ -141,8 +141,8 @@ TEST(SnapVanilla, Generated2KiBSatisfiesTheCircuit) {
 
 // One 8 MiB partition (~10 M constraints; ~10-30 s on the dev host): the
 // generator's apex leaves, partition path and tree shapes at 4 partitions.
-TEST(SnapVanilla, Generated8MiBSatisfiesTheCircuit) {
-  const std::uint64_t seed = test::test_seed("SnapVanilla.Generated8MiBSatisfiesTheCircuit");
+TEST(snap_vanilla, Generated8MiBSatisfiesTheCircuit) {
+  const std::uint64_t seed = test::test_seed("snap_vanilla.Generated8MiBSatisfiesTheCircuit");
   const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(8ull << 20), seed);
   const r1cs::satisfaction_cs cs = run_circuit(s, 3, s.partitions[3], s.pub);
   EXPECT_TRUE(cs.is_satisfied()) << cs.which_is_unsatisfied().value_or("");
@@ -154,8 +154,8 @@ TEST(SnapVanilla, Generated8MiBSatisfiesTheCircuit) {
 
 // The Poseidon variant at 8 MiB (one partition of 40 challenges, 395 K
 // constraints): accepted; a tree R new sibling corrupted is rejected there.
-TEST(SnapVanilla, GeneratedPoseidon8MiBSatisfiesTheCircuit) {
-  const std::uint64_t seed = test::test_seed("SnapVanilla.GeneratedPoseidon8MiBSatisfiesTheCircuit");
+TEST(snap_vanilla, GeneratedPoseidon8MiBSatisfiesTheCircuit) {
+  const std::uint64_t seed = test::test_seed("snap_vanilla.GeneratedPoseidon8MiBSatisfiesTheCircuit");
   const circuits::synthetic_snap s =
       circuits::generate_synthetic_snap(circuits::snap_params_for(8ull << 20, snap_variant::poseidon), seed);
   const r1cs::satisfaction_cs cs = run_circuit(s, 0, s.partitions[0], s.pub);
@@ -169,8 +169,8 @@ TEST(SnapVanilla, GeneratedPoseidon8MiBSatisfiesTheCircuit) {
       << *cs2.which_is_unsatisfied();
 }
 
-TEST(SnapVanilla, CorruptionsAreRejected) {
-  const std::uint64_t seed = test::test_seed("SnapVanilla.CorruptionsAreRejected");
+TEST(snap_vanilla, CorruptionsAreRejected) {
+  const std::uint64_t seed = test::test_seed("snap_vanilla.CorruptionsAreRejected");
   const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(2ull << 10), seed);
   const auto expect_rejected = [&](const io::snap_partition_proof& proof, const circuits::snap_public& pub,
                                    const std::string& checker_says, const std::string& circuit_path) {
@@ -239,7 +239,7 @@ TEST(SnapVanilla, CorruptionsAreRejected) {
   EXPECT_THROW((void)circuits::snap_circuit_from_partition(s.params, s.pub, 0, p), std::invalid_argument);
 }
 
-TEST(SnapVanilla, ParamFileStemsArePublished) {
+TEST(snap_vanilla, ParamFileStemsArePublished) {
   // rust-fil-proofs parameters.json
   EXPECT_EQ(circuits::snap_param_file_stem(2ull << 10),
             "v28-empty-sector-update-merkletree-poseidon_hasher-8-0-0-"
@@ -267,7 +267,7 @@ namespace {
 // Found by fuzz_snap_vanilla: a number literal beyond a double's range made
 // nlohmann throw out_of_range, which escaped the readers as a non-format
 // error. The same holds for the other JSON readers (.meta here).
-TEST(JsonReaders, NumberLiteralOutOfRangeIsAFormatError) {
+TEST(json_readers, NumberLiteralOutOfRangeIsAFormatError) {
   EXPECT_THROW(io::parse_snap_vanilla_json("[\n9999e99999]", "huge"), io::format_error);
   const auto meta = std::filesystem::temp_directory_path() / "cuzk-huge-number.meta";
   {

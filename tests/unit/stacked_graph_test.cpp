@@ -39,13 +39,13 @@ porep_id_bytes porep_id(std::uint64_t id) {
   return p;
 }
 
-TEST(PorepHashes, Blake2bKnownAnswerAndOpenssl) {
+TEST(porep_hashes, Blake2bKnownAnswerAndOpenssl) {
   const std::string abc = "abc";
   const auto d = blake2b::hash512({reinterpret_cast<const std::uint8_t*>(abc.data()), abc.size()});
   EXPECT_EQ(hex(d),
             "ba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d1"
             "7d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923");
-  std::mt19937_64 rng(cuzk::test::test_seed("PorepHashes.Blake2b"));
+  std::mt19937_64 rng(cuzk::test::test_seed("porep_hashes.Blake2b"));
   for (std::size_t len : {0, 1, 16, 127, 128, 129, 255, 256, 257, 1000}) {
     std::vector<std::uint8_t> msg(len);
     for (auto& b : msg) b = std::uint8_t(rng());
@@ -62,7 +62,7 @@ TEST(PorepHashes, Blake2bKnownAnswerAndOpenssl) {
   }
 }
 
-TEST(PorepHashes, ChaCha20Rfc8439Block) {
+TEST(porep_hashes, ChaCha20Rfc8439Block) {
   std::array<std::uint8_t, 32> key;
   for (int i = 0; i < 32; ++i) key[std::size_t(i)] = std::uint8_t(i);
   const std::array<std::uint8_t, 12> nonce = {0, 0, 0, 9, 0, 0, 0, 0x4a, 0, 0, 0, 0};
@@ -83,14 +83,14 @@ TEST(PorepHashes, ChaCha20Rfc8439Block) {
   EXPECT_TRUE(std::equal(part.begin(), part.end(), all.begin() + 77));
 }
 
-TEST(StackedGraph, ParentCacheDigest2KiB) {
+TEST(stacked_graph, ParentCacheDigest2KiB) {
   EXPECT_EQ(hex(stacked_graph(64, porep_id(0), porep_api_version::v1_0_0).parent_cache_sha256()),
             "3da49221e2ed55371b86d0bf3d6526fcf128af61bed904f966428db1b531750d");
   EXPECT_EQ(hex(stacked_graph(64, porep_id(5), porep_api_version::v1_1_0).parent_cache_sha256()),
             "840057702eea7652cf97e04306c30fe57174714d90de156a25eddd6075c25b97");
 }
 
-TEST(StackedGraph, ParentCacheDigest8MiB) {
+TEST(stacked_graph, ParentCacheDigest8MiB) {
   const std::uint64_t nodes = (8ull << 20) / 32;
   EXPECT_EQ(hex(stacked_graph(nodes, porep_id(1), porep_api_version::v1_0_0).parent_cache_sha256()),
             "a76604f2f59f2744c7151653bbb1d8596b6b57d295e6fa6c1f0c41d725b502ce");
@@ -99,7 +99,7 @@ TEST(StackedGraph, ParentCacheDigest8MiB) {
 }
 
 // drgraph.rs graph_bucket_aux, on the same sizes, plus range checks.
-TEST(StackedGraph, BucketGraphProperties) {
+TEST(stacked_graph, BucketGraphProperties) {
   for (auto [id, api] : {std::pair{0, porep_api_version::v1_0_0}, std::pair{5, porep_api_version::v1_2_0},
                          std::pair{5, porep_api_version::v1_1_0}}) {
     for (std::uint64_t size : {4u, 16u, 256u, 2048u}) {
@@ -127,7 +127,7 @@ TEST(StackedGraph, BucketGraphProperties) {
   }
 }
 
-TEST(StackedGraph, FeistelIsAPermutation) {
+TEST(stacked_graph, FeistelIsAPermutation) {
   for (std::uint64_t nodes : {64u, 128u, 1000u}) {  // domains 512 (4^5 / 2), 1024 (= 4^5), 8000
     const stacked_graph g(nodes, porep_id(7), porep_api_version::v1_1_0);
     std::set<std::uint64_t> seen;
@@ -140,12 +140,12 @@ TEST(StackedGraph, FeistelIsAPermutation) {
   }
 }
 
-TEST(StackedGraph, ApiVersionsAndPorepIdsDiffer) {
+TEST(stacked_graph, ApiVersionsAndPorepIdsDiffer) {
   const std::uint64_t nodes = (32ull << 30) / 32;
   const stacked_graph v10(nodes, porep_id(3), porep_api_version::v1_0_0);
   const stacked_graph v11(nodes, porep_id(3), porep_api_version::v1_1_0);
   const stacked_graph other(nodes, porep_id(8), porep_api_version::v1_1_0);
-  std::mt19937_64 rng(cuzk::test::test_seed("StackedGraph.ApiVersions"));
+  std::mt19937_64 rng(cuzk::test::test_seed("stacked_graph.ApiVersions"));
   int exp_differ = 0;
   for (int t = 0; t < 50; ++t) {
     const std::uint32_t n = std::uint32_t(2 + rng() % (nodes - 2));
@@ -165,7 +165,7 @@ TEST(StackedGraph, ApiVersionsAndPorepIdsDiffer) {
   EXPECT_GT(exp_differ, 0);
 }
 
-TEST(StackedGraph, ParallelCacheMatchesSingleNodeCalls) {
+TEST(stacked_graph, ParallelCacheMatchesSingleNodeCalls) {
   const stacked_graph g(1 << 12, porep_id(6), porep_api_version::v1_1_0);
   const std::vector<std::uint32_t> cache = g.parent_cache(100, 300);
   ASSERT_EQ(cache.size(), 300 * graph_degree);

@@ -61,7 +61,7 @@ stacked_porep_params test_shape(std::size_t base, std::size_t sub, std::size_t t
   return {nodes, 2, 1, merkle_tree_shape::for_leaves(nodes, base, sub, top)};
 }
 
-TEST(StackedPorepCircuit, RustTestShapeCounts) {
+TEST(stacked_porep_circuit, RustTestShapeCounts) {
   // test_stacked_porep_circuit::<DiskTree<PoseidonHasher, U, V, W>>(22, n)
   EXPECT_EQ(count_blank(test_shape(8, 0, 0)).constraints, 1'199'620u);
   EXPECT_EQ(count_blank(test_shape(8, 0, 0)).inputs, 22u);
@@ -71,7 +71,7 @@ TEST(StackedPorepCircuit, RustTestShapeCounts) {
   EXPECT_EQ(count_blank(test_shape(8, 4, 2)).inputs, 22u);
 }
 
-TEST(StackedPorepCircuit, Counts32GiB) {
+TEST(stacked_porep_circuit, Counts32GiB) {
   const auto t0 = std::chrono::steady_clock::now();
   const counts c = count_blank(circuits::stacked_porep_params_for_size(32ull << 30));
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -81,14 +81,14 @@ TEST(StackedPorepCircuit, Counts32GiB) {
   EXPECT_EQ(c.inputs, 328u);
 }
 
-TEST(StackedPorepCircuit, Inputs2KiBMatchVk) {
+TEST(stacked_porep_circuit, Inputs2KiBMatchVk) {
   // the real 2 KiB PoRep .vk has 40 IC points: ONE + 39 inputs
   const counts c = count_blank(circuits::stacked_porep_params_for_size(2ull << 10));
   EXPECT_EQ(c.inputs, 40u);
   EXPECT_EQ(c.inputs, 4 + 18 * 2 + 0u);
 }
 
-TEST(StackedPorepCircuit, ParamsValidation) {
+TEST(stacked_porep_circuit, ParamsValidation) {
   EXPECT_THROW(circuits::stacked_porep_params_for_size(4096), std::invalid_argument);
   stacked_porep_params p = circuits::stacked_porep_params_for_size(2ull << 10);
   p.layers = 3;
@@ -110,8 +110,8 @@ std::optional<std::size_t> first_failing_row(const r1cs::r1cs_shape& shape, cons
   return std::nullopt;
 }
 
-TEST(StackedPorepCircuit, TestShapeSatisfiedInShape) {
-  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.TestShapeSatisfiedInShape"));
+TEST(stacked_porep_circuit, TestShapeSatisfiedInShape) {
+  std::mt19937_64 rng(test::test_seed("stacked_porep_circuit.TestShapeSatisfiedInShape"));
   const stacked_porep_params p = test_shape(8, 0, 0);
   const test::stacked_sector s = test::make_stacked_sector(p, rng);
   const r1cs::r1cs_shape shape = r1cs::make_shape(circuits::blank_stacked_porep_circuit(p));
@@ -182,8 +182,8 @@ void expect_same_witness(const circuits::stacked_porep_circuit& c, unsigned thre
 
 // sha256 of messages mixing constants, allocated and negated bits: the
 // native witness path against the gadget (aux, constraint count, digest).
-TEST(StackedPorepCircuit, NativeSha256WitnessMatchesGadget) {
-  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.NativeSha256WitnessMatchesGadget"));
+TEST(stacked_porep_circuit, NativeSha256WitnessMatchesGadget) {
+  std::mt19937_64 rng(test::test_seed("stacked_porep_circuit.NativeSha256WitnessMatchesGadget"));
   for (int round = 0; round < 24; ++round) {
     const std::size_t bytes = std::size_t(rng() % 150);
     const unsigned const_pct = unsigned(rng() % 101), neg_pct = unsigned(rng() % 101);
@@ -223,8 +223,8 @@ TEST(StackedPorepCircuit, NativeSha256WitnessMatchesGadget) {
   }
 }
 
-TEST(StackedPorepCircuit, FastWitness2KiBFromC1) {
-  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.FastWitness2KiBFromC1"));
+TEST(stacked_porep_circuit, FastWitness2KiBFromC1) {
+  std::mt19937_64 rng(test::test_seed("stacked_porep_circuit.FastWitness2KiBFromC1"));
   const stacked_porep_params p = circuits::stacked_porep_params_for_size(2ull << 10);
   const test::stacked_sector s = test::make_stacked_sector(p, rng);
   const circuits::stacked_porep_circuit c = circuits::stacked_porep_circuit_from_c1(p, s.c1(), 0);
@@ -236,8 +236,8 @@ TEST(StackedPorepCircuit, FastWitness2KiBFromC1) {
   expect_same_witness(c, 1);
 }
 
-TEST(StackedPorepCircuit, FastWitnessReduced32GiB) {
-  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.FastWitnessReduced32GiB"));
+TEST(stacked_porep_circuit, FastWitnessReduced32GiB) {
+  std::mt19937_64 rng(test::test_seed("stacked_porep_circuit.FastWitnessReduced32GiB"));
   stacked_porep_params p = circuits::stacked_porep_params_for_size(32ull << 30);
   p.challenges = 2;
   const circuits::stacked_witness_layout l = circuits::stacked_witness_layout_for(p);
@@ -273,14 +273,14 @@ void check_generated(const char* proof_name, std::uint64_t seed) {
   EXPECT_NE(first_failing_row(shape, r1cs::make_witness(bad)), std::nullopt);
 }
 
-TEST(StackedPorepCircuit, GeneratedC1Satisfies2KiB) {
-  const std::uint64_t seed = test::test_seed("StackedPorepCircuit.GeneratedC1Satisfies2KiB");
+TEST(stacked_porep_circuit, GeneratedC1Satisfies2KiB) {
+  const std::uint64_t seed = test::test_seed("stacked_porep_circuit.GeneratedC1Satisfies2KiB");
   check_generated("StackedDrg2KiBV1_1", seed);
   check_generated("StackedDrg2KiBV1", seed);  // api 1.0 graph
 }
 
-TEST(StackedPorepCircuit, C1ConversionRejectsBadInput) {
-  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.C1ConversionRejectsBadInput"));
+TEST(stacked_porep_circuit, C1ConversionRejectsBadInput) {
+  std::mt19937_64 rng(test::test_seed("stacked_porep_circuit.C1ConversionRejectsBadInput"));
   const stacked_porep_params p = circuits::stacked_porep_params_for_size(2ull << 10);
   const test::stacked_sector s = test::make_stacked_sector(p, rng);
   {

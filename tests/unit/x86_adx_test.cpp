@@ -40,7 +40,7 @@
 namespace {
 
 using u64 = std::uint64_t;
-using u128 = unsigned __int128;
+__extension__ using u128 = unsigned __int128;  // a GCC/Clang extension (-Wpedantic)
 
 template <std::size_t N>
 using limbs = std::array<u64, N>;
@@ -408,52 +408,52 @@ constexpr std::size_t k_random_cases = 1000000;
 
 }  // namespace
 
-TEST(X86Adx, CpuDetection) {
+TEST(x86_adx, CpuDetection) {
   EXPECT_EQ(cuzk::ff::detail::cpu_has_bmi2_adx(), cpu_ok());
   std::printf("[ cpu ] bmi2+adx: %s\n", cpu_ok() ? "yes" : "no");
 }
 
-TEST(X86Adx, ReferenceSanity) {
+TEST(x86_adx, ReferenceSanity) {
   run_reference_sanity<fp_field>();
   run_reference_sanity<fr_field>();
 }
 
-TEST(X86Adx, FpSpecialValues) {
+TEST(x86_adx, FpSpecialValues) {
   CUZK_REQUIRE_ADX();
   run_special<fp_field>();
 }
 
-TEST(X86Adx, FrSpecialValues) {
+TEST(x86_adx, FrSpecialValues) {
   CUZK_REQUIRE_ADX();
   run_special<fr_field>();
 }
 
-TEST(X86Adx, FpRandom) {
+TEST(x86_adx, FpRandom) {
   CUZK_REQUIRE_ADX();
   run_random<fp_field>(k_random_cases);
 }
 
-TEST(X86Adx, FrRandom) {
+TEST(x86_adx, FrRandom) {
   CUZK_REQUIRE_ADX();
   run_random<fr_field>(k_random_cases);
 }
 
-TEST(X86Adx, FpAliasing) {
+TEST(x86_adx, FpAliasing) {
   CUZK_REQUIRE_ADX();
   run_aliasing<fp_field>(20000);
 }
 
-TEST(X86Adx, FrAliasing) {
+TEST(x86_adx, FrAliasing) {
   CUZK_REQUIRE_ADX();
   run_aliasing<fr_field>(20000);
 }
 
-TEST(X86Adx, FpChain) {
+TEST(x86_adx, FpChain) {
   CUZK_REQUIRE_ADX();
   run_chain<fp_field>(100000);
 }
 
-TEST(X86Adx, FrChain) {
+TEST(x86_adx, FrChain) {
   CUZK_REQUIRE_ADX();
   run_chain<fr_field>(100000);
 }
@@ -496,7 +496,7 @@ limbs<6> ref_sub(const limbs<6>& a, const limbs<6>& b) {
 
 }  // namespace
 
-TEST(X86Adx, FpAddSub) {
+TEST(x86_adx, FpAddSub) {
   CUZK_REQUIRE_ADX();
   std::mt19937_64 rng(announce_seed("Fp", "add/sub"));
   std::vector<limbs<6>> v;
@@ -545,7 +545,7 @@ TEST(X86Adx, FpAddSub) {
 
 #else
 
-TEST(X86Adx, NotAvailable) {
+TEST(x86_adx, NotAvailable) {
   GTEST_SKIP() << "x86-64 BMI2/ADX inline asm not available on this target";
 }
 

@@ -24,12 +24,12 @@ void fuzz(const char* proof_name, std::size_t n, const char* what) {
   EXPECT_EQ(st.accepted + st.rejected, n);
 }
 
-TEST(PorepC1FuzzLong, HundredThousandMutations2KiB) {
-  fuzz("StackedDrg2KiBV1_1", 100000, "PorepC1FuzzLong.HundredThousandMutations2KiB");
+TEST(porep_c1_fuzz_long, HundredThousandMutations2KiB) {
+  fuzz("StackedDrg2KiBV1_1", 100000, "porep_c1_fuzz_long.HundredThousandMutations2KiB");
 }
 
-TEST(PorepC1FuzzLong, TwentyThousandMutations8MiB) {
-  fuzz("StackedDrg8MiBV1_1_Feat_SyntheticPoRep", 20000, "PorepC1FuzzLong.TwentyThousandMutations8MiB");
+TEST(porep_c1_fuzz_long, TwentyThousandMutations8MiB) {
+  fuzz("StackedDrg8MiBV1_1_Feat_SyntheticPoRep", 20000, "porep_c1_fuzz_long.TwentyThousandMutations8MiB");
 }
 
 }  // namespace

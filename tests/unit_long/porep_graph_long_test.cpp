@@ -27,7 +27,7 @@ porep_id_bytes porep_id(std::uint64_t id) {
   return p;
 }
 
-TEST(StackedGraphLong, ParentCacheDigest512MiB) {
+TEST(stacked_graph_long, ParentCacheDigest512MiB) {
   const std::uint64_t nodes = (512ull << 20) / 32;
   const auto t0 = std::chrono::steady_clock::now();
   EXPECT_EQ(hex(stacked_graph(nodes, porep_id(2), cuzk::io::porep_api_version::v1_0_0).parent_cache_sha256()),
@@ -40,10 +40,10 @@ TEST(StackedGraphLong, ParentCacheDigest512MiB) {
               std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count());
 }
 
-TEST(PorepGeneratorLong, Consistent64GiB) {
+TEST(porep_generator_long, Consistent64GiB) {
   const cuzk::io::seal_proof_info* info = cuzk::io::find_seal_proof("StackedDrg64GiBV1_1");
   ASSERT_NE(info, nullptr);
-  const synthetic_porep g = generate_synthetic_porep(*info, cuzk::test::test_seed("PorepGeneratorLong.64GiB"));
+  const synthetic_porep g = generate_synthetic_porep(*info, cuzk::test::test_seed("porep_generator_long.64GiB"));
   for (const std::string& p : check_porep_c1(g.c1)) ADD_FAILURE() << p;
 }
 

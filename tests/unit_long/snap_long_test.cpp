@@ -41,8 +41,8 @@ void expect_accepts(const circuits::synthetic_snap& s, std::size_t k) {
   for (std::size_t i = 0; i < pub.size(); ++i) EXPECT_EQ(cs.inputs()[i + 1], pub[i]) << "input " << i + 1;
 }
 
-TEST(SnapLong, Checking8MiB) {
-  const std::uint64_t seed = test::test_seed("SnapLong.Checking8MiB");
+TEST(snap_long, Checking8MiB) {
+  const std::uint64_t seed = test::test_seed("snap_long.Checking8MiB");
   const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(8ull << 20), seed);
   expect_accepts(s, 2);
   io::snap_partition_proof bad = s.partitions[2];
@@ -52,8 +52,8 @@ TEST(SnapLong, Checking8MiB) {
   EXPECT_NE(cs.which_is_unsatisfied()->find("c_index=6"), std::string::npos) << *cs.which_is_unsatisfied();
 }
 
-TEST(SnapLong, Checking32GiBOnePartition) {
-  const std::uint64_t seed = test::test_seed("SnapLong.Checking32GiBOnePartition");
+TEST(snap_long, Checking32GiBOnePartition) {
+  const std::uint64_t seed = test::test_seed("snap_long.Checking32GiBOnePartition");
   const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(32ull << 30), seed);
   expect_accepts(s, 9);
   io::snap_partition_proof bad = s.partitions[9];

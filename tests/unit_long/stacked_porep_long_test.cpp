@@ -47,8 +47,8 @@ counts count_blank(const stacked_porep_params& p) {
 stacked_porep_params test_shape() { return {8, 2, 1, merkle_tree_shape::for_leaves(8, 8)}; }
 
 // Checking CS of a consistent partition, its public inputs and the C1 path.
-TEST(StackedPorepCircuitLong, TestShapeSatisfiedAndInputs) {
-  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.TestShapeSatisfiedAndInputs"));
+TEST(stacked_porep_circuit_long, TestShapeSatisfiedAndInputs) {
+  std::mt19937_64 rng(test::test_seed("stacked_porep_circuit.TestShapeSatisfiedAndInputs"));
   const stacked_porep_params p = test_shape();
   const test::stacked_sector s = test::make_stacked_sector(p, rng);
   const circuits::stacked_porep_circuit c = s.circuit();
@@ -62,8 +62,8 @@ TEST(StackedPorepCircuitLong, TestShapeSatisfiedAndInputs) {
   for (std::size_t i = 0; i < pub.size(); ++i) EXPECT_EQ(cs.inputs()[i + 1], pub[i]) << "input " << i + 1;
 }
 
-TEST(StackedPorepCircuitLong, Partition2KiBFromC1Satisfied) {
-  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.Partition2KiBFromC1Satisfied"));
+TEST(stacked_porep_circuit_long, Partition2KiBFromC1Satisfied) {
+  std::mt19937_64 rng(test::test_seed("stacked_porep_circuit.Partition2KiBFromC1Satisfied"));
   const stacked_porep_params p = circuits::stacked_porep_params_for_size(2ull << 10);
   const test::stacked_sector s = test::make_stacked_sector(p, rng);
   const io::c1_output c1 = s.c1();
@@ -81,8 +81,8 @@ TEST(StackedPorepCircuitLong, Partition2KiBFromC1Satisfied) {
 }
 
 // A corrupted input is reported at the constraint that checks it.
-TEST(StackedPorepCircuitLong, TamperedPartitionsFail) {
-  std::mt19937_64 rng(test::test_seed("StackedPorepCircuit.TamperedPartitionsFail"));
+TEST(stacked_porep_circuit_long, TamperedPartitionsFail) {
+  std::mt19937_64 rng(test::test_seed("stacked_porep_circuit.TamperedPartitionsFail"));
   const stacked_porep_params p = test_shape();
   const test::stacked_sector s = test::make_stacked_sector(p, rng);
   const auto failing = [](const circuits::stacked_porep_circuit& c) {
@@ -112,8 +112,8 @@ TEST(StackedPorepCircuitLong, TamperedPartitionsFail) {
   }
 }
 
-TEST(StackedPorepCircuitLong, Generated2KiBCheckingCs) {
-  const std::uint64_t seed = test::test_seed("StackedPorepCircuitLong.Generated2KiBCheckingCs");
+TEST(stacked_porep_circuit_long, Generated2KiBCheckingCs) {
+  const std::uint64_t seed = test::test_seed("stacked_porep_circuit_long.Generated2KiBCheckingCs");
   const io::seal_proof_info* info = io::find_seal_proof("StackedDrg2KiBV1_1");
   ASSERT_NE(info, nullptr);
   const stacked_porep_params p = circuits::stacked_porep_params_for(*info);
@@ -166,16 +166,16 @@ void check_generated_shape(const char* proof_name, std::uint64_t seed, std::size
   EXPECT_TRUE(std::equal(w.inputs.begin() + 1, w.inputs.end(), pub.begin())) << proof_name;
 }
 
-TEST(StackedPorepCircuitLong, Generated8MiBPartitionSatisfiesShape) {
-  check_generated_shape("StackedDrg8MiBV1_1", test::test_seed("StackedPorepCircuitLong.Generated8MiB"), 2);
+TEST(stacked_porep_circuit_long, Generated8MiBPartitionSatisfiesShape) {
+  check_generated_shape("StackedDrg8MiBV1_1", test::test_seed("stacked_porep_circuit_long.Generated8MiB"), 2);
 }
 
-TEST(StackedPorepCircuitLong, Generated512MiBPartitionSatisfiesShape) {
-  check_generated_shape("StackedDrg512MiBV1_1", test::test_seed("StackedPorepCircuitLong.Generated512MiB"), 2);
+TEST(stacked_porep_circuit_long, Generated512MiBPartitionSatisfiesShape) {
+  check_generated_shape("StackedDrg512MiBV1_1", test::test_seed("stacked_porep_circuit_long.Generated512MiB"), 2);
 }
 
-TEST(StackedPorepCircuitLong, Generated32GiBChallengesSatisfyShape) {
-  check_generated_shape("StackedDrg32GiBV1_1", test::test_seed("StackedPorepCircuitLong.Generated32GiB"), 2);
+TEST(stacked_porep_circuit_long, Generated32GiBChallengesSatisfyShape) {
+  check_generated_shape("StackedDrg32GiBV1_1", test::test_seed("stacked_porep_circuit_long.Generated32GiB"), 2);
 }
 
 }  // namespace
@@ -214,11 +214,11 @@ std::size_t check_whole_partition_in_pairs(const io::c1_output& c1, const std::v
   return bad;
 }
 
-TEST(StackedPorepCircuitLong, Generated32GiBWholePartitionSatisfiesShape) {
+TEST(stacked_porep_circuit_long, Generated32GiBWholePartitionSatisfiesShape) {
   const io::seal_proof_info* info = io::find_seal_proof("StackedDrg32GiBV1_1");
   ASSERT_NE(info, nullptr);
   io::c1_output c1 =
-      circuits::generate_synthetic_porep(*info, test::test_seed("StackedPorepCircuitLong.Whole32GiB")).c1;
+      circuits::generate_synthetic_porep(*info, test::test_seed("stacked_porep_circuit_long.Whole32GiB")).c1;
   const std::vector<fr> pub = circuits::stacked_porep_public_inputs(
       circuits::derive_porep_partition_inputs(*info, c1.replica_id, c1.comm_d, c1.comm_r, c1.seed, 0));
   ASSERT_EQ(pub.size(), 3u + 18u * 18u);

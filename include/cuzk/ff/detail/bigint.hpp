@@ -12,7 +12,8 @@
 
 namespace cuzk::ff::detail {
 
-using u128 = unsigned __int128;
+// __extension__: unsigned __int128 is a GCC/Clang extension, the one -Wpedantic build allows.
+__extension__ using u128 = unsigned __int128;
 
 template <std::size_t N>
 using limbs = std::array<std::uint64_t, N>;

@@ -40,7 +40,8 @@
 
 namespace cuzk::ff::detail {
 
-using i128 = __int128;
+// __extension__: __int128 is a GCC/Clang extension, the one -Wpedantic build allows.
+__extension__ using i128 = __int128;
 
 inline constexpr std::uint64_t s62_mask = (std::uint64_t(1) << 62) - 1;
 

@@ -25,7 +25,7 @@ struct wide_of<std::uint32_t> {
 };
 template <>
 struct wide_of<std::uint64_t> {
-  using type = unsigned __int128;
+  __extension__ using type = unsigned __int128;  // a GCC/Clang extension (-Wpedantic)
 };
 
 /// r = a * b * 2^(-bits(Limb) * M) mod p for a, b < p. r may alias a or b.
