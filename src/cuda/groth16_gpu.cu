@@ -149,11 +149,6 @@ struct gpu_prover::impl {
       : params(std::move(p)), shape(std::move(sh)), cfg(c),
         domain(shape ? shape->num_constraints : 0) {}
 
-  /// Device bytes needed besides the queries.
-  std::size_t working_bytes(std::size_t msm_terms_g1, std::size_t msm_terms_g2, bool compact) const {
-    return working_bytes_for(*shape, domain.lg_size(), msm_terms_g1, msm_terms_g2, compact);
-  }
-
   /// A query's MSM: on its resident bases, else streamed from the host.
   template <class F>
   ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
@@ -253,7 +248,8 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
     bool gpu_memory_plan::*resident;
     std::size_t count;
     bool g2;
-    std::size_t bytes() const { return count * (g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine)); }
+    std::size_t point_bytes() const { return g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine); }
+    std::size_t bytes() const { return count * point_bytes(); }
   };
   // largest first: each resident query saves its whole size per partition
   std::array<query, 5> queries{{{&gpu_memory_plan::h, q.h, false},
@@ -276,7 +272,7 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
       std::size_t& terms = x.g2 ? g2_terms : g1_terms;
       terms = std::max(terms, resident ? x.count : std::min(x.count, chunk));
       if (resident) held += on_device ? 0 : x.bytes();
-      else if (x.count) chunk_point = std::max(chunk_point, x.g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine));
+      else if (x.count) chunk_point = std::max(chunk_point, x.point_bytes());
     }
     return held + 2 * chunk * chunk_point + working_bytes_for(sh, lg_m, g1_terms, g2_terms, p.compact_vectors);
   };

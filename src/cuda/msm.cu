@@ -900,11 +900,8 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
     w.copied[0] = std::make_unique<gpu::event>();
     w.copied[1] = std::make_unique<gpu::event>();
   }
-  // the buffers' previous reader (another context's MSM) ran on its own
-  // stream: the copies wait for it
-  gpu::event ready;
-  ready.record(m.s);
-  CUZK_CUDA_CHECK(cudaStreamWaitEvent(*w.copy_stream, ready.get(), 0));
+  // no earlier reader of the buffers is pending: every MSM (each chunk's
+  // too) ends with its stream synchronised
   const std::size_t chunks = (n + chunk - 1) / chunk;
   auto chunk_ptr = [&](std::size_t k) { return reinterpret_cast<ec::affine<F>*>(w.chunk_bufs[k % 2].data()); };
   auto queue_copy = [&](std::size_t k) {
