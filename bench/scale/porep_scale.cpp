@@ -282,10 +282,11 @@ int main(int argc, char** argv) try {
     groth16::gpu_prover& warm = *warm_ptr;
     {
       const groth16::gpu_memory_plan mp = warm.memory_plan();
-      std::printf("memory plan: %s vectors, resident H %d L %d A %d B_G1 %d B_G2 %d, chunk %zu terms%s, planned "
-                  "%.1f of %.1f GiB usable\n",
-                  mp.compact_vectors ? "compact" : "separate", mp.h, mp.l, mp.a, mp.b_g1, mp.b_g2, mp.chunk_terms,
-                  mp.chunk_terms ? (mp.streamed_pinned ? " (pinned)" : " (pageable)") : "",
+      std::printf("memory plan: %s vectors, resident H %d L %d A %d B_G1 %d B_G2 %d matrices %d, chunk %zu terms%s, "
+                  "H chunk %zu terms, matrix block %zu non-zeros, planned %.1f of %.1f GiB usable\n",
+                  mp.compact_vectors ? "compact" : "separate", mp.h, mp.l, mp.a, mp.b_g1, mp.b_g2, mp.matrices,
+                  mp.chunk_terms, mp.chunk_terms ? (mp.streamed_pinned ? " (pinned)" : " (pageable)") : "",
+                  mp.h_chunk_terms, mp.spmv_block_nnz,
                   double(mp.planned_bytes) / double(1ull << 30), double(mp.usable_bytes) / double(1ull << 30));
     }
     t0 = clock_type::now();

@@ -23,6 +23,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
@@ -93,16 +94,34 @@ std::size_t compact_vector_len(const r1cs::r1cs_shape& shape, std::size_t m) {
   return std::max(m, shape.num_variables());
 }
 
+/// Elements of the vector the NTT uses as scratch (c), which the H MSM
+/// lends as its chunk buffers when H streams.
+std::size_t scratch_vector_len(const r1cs::r1cs_shape& shape, std::size_t m, bool compact) {
+  return compact ? compact_vector_len(shape, m) : m;
+}
+
+/// Terms per streamed H chunk: two chunks fill the scratch vector (at most
+/// |configured| terms when set, at most |h| terms).
+std::size_t h_chunk_for(const r1cs::r1cs_shape& shape, std::size_t m, bool compact, std::size_t h,
+                        std::size_t configured) {
+  std::size_t chunk = scratch_vector_len(shape, m, compact) * sizeof(fr) / (2 * sizeof(ec::g1_affine));
+  if (configured) chunk = std::min(chunk, configured);
+  return std::max<std::size_t>(1, std::min(chunk, h));
+}
+
 /// Device bytes a prover of |shape| needs besides the queries, with MSMs of
-/// at most |msm_terms_g1| / |msm_terms_g2| terms at once.
+/// at most |msm_terms_g1| / |msm_terms_g2| terms at once and the matrices'
+/// |shape_bytes| (r1cs::gpu_shape_bytes, resident or streamed).
 std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std::size_t msm_terms_g1,
-                              std::size_t msm_terms_g2, bool compact) {
+                              std::size_t msm_terms_g2, bool compact, std::size_t shape_bytes) {
   const std::size_t nv = shape.num_variables(), m = std::size_t(1) << lg_m;
   const std::size_t vectors = sizeof(fr) * (compact ? 3 * compact_vector_len(shape, m) : 2 * nv + 3 * m);
   // the H MSM borrows the b vector (m values) as its pair buffer (run_h)
-  const std::size_t scratch = std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1, 0, sizeof(fr) * m),
-                                       msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2));
-  return vectors + scratch + r1cs::gpu_shape_bytes(shape, /*with_c=*/false) +
+  // every MSM of the prover takes its scalars in place (device vectors)
+  const std::size_t scratch =
+      std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1, 0, sizeof(fr) * m, /*host_scalars=*/false),
+               msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2, 0, 0, /*host_scalars=*/false));
+  return vectors + scratch + shape_bytes +
          gpu_witness_uploader::device_bytes_for(nv) + ntt::gpu_twiddle_bytes(lg_m) +
          (std::size_t(3) << 20);  // densities, CUB and runtime slack
 }
@@ -112,7 +131,8 @@ std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std:
 std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms,
                                      bool compact) {
   const ntt::evaluation_domain domain(shape.num_constraints);
-  return working_bytes_for(shape, domain.lg_size(), g1_terms, g2_terms, compact);
+  return working_bytes_for(shape, domain.lg_size(), g1_terms, g2_terms, compact,
+                           r1cs::gpu_shape_bytes(shape, /*with_c=*/false));
 }
 
 struct gpu_prover::impl {
@@ -123,6 +143,7 @@ struct gpu_prover::impl {
   gpu_prover_config cfg;
   ntt::evaluation_domain domain;
   std::size_t m = 0, nv = 0, ni = 0;
+  std::size_t matrix_h2d_bytes = 0;  // per SpMV when the matrices stream
 
   // everything below lives on cfg.device
   std::unique_ptr<gpu::stream> s;
@@ -149,27 +170,30 @@ struct gpu_prover::impl {
       : params(std::move(p)), shape(std::move(sh)), cfg(c),
         domain(shape ? shape->num_constraints : 0) {}
 
-  /// A query's MSM: on its resident bases, else streamed from the host.
+  /// A query's MSM: on its resident bases, else streamed from the host in
+  /// chunks of |chunk| terms (through |lent| when set: run_streamed).
   template <class F>
   ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
                           const fr* d_scalars, std::size_t n, unsigned window_bits,
-                          msm::gpu_scalar_mix mix, std::size_t& h2d) {
+                          msm::gpu_scalar_mix mix, std::size_t& h2d, std::size_t chunk,
+                          void* lent = nullptr, std::size_t lent_bytes = 0) {
     if (ctx->n_bases() >= n) return ctx->run_device(d_scalars, n, 0, window_bits, mix);
     h2d += n * sizeof(ec::affine<F>);
-    return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars,
-                             plan.chunk_terms, window_bits, mix);
+    return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars, chunk,
+                             window_bits, mix, lent, lent_bytes);
   }
   /// The H MSM: random scalars. b (m values) is free once h is in a:
   /// lent to the MSM as its pair buffer, which then takes each batch of
-  /// windows in one partitioned stage at no VRAM of its own.
+  /// windows in one partitioned stage at no VRAM of its own; c, the NTT's
+  /// scratch, holds its two chunk buffers when H streams.
   ec::g1_jacobian run_h(const fr* d_scalars, std::size_t n, std::size_t& h2d) {
     struct loan {
       msm::gpu_msm_workspace& ws;
       loan(msm::gpu_msm_workspace& w, void* p, std::size_t bytes) : ws(w) { ws.lend_pair_buffer(p, bytes); }
       ~loan() { ws.lend_pair_buffer(nullptr, 0); }
     } lent(*ws, b, m * sizeof(fr));
-    return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(),
-                   msm::gpu_scalar_mix::random, h2d);
+    return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(), msm::gpu_scalar_mix::random,
+                   h2d, plan.h_chunk_terms, c, sizeof(fr) * scratch_vector_len(*shape, m, plan.compact_vectors));
   }
   /// L, A, B: witness scalars, mostly 0 and 1 (the MSM counts the others
   /// and takes its window and batches from that count: the 32 GiB PoRep has
@@ -178,8 +202,11 @@ struct gpu_prover::impl {
   ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx,
                                   const std::vector<ec::affine<F>>& host, const fr* d_scalars,
                                   std::size_t n, std::size_t& h2d) {
-    return run_msm(ctx, host, d_scalars, n, sparse_window_bits.load(),
-                   msm::gpu_scalar_mix::mostly_binary, h2d);
+    // a G2 chunk: half the terms of a G1 one, the same bytes (gpu_memory_plan)
+    const std::size_t chunk =
+        std::is_same_v<F, ff::fp2> ? std::max<std::size_t>(1, plan.chunk_terms / 2) : plan.chunk_terms;
+    return run_msm(ctx, host, d_scalars, n, sparse_window_bits.load(), msm::gpu_scalar_mix::mostly_binary, h2d,
+                   chunk);
   }
   std::atomic<unsigned> h_window_bits{0}, sparse_window_bits{0};
 };
@@ -244,45 +271,72 @@ std::size_t usable_bytes(const gpu_prover_config& cfg, std::size_t present) {
 /// are resident by definition: only the vectors are chosen.
 gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu_prover_config& cfg,
                             const query_sizes& q, bool on_device) {
-  struct query {
-    bool gpu_memory_plan::*resident;
+  using flag = bool gpu_memory_plan::*;
+  // a query, or (count 0) the A/B matrices
+  struct item {
+    flag resident;
     std::size_t count;
     bool g2;
+    std::size_t traffic;  // host bytes a partition moves when it is not resident
     std::size_t point_bytes() const { return g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine); }
-    std::size_t bytes() const { return count * point_bytes(); }
   };
-  // largest first: each resident query saves its whole size per partition
-  std::array<query, 5> queries{{{&gpu_memory_plan::h, q.h, false},
-                                {&gpu_memory_plan::l, q.l, false},
-                                {&gpu_memory_plan::a, q.a, false},
-                                {&gpu_memory_plan::b_g1, q.b_g1, false},
-                                {&gpu_memory_plan::b_g2, q.b_g2, true}}};
-  std::stable_sort(queries.begin(), queries.end(),
-                   [](const query& x, const query& y) { return x.bytes() > y.bytes(); });
+  auto query = [](flag resident, std::size_t count, bool g2) {
+    return item{resident, count, g2, count * (g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine))};
+  };
+  const std::size_t m = std::size_t(1) << lg_m;
+  // the matrices streamed: 2^25 non-zeros per block (a 512 MiB staging
+  // buffer; the 32 GiB PoRep's A, 309 M non-zeros, in 10 blocks)
+  constexpr std::size_t spmv_block_nnz = std::size_t(1) << 25;
+  const std::size_t shape_resident = r1cs::gpu_shape_bytes(sh, /*with_c=*/false);
+  const std::size_t shape_streamed = on_device ? shape_resident
+                                               : r1cs::gpu_shape_bytes(sh, false, {.stream_block_nnz = spmv_block_nnz});
+  // largest traffic first: each resident one saves its whole size per partition
+  std::array<item, 6> items{{query(&gpu_memory_plan::h, q.h, false),
+                             query(&gpu_memory_plan::l, q.l, false),
+                             query(&gpu_memory_plan::a, q.a, false),
+                             query(&gpu_memory_plan::b_g1, q.b_g1, false),
+                             query(&gpu_memory_plan::b_g2, q.b_g2, true),
+                             {&gpu_memory_plan::matrices, 0, false, r1cs::gpu_shape_stream_bytes(sh, false)}}};
+  std::stable_sort(items.begin(), items.end(), [](const item& x, const item& y) { return x.traffic > y.traffic; });
   constexpr std::size_t min_auto_chunk = std::size_t(1) << 20, max_auto_chunk = std::size_t(1) << 25;
   std::size_t chunk = cfg.stream_chunk_terms ? cfg.stream_chunk_terms : min_auto_chunk;
+  // H's chunks: two fill the NTT's scratch vector, at most |h_cap| terms (0: no cap)
+  std::size_t h_cap = cfg.stream_chunk_terms;
+  auto h_chunk = [&](const gpu_memory_plan& p) { return h_chunk_for(sh, m, p.compact_vectors, q.h, h_cap); };
+  auto cpu_b2 = [&](const item& x) { return x.g2 && cfg.b_g2_on_cpu; };
+  // terms of a streamed chunk of |chunk| G1 terms' bytes
+  auto chunk_terms_of = [](std::size_t g1_terms, bool g2) { return g2 ? std::max<std::size_t>(1, g1_terms / 2) : g1_terms; };
   // device bytes of |p|: its resident queries (unless already there), the
   // vectors, MSM scratch for the largest resident query of each group or a
-  // chunk of a streamed one, and the two chunk buffers streaming shares
+  // chunk of a streamed one, the two chunk buffers L, A and B share when
+  // one of them streams (H's live in the NTT's scratch vector), and the
+  // matrices resident or their streaming's staging
   auto need = [&](const gpu_memory_plan& p) {
     std::size_t g1_terms = 0, g2_terms = 0, held = 0, chunk_point = 0;
-    for (const query& x : queries) {
-      if (x.g2 && cfg.b_g2_on_cpu) continue;  // finalize's CPU MSM
+    for (const item& x : items) {
+      if (x.count == 0 || cpu_b2(x)) continue;  // the matrices; finalize's CPU MSM
       const bool resident = p.*x.resident;
+      const bool is_h = x.resident == &gpu_memory_plan::h;
+      const std::size_t streamed_terms = is_h ? h_chunk(p) : std::min(x.count, chunk_terms_of(chunk, x.g2));
       std::size_t& terms = x.g2 ? g2_terms : g1_terms;
-      terms = std::max(terms, resident ? x.count : std::min(x.count, chunk));
-      if (resident) held += on_device ? 0 : x.bytes();
-      else if (x.count) chunk_point = std::max(chunk_point, x.point_bytes());
+      terms = std::max(terms, resident ? x.count : streamed_terms);
+      if (resident) held += on_device ? 0 : x.traffic;
+      else if (!is_h) chunk_point = sizeof(ec::g1_affine);  // a G2 chunk: half the terms, the same bytes
     }
-    return held + 2 * chunk * chunk_point + working_bytes_for(sh, lg_m, g1_terms, g2_terms, p.compact_vectors);
+    return held + 2 * chunk * chunk_point +
+           working_bytes_for(sh, lg_m, g1_terms, g2_terms, p.compact_vectors,
+                             p.matrices ? shape_resident : shape_streamed);
   };
   gpu_memory_plan plan;
   plan.usable_bytes = usable_bytes(cfg, on_device ? q.bytes() : 0);
-  // with queries to stream: the largest chunk that fits beside the rest
-  // (fewer, larger MSMs)
+  // the chunk sizes of what streams: L, A and B the largest chunk that fits
+  // beside the rest (fewer, larger MSMs); H two halves of the scratch vector
   auto with_chunk = [&] {
+    if (!plan.h && q.h) plan.h_chunk_terms = h_chunk(plan);
+    if (!plan.matrices) plan.spmv_block_nnz = spmv_block_nnz;
     bool streams = false;
-    for (const query& x : queries) streams |= !(plan.*x.resident) && x.count && !(x.g2 && cfg.b_g2_on_cpu);
+    for (const item& x : items)
+      streams |= x.count && !(plan.*x.resident) && !cpu_b2(x) && x.resident != &gpu_memory_plan::h;
     if (!streams) return plan;
     while (!cfg.stream_chunk_terms && chunk < max_auto_chunk) {
       chunk *= 2;
@@ -297,7 +351,7 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
     return plan;
   };
   const bool may_reside = on_device || !cfg.force_streaming;
-  for (const query& x : queries) plan.*x.resident = may_reside || (x.g2 && cfg.b_g2_on_cpu);
+  for (const item& x : items) plan.*x.resident = may_reside || cpu_b2(x);
   for (const bool compact : {false, true}) {
     plan.compact_vectors = compact;
     plan.planned_bytes = need(plan);
@@ -309,17 +363,32 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
                               std::to_string(plan.usable_bytes >> 20) +
                               " MiB usable besides the resident parameters, proving needs " +
                               std::to_string(plan.planned_bytes >> 20) + " MiB");
-  // stream: as many queries resident as fit, largest first
-  for (const query& x : queries) plan.*x.resident = x.g2 && cfg.b_g2_on_cpu;
+  // stream: as many queries and matrices resident as fit, largest first,
+  // once the chunks are as large as the card allows up to |good_chunk| for
+  // L, A and B: their MSMs are mostly sums of ones, bound by the copy at
+  // 2^23 terms but by each chunk's fixed cost below (the 32 GiB PoRep's L,
+  // 12.5 GB, H200: 334 ms in chunks of 2^23, 518 in 2^21, 752 in 2^20)
+  // while H's chunk MSMs lose less (1061 ms in chunks of 22.4 M terms, 1215
+  // in 11.2 M, 1243 in 2^23)
+  constexpr std::size_t good_chunk = std::size_t(1) << 23;
+  for (const item& x : items) plan.*x.resident = cpu_b2(x);
+  if (!cfg.stream_chunk_terms) chunk = good_chunk;
   plan.planned_bytes = need(plan);
+  while (plan.planned_bytes > plan.usable_bytes && !cfg.stream_chunk_terms) {
+    if (h_chunk(plan) > std::max(chunk, min_auto_chunk)) h_cap = h_chunk(plan) / 2;
+    else if (chunk > min_auto_chunk) chunk /= 2;
+    else if (h_chunk(plan) > min_auto_chunk) h_cap = h_chunk(plan) / 2;
+    else break;
+    plan.planned_bytes = need(plan);
+  }
   if (plan.planned_bytes > plan.usable_bytes)
     throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
                           "groth16::gpu_prover: device " + std::to_string(cfg.device) + " has " +
                               std::to_string(plan.usable_bytes >> 20) +
-                              " MiB usable, streaming every query still needs " +
+                              " MiB usable, streaming every query and the matrices still needs " +
                               std::to_string(plan.planned_bytes >> 20) + " MiB");
   if (may_reside)
-    for (const query& x : queries) {
+    for (const item& x : items) {
       if (plan.*x.resident) continue;
       plan.*x.resident = true;
       const std::size_t with = need(plan);
@@ -357,8 +426,11 @@ void gpu_prover::init() {
   d.plan = choose_plan(sh, d.domain.lg_size(), cfg, q, d.device_params != nullptr);
 
   d.s = std::make_unique<gpu::stream>();
-  // A and B only: H comes from a and b (c = a o b on the domain)
-  d.d_shape = std::make_unique<r1cs::gpu_shape>(sh, cfg.device, /*with_c=*/false);
+  // A and B only: H comes from a and b (c = a o b on the domain); streamed
+  // from the host shape (pinned in place) when the plan has no room for them
+  d.d_shape = std::make_unique<r1cs::gpu_shape>(d.shape, cfg.device, /*with_c=*/false,
+                                                r1cs::gpu_spmv_config{.stream_block_nnz = d.plan.spmv_block_nnz});
+  if (d.d_shape->streamed()) d.matrix_h2d_bytes = r1cs::gpu_shape_stream_bytes(sh, false);
   d.a_aux = gpu::device_density(sh.a_aux_density.words(), sh.a_aux_density.size(), *d.s);
   d.b_in = gpu::device_density(sh.b_input_density.words(), sh.b_input_density.size(), *d.s);
   d.b_aux = gpu::device_density(sh.b_aux_density.words(), sh.b_aux_density.size(), *d.s);
@@ -508,6 +580,7 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   for (fr* v : {d.a, d.b})
     if (d.m > rows) CUZK_CUDA_CHECK(cudaMemsetAsync(v + rows, 0, (d.m - rows) * sizeof(fr), s));
   d.d_shape->evaluate_ab(d.w, d.a, d.b, s);
+  t.h2d_bytes += d.matrix_h2d_bytes;
   sync_and_time(t.spmv_ms);
 
   // H in six transforms from a and b alone: for a satisfied system a_i b_i

@@ -880,7 +880,8 @@ std::size_t gpu_msm_context_t<F>::count_multi_digit_scalars(const fr* d_scalars,
 template <class F>
 ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>> h_bases,
                                                    const fr* d_scalars, std::size_t chunk_terms,
-                                                   unsigned window_bits, gpu_scalar_mix mix) {
+                                                   unsigned window_bits, gpu_scalar_mix mix, void* lent,
+                                                   std::size_t lent_bytes) {
   const std::size_t n = h_bases.size();
   if (n == 0) return ec::jacobian<F>::identity();
   if (!d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
@@ -890,11 +891,24 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
   auto& w = m.ws->internals();
   const std::size_t chunk = std::min(chunk_terms, n);
   const std::size_t chunk_words = (chunk * sizeof(ec::affine<F>) + 15) / 16;
-  for (auto& b : w.chunk_bufs)
-    if (b.size() < chunk_words) {
-      b.reset();
-      b = gpu::device_buffer<uint4>(chunk_words);
+  uint4* bufs[2] = {nullptr, nullptr};
+  if (lent) {
+    if (reinterpret_cast<std::uintptr_t>(lent) % 16 != 0 || lent_bytes / 16 < 2 * chunk_words)
+      throw std::invalid_argument("cuzk::msm gpu: lent chunk memory of " + std::to_string(lent_bytes) +
+                                  " bytes cannot hold two chunks of " + std::to_string(chunk) +
+                                  " terms 16-byte aligned");
+    bufs[0] = static_cast<uint4*>(lent);
+    bufs[1] = bufs[0] + chunk_words;
+  } else {
+    for (int k = 0; k < 2; ++k) {
+      auto& b = w.chunk_bufs[k];
+      if (b.size() < chunk_words) {
+        b.reset();
+        b = gpu::device_buffer<uint4>(chunk_words);
+      }
+      bufs[k] = b.data();
     }
+  }
   if (!w.copy_stream) {
     w.copy_stream = std::make_unique<gpu::stream>();
     w.copied[0] = std::make_unique<gpu::event>();
@@ -903,7 +917,7 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
   // no earlier reader of the buffers is pending: every MSM (each chunk's
   // too) ends with its stream synchronised
   const std::size_t chunks = (n + chunk - 1) / chunk;
-  auto chunk_ptr = [&](std::size_t k) { return reinterpret_cast<ec::affine<F>*>(w.chunk_bufs[k % 2].data()); };
+  auto chunk_ptr = [&](std::size_t k) { return reinterpret_cast<ec::affine<F>*>(bufs[k % 2]); };
   auto queue_copy = [&](std::size_t k) {
     const std::size_t first = k * chunk, len = std::min(chunk, n - first);
     CUZK_CUDA_CHECK(cudaMemcpyAsync(chunk_ptr(k), h_bases.data() + first, len * sizeof(ec::affine<F>),
@@ -927,7 +941,8 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
 }
 
 template <class F>
-std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size_t lent_pair_bytes) {
+std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size_t lent_pair_bytes,
+                                  bool host_scalars) {
   if (n == 0) return 0;
   const std::size_t xb = sizeof(ec::xyzz<F>);
   const plan p(n, choose_window(n, window_bits), xb, n, reduce_min_lg_buckets<F>);
@@ -944,7 +959,7 @@ std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size
   // CUB's scratch: the segment sort's is about one more copy of its keys
   // and values; the scans' a few bytes per 1 K items; plus slack
   const std::size_t cub = 8 * p.seg0 + (p.nb + 1) / 64 + (std::size_t(1) << 20);
-  return n * sizeof(fr) + words * 4 + points * xb + cub;
+  return (host_scalars ? n * sizeof(fr) : 0) + words * 4 + points * xb + cub;
 }
 
 template <class F>
@@ -962,8 +977,8 @@ ec::jacobian<F> msm_gpu(std::span<const ec::affine<F>> bases, std::span<const fr
 
 template class gpu_msm_context_t<ff::fp>;
 template class gpu_msm_context_t<ff::fp2>;
-template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t);
-template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t);
+template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t, bool);
+template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t, bool);
 template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const fr>,
                                       const gpu_msm_config&);
 template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const fr>,

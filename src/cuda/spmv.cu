@@ -2,14 +2,19 @@
 // GPU sparse matrix-vector products of an R1CS shape: a, b, c = A·w, B·w, C·w.
 // API, method, memory and costs: cuzk/r1cs/spmv_gpu.hpp.
 //
-// Three kernels per call, in this order on the caller's stream, each a 2-D
-// grid whose y is the matrix (0, 1, 2):
+// Three kernels per call (per row block when streamed), in this order on the
+// caller's stream, each a 2-D grid whose y is the matrix (0, 1, 2; one
+// matrix per launch when streamed):
 //   short_rows_kernel  x = rows, one thread per row; rows longer than
 //                      |short_row_max| return at once (warp tasks own them);
 //   warp_tasks_kernel  x = warp tasks, one warp per task, lanes striding by 32;
 //   long_rows_kernel   x = long rows, one warp per row adding its partials.
 // The first two write disjoint rows of the output; the second writes the
 // partial sums the third reads. Row offsets are 64-bit as on the host.
+// A view of a row block (matrix_view::row_base, nnz_base) reads its row
+// offsets, columns and ids from the staging copy, indexed relative to the
+// block; warp tasks, long rows and partial sums keep the whole matrix's
+// numbering, so one plan serves the resident and the streamed calls.
 // Invariants: w and the dictionary fully reduced Montgomery Fr (so every sum
 // and product is fully reduced, and any order of additions gives the CPU's
 // result bit for bit); outputs fully reduced. Device vectors are read and
@@ -19,6 +24,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -29,6 +35,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/gpu/runtime.hpp>
 #include <cuzk/gpu/vector_io.cuh>
 
 namespace cuzk::r1cs {
@@ -56,14 +63,15 @@ constexpr std::uint32_t partial_flag = 0x80000000u;
 constexpr std::uint32_t no_id = 0xffffffffu;
 
 struct matrix_view {
-  const std::uint64_t* row_ptr;
-  const std::uint32_t* cols;
+  const std::uint64_t* row_ptr;  ///< rows + 1 offsets, from row row_base on
+  const std::uint32_t* cols;     ///< non-zeros from nnz_base on
   const std::uint32_t* ids;
-  fr_d* out;
+  fr_d* out;  ///< the whole output (row 0)
   const warp_task* tasks;
   const long_row* longs;
   fr_d* partials;
   std::uint64_t n_tasks, n_longs;
+  std::uint64_t rows, row_base, nnz_base;
 };
 struct matrix_views {
   matrix_view m[3];
@@ -87,8 +95,8 @@ __device__ __forceinline__ void add_batch(fr_d& acc, const matrix_view& m, std::
     id[j] = no_id;
     col[j] = 0;
     if (e < end) {
-      col[j] = __ldg(m.cols + e);
-      id[j] = __ldg(m.ids + e);
+      col[j] = __ldg(m.cols + (e - m.nnz_base));
+      id[j] = __ldg(m.ids + (e - m.nnz_base));
     }
   }
   fr_d x[B];
@@ -122,15 +130,15 @@ __device__ __forceinline__ fr_d warp_sum(fr_d a) {
 
 __global__ void __launch_bounds__(tune::spmv::threads)
     short_rows_kernel(matrix_views v, const fr_d* __restrict__ w, const fr_d* __restrict__ coeffs,
-                      std::uint64_t rows, unsigned short_row_max) {
+                      unsigned short_row_max) {
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i >= rows) return;
   const matrix_view& m = v.m[blockIdx.y];
+  if (i >= m.rows) return;
   const std::uint64_t begin = __ldg(m.row_ptr + i), end = __ldg(m.row_ptr + i + 1);
   if (end - begin > short_row_max) return;
   fr_d acc = fr_d::zero();
   for (std::uint64_t k = begin; k < end; k += tune::spmv::batch) add_batch(acc, m, k, end, 1, w, coeffs);
-  store16(m.out + i, acc);
+  store16(m.out + m.row_base + i, acc);
 }
 
 __global__ void __launch_bounds__(tune::spmv::threads)
@@ -165,6 +173,7 @@ __global__ void __launch_bounds__(tune::spmv::threads) long_rows_kernel(matrix_v
 struct host_plan {
   std::vector<warp_task> tasks;
   std::vector<long_row> longs;
+  std::vector<std::uint32_t> task_rows;  ///< the row of each task (host only: row blocks)
   std::size_t partials = 0;
 
   std::size_t bytes() const {
@@ -198,6 +207,7 @@ host_plan make_plan(const csr_matrix& m, const gpu_spmv_config& cfg) {
     for (const std::uint32_t i : f) {
       const std::uint64_t begin = m.row_ptr[i], len = m.row_ptr[i + 1] - begin;
       const std::uint64_t n = (len + cfg.warp_chunk - 1) / cfg.warp_chunk;
+      p.task_rows.insert(p.task_rows.end(), n, i);
       if (n == 1) {
         p.tasks.push_back({begin, std::uint32_t(len), i});
         continue;
@@ -219,22 +229,74 @@ std::size_t csr_bytes(const csr_matrix& m) {
   return m.row_ptr.size() * 8 + m.cols.size() * 4 + m.coeff_ids.size() * 4;
 }
 
+/// Rows [r0, r1) of a streamed matrix: non-zeros [nz0, nz1), warp tasks
+/// [t0, t1), long rows [l0, l1) (every task of a row lies in its block).
+struct row_block {
+  std::uint64_t r0, r1, nz0, nz1, t0, t1, l0, l1;
+};
+
+/// Consecutive row blocks of at most |block_nnz| non-zeros and as many rows
+/// (a longer row is a block of its own).
+std::vector<row_block> make_blocks(const csr_matrix& m, const host_plan& p, std::size_t block_nnz) {
+  std::vector<row_block> out;
+  const std::uint64_t rows = m.rows(), k = std::max<std::uint64_t>(block_nnz, 1);
+  std::uint64_t r0 = 0, t = 0, l = 0;
+  while (r0 < rows) {
+    // the last row end within k non-zeros of row r0's start, at most k rows on
+    const auto first = m.row_ptr.begin() + std::ptrdiff_t(r0 + 1);
+    const auto last = m.row_ptr.begin() + std::ptrdiff_t(std::min(rows, r0 + k) + 1);
+    const std::uint64_t r1 =
+        std::max<std::uint64_t>(r0 + 1, std::uint64_t(std::upper_bound(first, last, m.row_ptr[r0] + k) - m.row_ptr.begin()) - 1);
+    row_block b{r0, r1, m.row_ptr[r0], m.row_ptr[r1], t, t, l, l};
+    while (t < p.task_rows.size() && p.task_rows[t] < r1) ++t;
+    while (l < p.longs.size() && p.longs[l].row < r1) ++l;
+    b.t1 = t;
+    b.l1 = l;
+    out.push_back(b);
+    r0 = r1;
+  }
+  return out;
+}
+
+/// Staging elements a streamed call needs for |blocks|: the most non-zeros
+/// and the most row offsets (rows + 1) of one block.
+struct staging_size {
+  std::size_t nnz = 0, offsets = 0;
+  void fit(const std::vector<row_block>& blocks) {
+    for (const row_block& b : blocks) {
+      nnz = std::max<std::size_t>(nnz, b.nz1 - b.nz0);
+      offsets = std::max<std::size_t>(offsets, b.r1 - b.r0 + 1);
+    }
+  }
+  std::size_t bytes() const { return nnz * 8 + offsets * 8; }
+};
 struct device_csr {
-  gpu::device_buffer<std::uint64_t> row_ptr;
-  gpu::device_buffer<std::uint32_t> cols, ids;
+  gpu::device_buffer<std::uint64_t> row_ptr;  // resident only
+  gpu::device_buffer<std::uint32_t> cols, ids;  // resident only
   gpu::device_buffer<warp_task> tasks;
   gpu::device_buffer<long_row> longs;
   gpu::device_buffer<ff::fr> partials;
+  const csr_matrix* host = nullptr;  // streamed: the host matrix and its blocks
+  std::vector<row_block> blocks;
 
   device_csr() = default;
-  device_csr(const csr_matrix& m, const host_plan& p, cudaStream_t s)
-      : row_ptr(m.row_ptr.size()), cols(m.cols.size()), ids(m.coeff_ids.size()),
-        tasks(p.tasks.size()), longs(p.longs.size()), partials(p.partials) {
+  /// Resident, or (|streamed|) read from |m| in |streamed_blocks| by every call.
+  device_csr(const csr_matrix& m, const host_plan& p, bool streamed, std::vector<row_block> streamed_blocks,
+             cudaStream_t s)
+      : tasks(p.tasks.size()), longs(p.longs.size()), partials(p.partials) {
+    tasks.upload(p.tasks.data(), p.tasks.size(), s);
+    longs.upload(p.longs.data(), p.longs.size(), s);
+    if (streamed) {
+      host = &m;
+      blocks = std::move(streamed_blocks);
+      return;
+    }
+    row_ptr = gpu::device_buffer<std::uint64_t>(m.row_ptr.size());
+    cols = gpu::device_buffer<std::uint32_t>(m.cols.size());
+    ids = gpu::device_buffer<std::uint32_t>(m.coeff_ids.size());
     row_ptr.upload(m.row_ptr.data(), m.row_ptr.size(), s);
     cols.upload(m.cols.data(), m.cols.size(), s);
     ids.upload(m.coeff_ids.data(), m.coeff_ids.size(), s);
-    tasks.upload(p.tasks.data(), p.tasks.size(), s);
-    longs.upload(p.longs.data(), p.longs.size(), s);
   }
   std::size_t bytes() const {
     return row_ptr.bytes() + cols.bytes() + ids.bytes() + tasks.bytes() + longs.bytes() +
@@ -268,38 +330,101 @@ struct gpu_shape::impl {
   device_csr m[3];
   gpu::device_buffer<ff::fr> coeffs;
   std::mutex host_call;  // serialises the synchronous host overload
+  // streamed: the host shape (held), its matrices' pins, one staging buffer
+  std::shared_ptr<const r1cs_shape> held;
+  std::vector<std::shared_ptr<const void>> pins;
+  bool pinned = false;
+  gpu::device_buffer<std::uint64_t> stage_offsets;
+  gpu::device_buffer<std::uint32_t> stage_cols, stage_ids;
+
+  bool streamed() const { return held != nullptr; }
+  void build(const r1cs_shape& shape, int dev, bool c, gpu_spmv_config config);
 };
+
+namespace {
+const csr_matrix* matrix_of(const r1cs_shape& shape, unsigned k) {
+  const csr_matrix* mats[3] = {&shape.a, &shape.b, &shape.c};
+  return mats[k];
+}
+}  // namespace
 
 std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c, gpu_spmv_config cfg) {
   check_config(cfg);
   std::size_t bytes = shape.coeffs.size() * sizeof(ff::fr);
-  for (const csr_matrix* m : {&shape.a, &shape.b, &shape.c}) {
-    if (m == &shape.c && !with_c) break;
-    bytes += csr_bytes(*m) + make_plan(*m, cfg).bytes();
+  staging_size stage;
+  for (unsigned k = 0; k < (with_c ? 3u : 2u); ++k) {
+    const csr_matrix& m = *matrix_of(shape, k);
+    const host_plan p = make_plan(m, cfg);
+    bytes += p.bytes();
+    if (cfg.stream_block_nnz) stage.fit(make_blocks(m, p, cfg.stream_block_nnz));
+    else bytes += csr_bytes(m);
   }
+  return bytes + stage.bytes();
+}
+
+std::size_t gpu_shape_stream_bytes(const r1cs_shape& shape, bool with_c) {
+  std::size_t bytes = 0;
+  for (unsigned k = 0; k < (with_c ? 3u : 2u); ++k) bytes += csr_bytes(*matrix_of(shape, k));
   return bytes;
+}
+
+void gpu_shape::impl::build(const r1cs_shape& shape, int dev, bool c, gpu_spmv_config config) {
+  check_config(config);
+  check_matrices(shape);
+  gpu::device_guard guard(dev);
+  gpu::stream s;
+  device = dev;
+  cfg = config;
+  rows = shape.num_constraints;
+  vars = shape.num_variables();
+  with_c = c;
+  staging_size stage;
+  for (unsigned k = 0; k < (with_c ? 3u : 2u); ++k) {
+    const csr_matrix& mat = *matrix_of(shape, k);
+    const host_plan p = make_plan(mat, cfg);
+    std::vector<row_block> blocks;
+    if (streamed()) {
+      blocks = make_blocks(mat, p, cfg.stream_block_nnz);
+      stage.fit(blocks);
+    }
+    m[k] = device_csr(mat, p, streamed(), std::move(blocks), s);
+    s.synchronize();  // |p| is freed at the end of this iteration
+  }
+  coeffs = gpu::device_buffer<ff::fr>(shape.coeffs.size());
+  coeffs.upload(shape.coeffs.data(), shape.coeffs.size(), s);
+  if (streamed()) {
+    stage_offsets = gpu::device_buffer<std::uint64_t>(stage.offsets);
+    stage_cols = gpu::device_buffer<std::uint32_t>(stage.nnz);
+    stage_ids = gpu::device_buffer<std::uint32_t>(stage.nnz);
+    // pinned in place: each call's copies then run at the link's speed
+    pinned = true;
+    for (unsigned k = 0; k < (with_c ? 3u : 2u); ++k) {
+      const csr_matrix& mat = *matrix_of(shape, k);
+      auto pin = [&](const auto& v) {
+        if (v.empty()) return;
+        pins.push_back(gpu::pin_host_range(v.data(), v.size() * sizeof(v[0])));
+        pinned = pinned && pins.back() != nullptr;
+      };
+      pin(mat.row_ptr);
+      pin(mat.cols);
+      pin(mat.coeff_ids);
+    }
+  }
+  s.synchronize();
 }
 
 gpu_shape::gpu_shape(const r1cs_shape& shape, int device, bool with_c, gpu_spmv_config cfg)
     : _impl(std::make_unique<impl>()) {
-  check_config(cfg);
-  check_matrices(shape);
-  gpu::device_guard guard(device);
-  gpu::stream s;
-  _impl->device = device;
-  _impl->cfg = cfg;
-  _impl->rows = shape.num_constraints;
-  _impl->vars = shape.num_variables();
-  _impl->with_c = with_c;
-  const csr_matrix* mats[3] = {&shape.a, &shape.b, &shape.c};
-  for (unsigned k = 0; k < (with_c ? 3u : 2u); ++k) {
-    const host_plan p = make_plan(*mats[k], cfg);
-    _impl->m[k] = device_csr(*mats[k], p, s);
-    s.synchronize();  // |p| is freed at the end of this iteration
-  }
-  _impl->coeffs = gpu::device_buffer<ff::fr>(shape.coeffs.size());
-  _impl->coeffs.upload(shape.coeffs.data(), shape.coeffs.size(), s);
-  s.synchronize();
+  if (cfg.stream_block_nnz)
+    throw std::invalid_argument("r1cs::gpu_shape: streaming the matrices needs the shape shared (shared_ptr)");
+  _impl->build(shape, device, with_c, cfg);
+}
+
+gpu_shape::gpu_shape(std::shared_ptr<const r1cs_shape> shape, int device, bool with_c, gpu_spmv_config cfg)
+    : _impl(std::make_unique<impl>()) {
+  if (!shape) throw std::invalid_argument("r1cs::gpu_shape: null shape");
+  if (cfg.stream_block_nnz) _impl->held = shape;
+  _impl->build(*shape, device, with_c, cfg);
 }
 
 gpu_shape::~gpu_shape() = default;
@@ -310,8 +435,11 @@ int gpu_shape::device() const { return _impl->device; }
 std::size_t gpu_shape::num_constraints() const { return _impl->rows; }
 std::size_t gpu_shape::num_variables() const { return _impl->vars; }
 std::size_t gpu_shape::device_bytes() const {
-  return _impl->m[0].bytes() + _impl->m[1].bytes() + _impl->m[2].bytes() + _impl->coeffs.bytes();
+  return _impl->m[0].bytes() + _impl->m[1].bytes() + _impl->m[2].bytes() + _impl->coeffs.bytes() +
+         _impl->stage_offsets.bytes() + _impl->stage_cols.bytes() + _impl->stage_ids.bytes();
 }
+bool gpu_shape::streamed() const { return _impl->streamed(); }
+bool gpu_shape::streamed_pinned() const { return _impl->streamed() && _impl->pinned; }
 
 bool gpu_shape::has_c() const { return _impl->with_c; }
 
@@ -337,38 +465,70 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
     throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: device vectors must be 16-byte aligned");
   gpu::device_guard guard(_impl->device);
   const auto s = reinterpret_cast<cudaStream_t>(stream);
-  matrix_views v{};
   ff::fr* outs[3] = {d_a, d_b, d_c};
   const unsigned mats = d_c ? 3 : 2;
-  std::uint64_t max_tasks = 0, max_longs = 0;
-  for (unsigned k = 0; k < mats; ++k) {
-    const device_csr& d = _impl->m[k];
-    v.m[k] = {d.row_ptr.data(),
-              d.cols.data(),
-              d.ids.data(),
-              reinterpret_cast<fr_d*>(outs[k]),
-              d.tasks.data(),
-              d.longs.data(),
-              reinterpret_cast<fr_d*>(d.partials.data()),
-              d.tasks.size(),
-              d.longs.size()};
-    max_tasks = std::max<std::uint64_t>(max_tasks, d.tasks.size());
-    max_longs = std::max<std::uint64_t>(max_longs, d.longs.size());
-  }
   const auto* w = reinterpret_cast<const fr_d*>(d_w);
   const auto* coeffs = reinterpret_cast<const fr_d*>(_impl->coeffs.data());
-  constexpr unsigned threads = tune::spmv::threads, warps = threads / 32;
-  short_rows_kernel<<<dim3(unsigned((_impl->rows + threads - 1) / threads), mats), threads, 0, s>>>(
-      v, w, coeffs, _impl->rows, _impl->cfg.short_row_max);
-  CUZK_CUDA_CHECK_LAUNCH();
-  if (max_tasks) {
-    warp_tasks_kernel<<<dim3(unsigned((max_tasks + warps - 1) / warps), mats), threads, 0, s>>>(
-        v, w, coeffs);
+  const unsigned short_row_max = _impl->cfg.short_row_max;
+  // the three kernels over |count| views
+  auto launch = [&](const matrix_views& v, unsigned count) {
+    constexpr unsigned threads = tune::spmv::threads, warps = threads / 32;
+    std::uint64_t max_rows = 0, max_tasks = 0, max_longs = 0;
+    for (unsigned k = 0; k < count; ++k) {
+      max_rows = std::max(max_rows, v.m[k].rows);
+      max_tasks = std::max(max_tasks, v.m[k].n_tasks);
+      max_longs = std::max(max_longs, v.m[k].n_longs);
+    }
+    short_rows_kernel<<<dim3(unsigned((max_rows + threads - 1) / threads), count), threads, 0, s>>>(
+        v, w, coeffs, short_row_max);
     CUZK_CUDA_CHECK_LAUNCH();
+    if (max_tasks) {
+      warp_tasks_kernel<<<dim3(unsigned((max_tasks + warps - 1) / warps), count), threads, 0, s>>>(v, w, coeffs);
+      CUZK_CUDA_CHECK_LAUNCH();
+    }
+    if (max_longs) {
+      long_rows_kernel<<<dim3(unsigned((max_longs + warps - 1) / warps), count), threads, 0, s>>>(v);
+      CUZK_CUDA_CHECK_LAUNCH();
+    }
+  };
+  if (!_impl->streamed()) {
+    matrix_views v{};
+    for (unsigned k = 0; k < mats; ++k) {
+      const device_csr& d = _impl->m[k];
+      v.m[k] = {d.row_ptr.data(), d.cols.data(), d.ids.data(), reinterpret_cast<fr_d*>(outs[k]),
+                d.tasks.data(),   d.longs.data(), reinterpret_cast<fr_d*>(d.partials.data()),
+                d.tasks.size(),   d.longs.size(), _impl->rows, 0, 0};
+    }
+    launch(v, mats);
+    return;
   }
-  if (max_longs) {
-    long_rows_kernel<<<dim3(unsigned((max_longs + warps - 1) / warps), mats), threads, 0, s>>>(v);
-    CUZK_CUDA_CHECK_LAUNCH();
+  // streamed: each block's rows through the staging buffer, then its kernels
+  // (the next block's copy is queued behind them on the same stream)
+  for (unsigned k = 0; k < mats; ++k) {
+    const device_csr& d = _impl->m[k];
+    const csr_matrix& h = *d.host;
+    for (const row_block& b : d.blocks) {
+      const std::size_t nnz = b.nz1 - b.nz0, offsets = b.r1 - b.r0 + 1;
+      _impl->stage_offsets.upload(h.row_ptr.data() + b.r0, offsets, s);
+      if (nnz) {
+        _impl->stage_cols.upload(h.cols.data() + b.nz0, nnz, s);
+        _impl->stage_ids.upload(h.coeff_ids.data() + b.nz0, nnz, s);
+      }
+      matrix_views v{};
+      v.m[0] = {_impl->stage_offsets.data(),
+                _impl->stage_cols.data(),
+                _impl->stage_ids.data(),
+                reinterpret_cast<fr_d*>(outs[k]),
+                d.tasks.data() + b.t0,
+                d.longs.data() + b.l0,
+                reinterpret_cast<fr_d*>(d.partials.data()),
+                b.t1 - b.t0,
+                b.l1 - b.l0,
+                b.r1 - b.r0,
+                b.r0,
+                b.nz0};
+      launch(v, 1);
+    }
   }
 }
 

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <random>
 #include <string>
@@ -304,8 +305,15 @@ TEST(gpu_groth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
       p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
   EXPECT_FALSE(streamed.queries_resident());
   EXPECT_EQ(streamed.memory_plan().chunk_terms, 20000u);
+  EXPECT_GT(streamed.memory_plan().h_chunk_terms, 0u);
+  EXPECT_LE(streamed.memory_plan().h_chunk_terms, 20000u);
+  EXPECT_FALSE(streamed.memory_plan().matrices) << "the matrices stream too";
+  EXPECT_GT(streamed.memory_plan().spmv_block_nnz, 0u);
   EXPECT_FALSE(streamed.memory_plan().streamed_pinned);
-  EXPECT_TRUE(streamed.prove(w, r, s) == want) << "queries streamed in chunks";
+  EXPECT_TRUE(streamed.prove(w, r, s) == want) << "queries streamed in chunks, matrices in row blocks";
+  EXPECT_GE(streamed.last_timings().h2d_bytes, r1cs::gpu_shape_stream_bytes(shape(), false) +
+                                                   sizeof(ec::g1_affine) * p->h.size())
+      << "the streamed matrices and H are counted";
   {
     const auto pins = groth16::pin_host_queries(*p);  // declared first: outlives the prover
     ASSERT_NE(pins, nullptr);
@@ -372,7 +380,17 @@ TEST(gpu_groth16, EveryMemoryPlanUnderAVramLimitGivesTheSameProof) {
       EXPECT_GT(t.h2d_bytes, t.upload_bytes * 2) << "streamed queries are counted";
     }
     if (resident == 0) saw_streamed = true;
-    if (!plan.all_resident()) EXPECT_EQ(plan.chunk_terms, 20000u);
+    // L, A, B in chunks of the configured size, H in two halves of the NTT's
+    // scratch vector at most that size
+    if (!(plan.l && plan.a && plan.b_g1 && plan.b_g2)) EXPECT_EQ(plan.chunk_terms, 20000u);
+    if (!plan.h) {
+      EXPECT_GT(plan.h_chunk_terms, 0u);
+      EXPECT_LE(plan.h_chunk_terms, 20000u);
+    }
+    if (!plan.matrices) {
+      EXPECT_GT(plan.spmv_block_nnz, 0u);
+      std::printf("limit %zu: the matrices stream\n", limit);
+    }
   }
   EXPECT_TRUE(saw_compact_resident);
   EXPECT_TRUE(saw_partial);

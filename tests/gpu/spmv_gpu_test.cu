@@ -8,13 +8,17 @@
 // values. Each shape runs under several classifications (gpu_spmv_config),
 // through the host overload (A, B, C) and the device one (A, B only, outputs
 // at an offset inside larger buffers whose other elements must stay
-// untouched). device_bytes() must equal gpu_shape_bytes(). Seeds printed
-// (CUZK_TEST_SEED replays one).
+// untouched). The streamed configs keep the matrices on the host and copy
+// them in row blocks per call: blocks of a few rows (every long row a block
+// of its own, tasks and partial sums numbered over the whole matrix), a
+// middle size, and one block for everything. device_bytes() must equal
+// gpu_shape_bytes(). Seeds printed (CUZK_TEST_SEED replays one).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <numeric>
 #include <random>
 #include <vector>
@@ -102,18 +106,35 @@ const r1cs::gpu_spmv_config configs[] = {
     {.short_row_max = 1, .warp_chunk = 32},     // almost everything through warps, many partials
     {.short_row_max = 64, .warp_chunk = 4096},  // the other extreme
     {.short_row_max = 3, .warp_chunk = 96},
+    // streamed in row blocks
+    {.short_row_max = 3, .warp_chunk = 96, .stream_block_nnz = 7},
+    {.short_row_max = 1, .warp_chunk = 32, .stream_block_nnz = 5000},
+    {.stream_block_nnz = std::size_t(1) << 40},
 };
 
+/// The gpu_shape of |cfg|: streamed ones from the shared shape.
+r1cs::gpu_shape make_shape(const std::shared_ptr<const r1cs::r1cs_shape>& s, bool with_c,
+                           const r1cs::gpu_spmv_config& cfg) {
+  if (!cfg.stream_block_nnz) return r1cs::gpu_shape(*s, 0, with_c, cfg);
+  r1cs::gpu_shape gs(s, 0, with_c, cfg);
+  EXPECT_TRUE(gs.streamed());
+  EXPECT_TRUE(gs.streamed_pinned()) << "the host matrices could not be pinned";
+  return gs;
+}
+
 /// GPU == CPU for |s| under every config, both overloads.
-void check_shape(const r1cs::r1cs_shape& s, std::mt19937_64& rng, const char* what) {
+void check_shape(const r1cs::r1cs_shape& shape, std::mt19937_64& rng, const char* what) {
+  const auto held = std::make_shared<const r1cs::r1cs_shape>(shape);
+  const r1cs::r1cs_shape& s = *held;
   const std::size_t n = s.num_constraints;
   const std::vector<fr> w = random_assignment(s.num_variables(), rng);
   const auto want = r1cs::evaluate_abc(s, w);
   for (const auto& cfg : configs) {
     SCOPED_TRACE(::testing::Message() << what << ", short_row_max " << cfg.short_row_max
-                                      << ", warp_chunk " << cfg.warp_chunk);
+                                      << ", warp_chunk " << cfg.warp_chunk << ", stream_block_nnz "
+                                      << cfg.stream_block_nnz);
     {  // host overload, A B C
-      const r1cs::gpu_shape gs(s, 0, true, cfg);
+      const r1cs::gpu_shape gs = make_shape(held, true, cfg);
       EXPECT_EQ(gs.device_bytes(), r1cs::gpu_shape_bytes(s, true, cfg));
       std::vector<fr> a(n), b(n), c(n);
       gs.evaluate_abc(w, a, b, c);
@@ -122,7 +143,7 @@ void check_shape(const r1cs::r1cs_shape& s, std::mt19937_64& rng, const char* wh
       EXPECT_EQ(test::first_mismatch(want.c, c), n);
     }
     {  // device overload, A B only, outputs at an offset of 2 elements
-      const r1cs::gpu_shape gs(s, 0, false, cfg);
+      const r1cs::gpu_shape gs = make_shape(held, false, cfg);
       EXPECT_EQ(gs.device_bytes(), r1cs::gpu_shape_bytes(s, false, cfg));
       gpu::stream st;
       const std::size_t len = n + 5;
@@ -213,6 +234,10 @@ TEST(gpu_spmv, RejectsBadConfigAndMisalignedVectors) {
   const auto s = random_shape(100, 100, rng, porep_like);
   EXPECT_THROW(r1cs::gpu_shape(s, 0, false, {.short_row_max = 0}), std::invalid_argument);
   EXPECT_THROW(r1cs::gpu_shape(s, 0, false, {.short_row_max = 65}), std::invalid_argument);
+  // streaming needs the shape held
+  EXPECT_THROW(r1cs::gpu_shape(s, 0, false, {.stream_block_nnz = 64}), std::invalid_argument);
+  EXPECT_THROW(r1cs::gpu_shape(std::shared_ptr<const r1cs::r1cs_shape>(), 0, false, {.stream_block_nnz = 64}),
+               std::invalid_argument);
   EXPECT_THROW(r1cs::gpu_shape(s, 0, false, {.warp_chunk = 48}), std::invalid_argument);
   EXPECT_THROW((void)r1cs::gpu_shape_bytes(s, false, {.warp_chunk = 0}), std::invalid_argument);
   const r1cs::gpu_shape gs(s, 0, false);

@@ -87,7 +87,8 @@ struct gpu_prover_config {
   /// 0: the device's free memory minus vram_margin_bytes, which also bounds
   /// a set limit). The plan (gpu_memory_plan) is chosen against it.
   std::size_t vram_limit_bytes = 0;
-  /// Keep the queries on the host and stream them even when they fit (tests).
+  /// Keep the queries and the matrices on the host and stream them even
+  /// when they fit (tests).
   bool force_streaming = false;
   /// Terms per streamed chunk; 0: the largest power of two from 2^20 to
   /// 2^25 that the plan leaves room for (a chunk is a whole MSM: at 2^22 the
@@ -131,9 +132,13 @@ struct gpu_prove_timings {
 /// construction against the usable device bytes (gpu_prover_config), first
 /// of: (1) everything resident, the five per-proof vectors apart; (2)
 /// everything resident, compact vectors; (3) compact vectors and as many
-/// queries resident as fit, largest first (each resident query saves its
-/// whole size of PCIe traffic per partition; the others are streamed in
-/// chunks). Compact: three vectors of max(m, nv) values instead of 2 nv + 3 m
+/// queries, and the A/B matrices, resident as fit, largest first (each
+/// resident one saves its whole size of PCIe traffic per partition; the
+/// other queries are streamed in chunks, the matrices in row blocks through
+/// the SpMV: r1cs::gpu_spmv_config::stream_block_nnz). The H MSM streams
+/// through the NTT's scratch vector, dead by then (two chunks of up to a
+/// sixth of the domain each), the others through two chunk buffers of
+/// chunk_terms. Compact: three vectors of max(m, nv) values instead of 2 nv + 3 m
 /// (the 32 GiB PoRep: 12.9 GB instead of 21.2): w, dead once a and b are
 /// formed, holds the scratch of H and is expanded again from the host's
 /// coded witness after the H MSM (~90 MB moved; a witness sent as it is moves
@@ -142,14 +147,21 @@ struct gpu_memory_plan {
   bool compact_vectors = false;
   /// Resident queries (b_g2 also when B_G2 runs on the CPU: nothing to stream).
   bool h = false, l = false, a = false, b_g1 = false, b_g2 = false;
+  /// The A and B matrices on the device (false: streamed by every SpMV).
+  bool matrices = false;
   /// Some queries stream and their host memory is pinned (by its owner:
   /// pin_host_queries), so their copies run at the link's speed and overlap
   /// the MSMs; false with streamed queries: pageable copies (measured on the
   /// H200 host, 2026-12-04: 4-7 GB/s).
   bool streamed_pinned = false;
-  std::size_t chunk_terms = 0;    ///< terms per streamed chunk (0: nothing streams)
+  /// Terms per streamed chunk of L, A and B_G1 (B_G2: half as many, the
+  /// same bytes); 0: none of them streams.
+  std::size_t chunk_terms = 0;
+  std::size_t h_chunk_terms = 0;  ///< terms per streamed chunk of H (0: H resident)
+  std::size_t spmv_block_nnz = 0; ///< non-zeros per streamed matrix block (0: resident)
   std::size_t planned_bytes = 0;  ///< device bytes the plan needs
   std::size_t usable_bytes = 0;   ///< what it was chosen against
+  /// Every query resident (the matrices apart).
   bool all_resident() const { return h && l && a && b_g1 && b_g2; }
 };
 

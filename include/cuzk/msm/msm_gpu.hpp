@@ -87,9 +87,12 @@ unsigned gpu_sparse_window_bits(std::size_t multi_digit);
 /// what the caller lends for the pair buffer (gpu_msm_workspace::
 /// lend_pair_buffer); when that holds this MSM's pairs, the workspace's own
 /// pair buffer is charged only up to tuning::msm::own_pair_bytes_when_lent
-/// (what the caller's other MSMs may still grow it to).
+/// (what the caller's other MSMs may still grow it to). |host_scalars|:
+/// whether the scalars come from the host (a 32 n byte upload buffer;
+/// run_device and run_streamed take them in place).
 template <class F = ff::fp>
-std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0, std::size_t lent_pair_bytes = 0);
+std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0, std::size_t lent_pair_bytes = 0,
+                                  bool host_scalars = true);
 
 /// sum_i scalars[i] * bases[i] (sizes must match); uploads the bases every
 /// call. For repeated MSMs over the same bases use gpu_msm_context_t.
@@ -173,9 +176,14 @@ class gpu_msm_context_t {
   /// the copy of chunk k + 1 overlapping the MSM of chunk k (fully so from
   /// pinned host memory; from pageable memory the host stages the copy
   /// while the GPU computes). For parameters larger than free VRAM.
+  /// |lent|/|lent_bytes|: device memory of this device (16-byte aligned,
+  /// idle for the call) that holds both chunk buffers instead of the
+  /// workspace's own (std::invalid_argument when it is too small); the
+  /// Groth16 prover lends its NTT scratch vector to the H MSM.
   ec::jacobian<F> run_streamed(std::span<const ec::affine<F>> h_bases, const ff::fr* d_scalars,
                                std::size_t chunk_terms, unsigned window_bits = 0,
-                               gpu_scalar_mix mix = gpu_scalar_mix::random);
+                               gpu_scalar_mix mix = gpu_scalar_mix::random, void* lent = nullptr,
+                               std::size_t lent_bytes = 0);
 
  private:
   void check_terms(std::size_t first, std::size_t n) const;
@@ -188,8 +196,8 @@ using gpu_msm_g2_context = gpu_msm_context_t<ff::fp2>;  ///< G2
 
 extern template class gpu_msm_context_t<ff::fp>;
 extern template class gpu_msm_context_t<ff::fp2>;
-extern template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t);
-extern template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t);
+extern template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t, bool);
+extern template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t, bool);
 extern template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>,
                                              std::span<const ff::fr>, const gpu_msm_config&);
 extern template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>,

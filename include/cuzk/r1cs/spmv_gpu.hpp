@@ -30,8 +30,19 @@
 // plan: 16 bytes per warp task, 16 bytes per long row and 32 bytes (a partial
 // sum) per task of a long row (~20 MB for the 32 GiB PoRep A with the
 // defaults: 0.64 M tasks, 0.13 M long rows; B needs none).
+// Streamed (gpu_spmv_config::stream_block_nnz, for cards that cannot keep
+// the matrices: 5.5 GB at the 32 GiB PoRep): the matrices stay in the host
+// shape, pinned in place while the gpu_shape lives, and every call copies
+// them in row blocks (cut at row boundaries, at most stream_block_nnz
+// non-zeros and as many rows, a longer row alone) through one device
+// staging buffer of 16 bytes per block non-zero; the plan and the
+// dictionary stay resident. A block's copy and its kernels follow each
+// other on the caller's stream (measured, 32 GiB PoRep A and B on an H200:
+// 113 ms per call against 10 resident; the 5.6 GB copy is the rest).
 // Cost: memory-bound, ~8 bytes + one 32-byte gather per non-zero plus
-// 8 + 32 bytes per row (row offsets, the output); three launches per call.
+// 8 + 32 bytes per row (row offsets, the output); three launches per call
+// (per block when streamed, plus 8 bytes per non-zero and per row over the
+// host link).
 // Threads: the object is immutable after construction except for the
 // partial sums of long rows, a scratch buffer it owns: calls that queue work
 // on a stream (evaluate_ab, evaluate_abc with device pointers) must not
@@ -60,6 +71,10 @@ struct gpu_spmv_config {
   unsigned short_row_max = gpu::tuning::spmv::short_row_max;
   /// Non-zeros per warp task (a positive multiple of 32).
   unsigned warp_chunk = gpu::tuning::spmv::warp_chunk;
+  /// 0: the matrices resident on the device. Otherwise they are streamed
+  /// from the host shape in row blocks of at most this many non-zeros
+  /// (raised to the longest row); only the shared_ptr constructor streams.
+  std::size_t stream_block_nnz = 0;
 };
 
 class gpu_shape {
@@ -71,6 +86,10 @@ class gpu_shape {
   /// for a config out of range).
   explicit gpu_shape(const r1cs_shape& shape, int device = 0, bool with_c = true,
                      gpu_spmv_config cfg = {});
+  /// The same; with cfg.stream_block_nnz the matrices stay in |shape|
+  /// (held, and pinned in place, for the gpu_shape's life: they must not
+  /// change meanwhile) and are streamed by every call.
+  gpu_shape(std::shared_ptr<const r1cs_shape> shape, int device, bool with_c, gpu_spmv_config cfg);
   ~gpu_shape();
   gpu_shape(gpu_shape&&) noexcept;
   gpu_shape& operator=(gpu_shape&&) noexcept;
@@ -82,6 +101,10 @@ class gpu_shape {
   std::size_t num_variables() const;
   /// Device bytes held.
   std::size_t device_bytes() const;
+  /// Whether the matrices are streamed from the host by every call, and
+  /// whether their host memory is pinned (false: pageable copies, 4-7 GB/s).
+  bool streamed() const;
+  bool streamed_pinned() const;
 
   /// d_a/d_b/d_c[i] = (M·w)[i] for i < num_constraints(); |d_w| holds the
   /// full assignment (num_variables() Fr, inputs then aux) in device
@@ -107,7 +130,11 @@ class gpu_shape {
 };
 
 /// Device bytes gpu_shape(shape, device, with_c, cfg) will hold (for VRAM
-/// planning). Scans the row offsets (all host threads; ~10 ms at 130 M rows).
+/// planning; streamed with cfg.stream_block_nnz). Scans the row offsets
+/// (all host threads; ~10 ms at 130 M rows).
 std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c = true, gpu_spmv_config cfg = {});
+/// Host bytes of the matrices a call moves when they are streamed (A and B,
+/// and C |with_c|): 8 per non-zero and per row.
+std::size_t gpu_shape_stream_bytes(const r1cs_shape& shape, bool with_c = true);
 
 }  // namespace cuzk::r1cs
