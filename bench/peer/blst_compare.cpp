@@ -165,6 +165,7 @@ int main(int argc, char** argv) {
   // inverse_fermat() its constant-time alternative (the inverse() before
   // 2026-12-02); blst_*_inverse is constant time, blst_*_eucl_inverse is
   // blst's Euclidean entry point.
+  // clang-format off
   const timing blst_fp_inv =
       time_op([&] { blst_fp_inverse(&ba, &ba); blst_fp_add(&ba, &ba, &bb); }, 4000);
   row("Fp inverse", time_op([&] { a = a.inverse() + b; }, 4000), blst_fp_inv);
@@ -175,6 +176,7 @@ int main(int argc, char** argv) {
       time_op([&] { blst_fr_inverse(&bc, &bc); blst_fr_add(&bc, &bc, &bd); }, 4000));
   row("Fr inv vs eucl", time_op([&] { c = c.inverse() + d; }, 4000),
       time_op([&] { blst_fr_eucl_inverse(&bc, &bc); blst_fr_add(&bc, &bc, &bd); }, 4000));
+  // clang-format on
 
   // G1 add/double
   auto p = ec::mul(ec::g1_jacobian::generator(), ff::fr::random(rng));
@@ -206,9 +208,11 @@ int main(int argc, char** argv) {
   std::vector<ec::g1_affine> affs(pts.size());
   std::vector<blst_p1_affine> baffs(pts.size());
   std::size_t next = 0;
+  // clang-format off
   row("G1 to affine",
       time_op([&] { affs[next % 64] = pts[next % 64].to_affine(); ++next; }, 4000),
       time_op([&] { blst_p1_to_affine(&baffs[next % 64], &bpts[next % 64]); ++next; }, 4000));
+  // clang-format on
   row("G1 64 to affine", time_op([&] { ec::batch_to_affine<ff::fp>(pts, affs); }, 500),
       time_op([&] { blst_p1s_to_affine(baffs.data(), bptrs.data(), bptrs.size()); }, 500));
   if (std::memcmp(affs[5].x.l, &baffs[5].x, 48) != 0) std::printf("to affine: cuzk != blst\n");

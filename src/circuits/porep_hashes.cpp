@@ -131,12 +131,14 @@ std::array<std::uint8_t, 64> blake2b::hash512(std::span<const std::uint8_t> data
 void chacha_stream::block(const std::array<std::uint32_t, 16>& input, int rounds, std::array<std::uint8_t, 64>& out) {
   std::uint32_t x[16];
   for (int i = 0; i < 16; ++i) x[i] = input[i];
+  // clang-format off
   const auto qr = [&x](int a, int b, int c, int d) {
     x[a] += x[b]; x[d] = std::rotl(x[d] ^ x[a], 16);
     x[c] += x[d]; x[b] = std::rotl(x[b] ^ x[c], 12);
     x[a] += x[b]; x[d] = std::rotl(x[d] ^ x[a], 8);
     x[c] += x[d]; x[b] = std::rotl(x[b] ^ x[c], 7);
   };
+  // clang-format on
   for (int r = 0; r < rounds; r += 2) {
     qr(0, 4, 8, 12);
     qr(1, 5, 9, 13);

@@ -88,6 +88,7 @@ std::vector<segment<Byte>> payload_segments(const shape_file_header& h, Data dat
     const char* name;
     std::uint64_t size;
   };
+  // clang-format off
   const piece pieces[] = {
       {"coeffs", h.num_coeffs * 32},
       {"A row_ptr", rows * 8},       {"A cols", h.nnz_a * 4},          {"A coeff_ids", h.nnz_a * 4},
@@ -96,6 +97,7 @@ std::vector<segment<Byte>> payload_segments(const shape_file_header& h, Data dat
       {"a_aux_density", words_for(h.num_aux) * 8}, {"b_input_density", words_for(h.num_inputs) * 8},
       {"b_aux_density", words_for(h.num_aux) * 8},
   };
+  // clang-format on
   std::vector<segment<Byte>> out;
   std::uint64_t off = 0;
   for (std::size_t i = 0; i < std::size(pieces); ++i) {
@@ -453,6 +455,7 @@ void write_shape_file(const std::filesystem::path& path, const r1cs_shape& shape
   h.payload_bytes = payload_size(h);
 
   const auto bytes_of = [](const auto& v) { return reinterpret_cast<const std::uint8_t*>(v.data()); };
+  // clang-format off
   const std::uint8_t* mem[] = {
       bytes_of(shape.coeffs),
       bytes_of(shape.a.row_ptr), bytes_of(shape.a.cols), bytes_of(shape.a.coeff_ids),
@@ -461,6 +464,7 @@ void write_shape_file(const std::filesystem::path& path, const r1cs_shape& shape
       bytes_of(shape.a_aux_density.words()), bytes_of(shape.b_input_density.words()),
       bytes_of(shape.b_aux_density.words()),
   };
+  // clang-format on
   const auto segs = payload_segments<const std::uint8_t>(h, [&](std::size_t i) { return mem[i]; });
 
   std::vector<std::uint8_t> header = encode_header(h, chunk_log2);

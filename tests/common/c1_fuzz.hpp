@@ -143,10 +143,12 @@ class c1_fuzzer {
   }
 
   std::string raw_mutation(std::mt19937_64& rng, std::string s) const {
+    // clang-format off
     static const std::vector<std::string> tokens = {
         "{", "}", "[", "]", ",", ":", "\"", "null", "true", "-1", "0", "256", "1e5", "1.0",
         "18446744073709551616", "99999999999999999999999999", "\"x\"", "\\u0000", " ", "\"index\":0,",
         "{\"Single\":{}}", "\xff", "\\\"", "\"_h\":null,"};
+    // clang-format on
     static const std::string interesting = "{}[],:\"0123456789-.eE \\nu\x01";
     if (s.empty()) return tokens[rng() % tokens.size()];
     const std::size_t pos = std::size_t(rng() % s.size());
@@ -194,9 +196,11 @@ class c1_fuzzer {
         return s.substr(0, v.begin) + lits[rng() % lits.size()] + s.substr(v.end);
       }
       case 7: {  // huge or malformed numbers
+        // clang-format off
         static const std::vector<std::string> nums = {
             "256", "255", "4294967296", "4294967295", "18446744073709551615", "18446744073709551616",
             "1e400", "-0", "00", "0.0", "1E2", "-", "0x10", "+1", "123456789012345678901234567890"};
+        // clang-format on
         const span& v = _spans[pick(rng, _numbers)];
         return s.substr(0, v.begin) + nums[rng() % nums.size()] + s.substr(v.end);
       }

@@ -87,6 +87,7 @@ TEST(gpu_msm_g2, WitnessLikeInputsMatchCpu) {
     std::vector<fr> scalars(n);
     const fr repeated = fr::random(rng);
     for (std::size_t i = 0; i < n; ++i) {
+      // clang-format off
       switch (unsigned(rng() % 16)) {
         case 0: case 1: case 2: case 3: case 4: scalars[i] = fr::zero(); break;
         case 5: case 6: case 7: case 8: scalars[i] = fr::one(); break;
@@ -95,6 +96,7 @@ TEST(gpu_msm_g2, WitnessLikeInputsMatchCpu) {
         case 11: scalars[i] = repeated; break;
         default: scalars[i] = fr::random(rng); break;
       }
+      // clang-format on
       const unsigned base_kind = unsigned(rng() % 32);
       if (base_kind == 0) bases[i] = g2_affine::identity();
       else if (base_kind == 1 && i > 0) bases[i] = bases[rng() % i];

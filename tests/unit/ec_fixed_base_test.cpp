@@ -30,8 +30,10 @@ fr pow2(unsigned e) {
 /// random ones up to |n| in all.
 std::vector<fr> test_scalars(std::mt19937_64& rng, unsigned window_bits, std::size_t n) {
   const fr minus_one = fr::zero() - fr::one();
+  // clang-format off
   std::vector<fr> k = {fr::zero(), fr::one(), fr::from_uint(2), minus_one, minus_one - fr::one(),
                        pow2(window_bits) - fr::one(), pow2(window_bits), pow2(254), pow2(254) + fr::one()};
+  // clang-format on
   for (unsigned e = window_bits; e < 255; e += window_bits) k.push_back(pow2(e));
   while (k.size() < n) k.push_back(fr::random(rng));
   return k;

@@ -251,9 +251,11 @@ TEST(ec_gls, decomposition) {
   const fr ax = fr_from_u64(bls_x_abs);  // |x|
   const fr x = -ax;                      // the signed parameter
   const fr x2 = x * x, x3 = x2 * x;
+  // clang-format off
   std::vector<fr> ks{fr::zero(), fr::one(), -fr::one(), fr::from_uint(2), x, -x, ax - fr::one(),
                      x2, x3, x2 * x2, x2 - fr::one(), x * fr::from_uint(3), x2 * fr::from_uint(5),
                      x3 * fr::from_uint(7), x + x2 + x3, fr::from_canonical_unchecked({0, 0, 0, 1})};
+  // clang-format on
   for (int i = 0; i < 8; ++i) ks.push_back(x * fr::random(rng));  // multiples of x
   for (int i = 0; i < 256; ++i) ks.push_back(fr::random(rng));
   for (const fr& k : ks) {
@@ -280,10 +282,12 @@ TEST(ec_gls, matches_generic_mul) {
   const g2_jacobian g = g2_jacobian::generator();
   const fr ax = fr_from_u64(bls_x_abs);
   const fr x = -ax;
+  // clang-format off
   std::vector<fr> ks{fr::zero(),          fr::one(),         -fr::one(),       fr::from_uint(2),
                      fr::from_uint(15),   fr::from_uint(16), fr::from_uint(17), x,
                      -x,                  ax - fr::one(),    ax + fr::one(),    x * x,
                      x * x * x,           x * x * x * x,     -fr::from_uint(2), x * fr::random(rng)};
+  // clang-format on
   for (int i = 0; i < 24; ++i) ks.push_back(fr::random(rng));
   for (int i = 0; i < 6; ++i) {
     const g2_jacobian p = rescale(mul(g, fr::random(rng).to_canonical()), rng);

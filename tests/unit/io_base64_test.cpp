@@ -55,10 +55,12 @@ std::string url_safe_unpadded(std::string b64) {
 
 // RFC 4648 section 10 ("Test Vectors").
 TEST(io_base64, Rfc4648TestVectors) {
+  // clang-format off
   const std::pair<const char*, const char*> vectors[] = {
       {"", ""},         {"f", "Zg=="},         {"fo", "Zm8="},         {"foo", "Zm9v"},
       {"foob", "Zm9vYg=="}, {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"},
   };
+  // clang-format on
   for (const auto& [plain, b64] : vectors) {
     EXPECT_EQ(to_base64(bytes_of(plain)), b64) << plain;
     EXPECT_EQ(to_base64(std::string_view(plain)), b64) << plain;

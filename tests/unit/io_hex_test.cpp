@@ -80,6 +80,7 @@ TEST(io_hex, refusals_name_the_position_and_reason) {
     std::size_t position;
     std::string_view reason;
   };
+  // clang-format off
   for (const refused& r : {refused{"abc", 3, "odd number of hex digits"},
                            refused{"0", 1, "odd number of hex digits"},
                            refused{"g0", 0, "not hex"},
@@ -90,6 +91,7 @@ TEST(io_hex, refusals_name_the_position_and_reason) {
                            refused{"00112 ", 5, "not hex"},
                            refused{"0x00", 1, "not hex"},
                            refused{"-1", 0, "not hex"}}) {
+    // clang-format on
     const auto e = refusal(r.text);
     ASSERT_TRUE(e) << "\"" << r.text << "\" was accepted";
     EXPECT_EQ(e->position, r.position) << "\"" << r.text << "\"";

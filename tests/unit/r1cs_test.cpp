@@ -98,6 +98,7 @@ struct probe_circuit {
       return std::string("probe");
     };
     namespace_guard ns(cs, name);
+    // clang-format off
     const variable x = cs.alloc([this] { ++*names; return "x"; },
                                 [this] { ++*values; return u(3); });
     const variable y = cs.alloc_input([this] { ++*names; return "y"; },
@@ -106,6 +107,7 @@ struct probe_circuit {
                [&](linear_combination lc) { ++*lcs; return lc + x; },
                [&](linear_combination lc) { ++*lcs; return lc + x; },
                [&](linear_combination lc) { ++*lcs; return lc + y; });
+    // clang-format on
   }
 };
 
@@ -195,12 +197,14 @@ struct random_chain_circuit {
     std::vector<variable> pool{CS::one()};
     std::vector<fr> vals{fr::one()};
     auto coeff = [&rng] {
+      // clang-format off
       switch (rng() % 10) {
         case 0: case 1: case 2: case 3: case 4: return fr::one();
         case 5: return -fr::one();
         case 6: case 7: return fr::from_uint(2 + rng() % 15);
         default: return fr::random(rng);
       }
+      // clang-format on
     };
     // Terms over random pool members; |value| gets the LC's value (pool order).
     auto random_lc = [&](std::size_t max_terms, std::vector<term>& out, fr& value) {

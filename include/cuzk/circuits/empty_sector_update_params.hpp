@@ -70,6 +70,7 @@ inline std::uint64_t snap_h_select(std::uint64_t nodes, std::size_t h) {
 /// Tree R's shape for |nodes| (validate_tree_r_shape, every allowed size).
 inline gadgets::merkle_tree_shape snap_tree_r_shape(std::uint64_t nodes) {
   std::size_t sub = 0, top = 0;
+  // clang-format off
   switch (nodes) {
     case 1ull << 5: sub = 4; break;                // 1 KiB
     case 1ull << 6: break;                         // 2 KiB
@@ -85,6 +86,7 @@ inline gadgets::merkle_tree_shape snap_tree_r_shape(std::uint64_t nodes) {
     default:
       throw std::invalid_argument("snap: " + std::to_string(nodes) + " nodes is not an allowed sector size");
   }
+  // clang-format on
   return gadgets::merkle_tree_shape::for_leaves(nodes, 8, sub, top);
 }
 

@@ -210,9 +210,11 @@ std::vector<boolean> sha256_block_no_padding(CS& cs, std::span<const boolean> in
 /// The sha256 gadget computed natively (sha256_witness.hpp): the same aux
 /// values, constraint count and digest (values and kinds) as sha256(cs,
 /// input), for CS types without linear combinations.
+// clang-format off
 template <constraint_system CS>
   requires(!CS::needs_lcs)
 std::vector<boolean> sha256_witness(CS& cs, std::span<const boolean> input);
+// clang-format on
 
 /// SHA-256 of a whole-byte message (bits most significant first per byte):
 /// padding with constants, then one compression per block in namespace

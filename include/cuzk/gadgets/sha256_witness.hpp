@@ -276,9 +276,11 @@ inline word word_from_bits_be(std::span<const boolean> bits) {
 
 }  // namespace sha256w
 
+// clang-format off
 template <constraint_system CS>
   requires(!CS::needs_lcs)
 std::vector<boolean> sha256_witness(CS& cs, std::span<const boolean> input) {
+  // clang-format on
   using sha256w::word;
   if (input.size() % 8 != 0) throw std::invalid_argument("gadgets: sha256 input is not whole bytes");
   if constexpr (CS::has_values)

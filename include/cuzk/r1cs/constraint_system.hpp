@@ -109,6 +109,7 @@ template <bool>
 struct constant_bool {};
 }  // namespace detail
 
+// clang-format off
 /// What a circuit may call while it is synthesized.
 template <class CS>
 concept constraint_system =
@@ -145,6 +146,7 @@ concept extensible_constraint_system =
 template <class C, class CS>
 concept circuit_for = constraint_system<CS> &&
                       requires(std::remove_reference_t<C>& c, CS& cs) { c.synthesize(cs); };
+// clang-format on
 
 /// RAII namespace: pushes in the constructor, pops in the destructor.
 template <constraint_system CS>

@@ -46,6 +46,7 @@ void enforce_input_constraints(CS& cs) {
   }
 }
 
+// clang-format off
 /// ONE, then the circuit; no input constraints (the published circuit size).
 template <constraint_system CS, class C>
   requires circuit_for<C, CS>
@@ -83,5 +84,6 @@ witness_cs make_witness(C&& circuit, std::size_t inputs_hint = 0, std::size_t au
   synthesize_groth16(circuit, cs);
   return cs;
 }
+// clang-format on
 
 }  // namespace cuzk::r1cs

@@ -426,8 +426,8 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
   std::uint32_t t[2 * W];
 #pragma unroll
   for (int k = 0; k < 2 * W; ++k) t[k] = 0;
-  // off-diagonal rows: t += a_i * a_j 2^(32(i+j)), i < j
 #pragma unroll
+  // off-diagonal rows: t += a_i * a_j 2^(32(i+j)), i < j
   for (int i = 0; i < W - 1; ++i) {
     t[2 * i + 1] = mad_lo_cc(a[i], a[i + 1], t[2 * i + 1]);
 #pragma unroll
@@ -606,6 +606,7 @@ struct alignas(8) mont_d {
 /// leaves room (Fp). The XYZZ formulas call mul_sub unqualified: this
 /// overload for fp_d, ec::mul_sub (a * b - c * d) for the host fields, Fr
 /// and Fp2.
+// clang-format off
 template <class P>
   requires ff::detail::cuda::two_spare_top_bits<P>
 __device__ __forceinline__ mont_d<P> mul_sub(const mont_d<P>& a, const mont_d<P>& b,
@@ -615,6 +616,7 @@ __device__ __forceinline__ mont_d<P> mul_sub(const mont_d<P>& a, const mont_d<P>
       r.l, a.l, b.l, c.l, d.l, ff::detail::cuda::d_modulus<P>.v, ff::detail::cuda::n0_32<P>);
   return r;
 }
+// clang-format on
 
 using fr_d = mont_d<ff::fr_params>;
 using fp_d = mont_d<ff::fp_params>;

@@ -93,37 +93,39 @@ inline void sub_mod_x86(std::uint64_t* r, const std::uint64_t* a, const std::uin
 // Eleven registers: eight plus the pointers a, b, p (the "m" operands tell
 // the compiler which memory the block reads). Preconditions as for
 // add_mod/sub_mod: a, b < p < 2^383, so a + b never carries out of 6 limbs.
-#define CUZK_FP_ADD_BACK_P(i)                                   \
-  "movq " #i "*8(%[p]), %[t]\n\t"                             \
-  "cmovncq %[m], %[t]\n\t"                                     \
+// clang-format off
+#define CUZK_FP_ADD_BACK_P(i)     \
+  "movq " #i "*8(%[p]), %[t]\n\t" \
+  "cmovncq %[m], %[t]\n\t"        \
   "adoxq %[t], %[s" #i "]\n\t"
 // r = a (CHAIN) then p added back where the last chain borrowed; CHAIN is
 // the carry chain(s) that leave the borrow in CF.
-#define CUZK_FP_MOD_OP_6(CHAIN)                                                                 \
-  std::uint64_t s0, s1, s2, s3, s4, s5, m, t;                                                   \
-  using arr = const std::uint64_t(*)[6];                                                        \
-  __asm__("movq 0(%[a]), %[s0]\n\t"                                                             \
-          "movq 8(%[a]), %[s1]\n\t"                                                             \
-          "movq 16(%[a]), %[s2]\n\t"                                                            \
-          "movq 24(%[a]), %[s3]\n\t"                                                            \
-          "movq 32(%[a]), %[s4]\n\t"                                                            \
-          "movq 40(%[a]), %[s5]\n\t" CHAIN                                                      \
+#define CUZK_FP_MOD_OP_6(CHAIN)                                                                   \
+  std::uint64_t s0, s1, s2, s3, s4, s5, m, t;                                                     \
+  using arr = const std::uint64_t(*)[6];                                                          \
+  __asm__("movq 0(%[a]), %[s0]\n\t"                                                               \
+          "movq 8(%[a]), %[s1]\n\t"                                                               \
+          "movq 16(%[a]), %[s2]\n\t"                                                              \
+          "movq 24(%[a]), %[s3]\n\t"                                                              \
+          "movq 32(%[a]), %[s4]\n\t"                                                              \
+          "movq 40(%[a]), %[s5]\n\t" CHAIN                                                        \
           "sbbq %[m], %[m]\n\t" /* m = ~0 when the chain borrowed (add p back), else 0; OF = 0 */ \
-          CUZK_FP_ADD_BACK_P(0) CUZK_FP_ADD_BACK_P(1) CUZK_FP_ADD_BACK_P(2)                     \
-          CUZK_FP_ADD_BACK_P(3) CUZK_FP_ADD_BACK_P(4) CUZK_FP_ADD_BACK_P(5)                     \
-          : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),     \
-            [s5] "=&r"(s5), [m] "=&r"(m), [t] "=&r"(t)                                          \
-          : [a] "r"(a), [b] "r"(b), [p] "r"(p), "m"(*arr(a)), "m"(*arr(b)), "m"(*arr(p))        \
-          : "cc");                                                                              \
-  r[0] = s0;                                                                                    \
-  r[1] = s1;                                                                                    \
-  r[2] = s2;                                                                                    \
-  r[3] = s3;                                                                                    \
-  r[4] = s4;                                                                                    \
+          CUZK_FP_ADD_BACK_P(0) CUZK_FP_ADD_BACK_P(1) CUZK_FP_ADD_BACK_P(2)                       \
+          CUZK_FP_ADD_BACK_P(3) CUZK_FP_ADD_BACK_P(4) CUZK_FP_ADD_BACK_P(5)                       \
+          : [s0] "=&r"(s0), [s1] "=&r"(s1), [s2] "=&r"(s2), [s3] "=&r"(s3), [s4] "=&r"(s4),       \
+            [s5] "=&r"(s5), [m] "=&r"(m), [t] "=&r"(t)                                            \
+          : [a] "r"(a), [b] "r"(b), [p] "r"(p), "m"(*arr(a)), "m"(*arr(b)), "m"(*arr(p))          \
+          : "cc");                                                                                \
+  r[0] = s0;                                                                                      \
+  r[1] = s1;                                                                                      \
+  r[2] = s2;                                                                                      \
+  r[3] = s3;                                                                                      \
+  r[4] = s4;                                                                                      \
   r[5] = s5
-#define CUZK_FP_CHAIN(op0, op, x)                                                               \
-  op0 " 0(%[" x "]), %[s0]\n\t" op " 8(%[" x "]), %[s1]\n\t" op " 16(%[" x "]), %[s2]\n\t" op   \
+#define CUZK_FP_CHAIN(op0, op, x)                                                             \
+  op0 " 0(%[" x "]), %[s0]\n\t" op " 8(%[" x "]), %[s1]\n\t" op " 16(%[" x "]), %[s2]\n\t" op \
       " 24(%[" x "]), %[s3]\n\t" op " 32(%[" x "]), %[s4]\n\t" op " 40(%[" x "]), %[s5]\n\t"
+// clang-format on
 inline void add_mod_6_adx(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
                           const std::uint64_t* p) noexcept {
   // s = a + b, then s - p: CF = 1 when s < p (keep s)
