@@ -146,24 +146,15 @@ void bm_subgroup(benchmark::State& st) {
     benchmark::DoNotOptimize(Slow ? is_in_subgroup_slow(q) : is_in_subgroup(q));
   }
 }
-BENCHMARK(bm_subgroup<g1_jacobian, false>)
-    ->Name("bm_g1_subgroup_check")
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK(bm_subgroup<g2_jacobian, false>)
-    ->Name("bm_g2_subgroup_check")
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK(bm_subgroup<g1_jacobian, true>)
-    ->Name("bm_g1_subgroup_check_slow")
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK(bm_subgroup<g2_jacobian, true>)
-    ->Name("bm_g2_subgroup_check_slow")
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_subgroup<g1_jacobian, false>)->Name("bm_g1_subgroup_check")->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_subgroup<g2_jacobian, false>)->Name("bm_g2_subgroup_check")->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_subgroup<g1_jacobian, true>)->Name("bm_g1_subgroup_check_slow")->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_subgroup<g2_jacobian, true>)->Name("bm_g2_subgroup_check_slow")->Unit(benchmark::kMicrosecond);
 
 // arg 0: subgroup check off, 1: on
 void bm_g1_decode_compressed(benchmark::State& st) {
   std::vector<std::array<std::uint8_t, g1_compressed_size>> enc;
-  for (const auto& q : random_points<g1_jacobian>(8))
-    enc.push_back(encode_g1_compressed(q.to_affine()));
+  for (const auto& q : random_points<g1_jacobian>(8)) enc.push_back(encode_g1_compressed(q.to_affine()));
   const decode_options opt{.check_subgroup = st.range(0) != 0};
   std::size_t i = 0;
   for (auto _ : st) benchmark::DoNotOptimize(decode_g1_compressed(enc[++i % 8], opt));
@@ -172,8 +163,7 @@ BENCHMARK(bm_g1_decode_compressed)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond
 
 void bm_g1_decode_uncompressed(benchmark::State& st) {
   std::vector<std::array<std::uint8_t, g1_uncompressed_size>> enc;
-  for (const auto& q : random_points<g1_jacobian>(8))
-    enc.push_back(encode_g1_uncompressed(q.to_affine()));
+  for (const auto& q : random_points<g1_jacobian>(8)) enc.push_back(encode_g1_uncompressed(q.to_affine()));
   const decode_options opt{.check_subgroup = st.range(0) != 0};
   std::size_t i = 0;
   for (auto _ : st) benchmark::DoNotOptimize(decode_g1_uncompressed(enc[++i % 8], opt));
@@ -182,8 +172,7 @@ BENCHMARK(bm_g1_decode_uncompressed)->Arg(0)->Arg(1)->Unit(benchmark::kMicroseco
 
 void bm_g2_decode_compressed(benchmark::State& st) {
   std::vector<std::array<std::uint8_t, g2_compressed_size>> enc;
-  for (const auto& q : random_points<g2_jacobian>(8))
-    enc.push_back(encode_g2_compressed(q.to_affine()));
+  for (const auto& q : random_points<g2_jacobian>(8)) enc.push_back(encode_g2_compressed(q.to_affine()));
   const decode_options opt{.check_subgroup = st.range(0) != 0};
   std::size_t i = 0;
   for (auto _ : st) benchmark::DoNotOptimize(decode_g2_compressed(enc[++i % 8], opt));

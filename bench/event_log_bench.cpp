@@ -70,7 +70,8 @@ void BM_mutex_fprintf(benchmark::State& st) {
   const std::string job = "batch-0123456789abcdef-7";
   for (auto _ : st) {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - epoch);
-    const std::string line = "TIMELINE," + std::to_string(ms.count()) + ",GPU_END," + job + ",worker=0,partition=3,gpu_ms=4123";
+    const std::string line =
+        "TIMELINE," + std::to_string(ms.count()) + ",GPU_END," + job + ",worker=0,partition=3,gpu_ms=4123";
     std::lock_guard lk(mu);
     std::fprintf(devnull(), "%s\n", line.c_str());
   }

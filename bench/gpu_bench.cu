@@ -80,8 +80,8 @@ namespace gpu = cuzk::gpu;
 namespace ntt = cuzk::ntt;
 
 struct options {
-  bool run_ntt = false, run_msm = false, run_prove = false, run_prim = false, run_spmv = false,
-       run_upload = false, run_overlap = false, run_g2 = true, json = false;
+  bool run_ntt = false, run_msm = false, run_prove = false, run_prim = false, run_spmv = false, run_upload = false,
+       run_overlap = false, run_g2 = true, json = false;
   std::size_t upload_values = 130170221;  // 32 GiB PoRep: 328 inputs + 130169893 aux
   std::vector<std::string> spmv_sectors;
   int lg_min = -1, lg_max = -1, reps = 10, lg_max_g2 = 24;
@@ -109,22 +109,23 @@ void report(const options& o, const char* what, unsigned lg, const stats& s, int
 
 /// report() for a case named by a string rather than a size.
 void report_named(const options& o, const std::string& what, const stats& s, int reps) {
-  std::printf("%-40s median %9.3f ms  min %9.3f  max %9.3f  (%d reps)\n", what.c_str(), s.median,
-              s.min, s.max, reps);
+  std::printf("%-40s median %9.3f ms  min %9.3f  max %9.3f  (%d reps)\n", what.c_str(), s.median, s.min, s.max, reps);
   if (o.json)
-    std::printf("{\"bench\":\"%s\",\"median_ms\":%.4f,\"min_ms\":%.4f,\"max_ms\":%.4f,"
-                "\"reps\":%d}\n",
-                what.c_str(), s.median, s.min, s.max, reps);
+    std::printf(
+        "{\"bench\":\"%s\",\"median_ms\":%.4f,\"min_ms\":%.4f,\"max_ms\":%.4f,"
+        "\"reps\":%d}\n",
+        what.c_str(), s.median, s.min, s.max, reps);
   std::fflush(stdout);
 }
 
 void report(const options& o, const char* what, unsigned lg, const stats& s, int reps) {
-  std::printf("%-12s 2^%-2u  median %9.3f ms  min %9.3f  max %9.3f  (%d reps)\n", what, lg,
-              s.median, s.min, s.max, reps);
+  std::printf("%-12s 2^%-2u  median %9.3f ms  min %9.3f  max %9.3f  (%d reps)\n", what, lg, s.median, s.min, s.max,
+              reps);
   if (o.json)
-    std::printf("{\"bench\":\"%s\",\"lg\":%u,\"median_ms\":%.4f,\"min_ms\":%.4f,\"max_ms\":%.4f,"
-                "\"reps\":%d}\n",
-                what, lg, s.median, s.min, s.max, reps);
+    std::printf(
+        "{\"bench\":\"%s\",\"lg\":%u,\"median_ms\":%.4f,\"min_ms\":%.4f,\"max_ms\":%.4f,"
+        "\"reps\":%d}\n",
+        what, lg, s.median, s.min, s.max, reps);
   std::fflush(stdout);
 }
 
@@ -186,20 +187,16 @@ void bench_ntt(const options& o) {
     const ntt::device_ptr pa{d_a.data()}, pb{d_b.data()}, pc{d_c.data()};
     report(o, "ntt", lg, time_it([&] { ntt::ntt_gpu(dom, pa, cfg); }, s, o.reps), o.reps);
     report(o, "intt", lg, time_it([&] { ntt::intt_gpu(dom, pa, cfg); }, s, o.reps), o.reps);
-    report(o, "coset_ntt", lg, time_it([&] { ntt::coset_ntt_gpu(dom, pa, cfg); }, s, o.reps),
-           o.reps);
-    report(o, "coset_intt", lg, time_it([&] { ntt::coset_intt_gpu(dom, pa, cfg); }, s, o.reps),
-           o.reps);
+    report(o, "coset_ntt", lg, time_it([&] { ntt::coset_ntt_gpu(dom, pa, cfg); }, s, o.reps), o.reps);
+    report(o, "coset_intt", lg, time_it([&] { ntt::coset_intt_gpu(dom, pa, cfg); }, s, o.reps), o.reps);
     report(o, "dif_nr", lg, time_it([&] { ntt::dif_nr_gpu(dom, pa, false, cfg); }, s, o.reps),
            o.reps);  // natural -> bit-reversed, no reversal pass
     report(o, "dit_rn", lg, time_it([&] { ntt::dit_rn_gpu(dom, pa, false, cfg); }, s, o.reps),
            o.reps);  // bit-reversed -> natural
-    report(o, "compute_h", lg,
-           time_it([&] { ntt::compute_h_gpu(dom, pa, pb, pc, cfg); }, s, o.reps), o.reps);
+    report(o, "compute_h", lg, time_it([&] { ntt::compute_h_gpu(dom, pa, pb, pc, cfg); }, s, o.reps), o.reps);
     // the prover's H: six transforms from a and b (values random, so this
     // times the work, not a true quotient)
-    report(o, "h_six", lg,
-           time_it([&] { ntt::compute_h_from_ab_gpu(dom, pa, pb, pc, cfg); }, s, o.reps), o.reps);
+    report(o, "h_six", lg, time_it([&] { ntt::compute_h_from_ab_gpu(dom, pa, pb, pc, cfg); }, s, o.reps), o.reps);
     if (lg == 24) {  // the host flavour, transfers included (pageable memory)
       std::vector<fr> v = h;
       const auto t0 = std::chrono::steady_clock::now();
@@ -290,8 +287,8 @@ void bench_msm_group(const options& o, const char* name, int lg_min, int lg_max,
       // window widths around the default, scalars resident (tuning data)
       for (unsigned c = 14; c <= 24; ++c) {
         const std::string nm = std::string(name) + "_c" + std::to_string(c);
-        report(o, nm.c_str(), unsigned(lg),
-               time_it([&] { (void)ctx.run_device(d_scalars.data(), n, 0, c); }, s, 3, 1), 3);
+        report(o, nm.c_str(), unsigned(lg), time_it([&] { (void)ctx.run_device(d_scalars.data(), n, 0, c); }, s, 3, 1),
+               3);
       }
     }
     if constexpr (std::is_same_v<F, cuzk::ff::fp>) {
@@ -303,8 +300,8 @@ void bench_msm_group(const options& o, const char* name, int lg_min, int lg_max,
         const bool ok = ctx.run_device(d_scalars.data(), n) == want;
         if (ok) {
           const std::string nm = std::string(name) + "_dev[" + v + "]";
-          report(o, nm.c_str(), unsigned(lg),
-                 time_it([&] { (void)ctx.run_device(d_scalars.data(), n); }, s, o.reps), o.reps);
+          report(o, nm.c_str(), unsigned(lg), time_it([&] { (void)ctx.run_device(d_scalars.data(), n); }, s, o.reps),
+                 o.reps);
         }
         for (const std::string& e : names) unsetenv(e.c_str());
         if (!ok) {
@@ -314,8 +311,8 @@ void bench_msm_group(const options& o, const char* name, int lg_min, int lg_max,
       }
     }
     const std::string dev = std::string(name) + "_dev", host = std::string(name) + "_host";
-    report(o, dev.c_str(), unsigned(lg),
-           time_it([&] { (void)ctx.run_device(d_scalars.data(), n); }, s, o.reps), o.reps);
+    report(o, dev.c_str(), unsigned(lg), time_it([&] { (void)ctx.run_device(d_scalars.data(), n); }, s, o.reps),
+           o.reps);
     std::vector<double> ms;
     for (int i = 0; i < 1 + o.reps; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
@@ -327,10 +324,8 @@ void bench_msm_group(const options& o, const char* name, int lg_min, int lg_max,
 }
 
 void bench_msm(const options& o) {
-  bench_msm_group<cuzk::ff::fp>(o, "msm_g1", o.lg_min >= 0 ? o.lg_min : 20,
-                                o.lg_max >= 0 ? o.lg_max : 26, 1);
-  if (o.run_g2)
-    bench_msm_group<cuzk::ff::fp2>(o, "msm_g2", 20, o.lg_max_g2, 2);
+  bench_msm_group<cuzk::ff::fp>(o, "msm_g1", o.lg_min >= 0 ? o.lg_min : 20, o.lg_max >= 0 ? o.lg_max : 26, 1);
+  if (o.run_g2) bench_msm_group<cuzk::ff::fp2>(o, "msm_g2", 20, o.lg_max_g2, 2);
 }
 
 /// Whole GPU proofs of chain_circuit at 2^lg constraints (lg in --prove-lg),
@@ -348,9 +343,8 @@ void bench_prove(const options& o) {
         cuzk::r1cs::make_shape(cuzk::r1cs::examples::chain_circuit{steps, std::nullopt}));
     const double shape_ms = ms_since(t0);
     t0 = std::chrono::steady_clock::now();
-    auto cs = cuzk::r1cs::make_witness(
-        cuzk::r1cs::examples::chain_circuit{steps, fr::from_uint(3)}, shape->num_inputs,
-        shape->num_aux);
+    auto cs = cuzk::r1cs::make_witness(cuzk::r1cs::examples::chain_circuit{steps, fr::from_uint(3)}, shape->num_inputs,
+                                       shape->num_aux);
     groth16::witness w{{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
     const double witness_ms = ms_since(t0);
     t0 = std::chrono::steady_clock::now();
@@ -373,11 +367,11 @@ void bench_prove(const options& o) {
     t0 = std::chrono::steady_clock::now();
     groth16::gpu_prover prover(params, shape, {.device = 0});
     const double upload_ms = ms_since(t0);
-    std::printf("prove 2^%d: %zu constraints, %zu aux; shape %.0f ms, witness %.0f ms, stand-in "
-                "params %.0f ms, prover construction (upload) %.0f ms, resident %d, device %.2f GiB\n",
-                lg, shape->num_constraints, shape->num_aux, shape_ms, witness_ms, params_ms,
-                upload_ms, int(prover.queries_resident()),
-                double(prover.device_bytes()) / double(1ull << 30));
+    std::printf(
+        "prove 2^%d: %zu constraints, %zu aux; shape %.0f ms, witness %.0f ms, stand-in "
+        "params %.0f ms, prover construction (upload) %.0f ms, resident %d, device %.2f GiB\n",
+        lg, shape->num_constraints, shape->num_aux, shape_ms, witness_ms, params_ms, upload_ms,
+        int(prover.queries_resident()), double(prover.device_bytes()) / double(1ull << 30));
     std::vector<double> wall, start_ms;
     std::vector<groth16::gpu_prove_timings> tims;
     for (int i = 0; i < 1 + o.reps; ++i) {
@@ -394,22 +388,21 @@ void bench_prove(const options& o) {
     report(o, "prove_wall", unsigned(lg), summarize(wall), o.reps);
     report(o, "prove_start", unsigned(lg), summarize(start_ms), o.reps);
     const auto& t = tims[tims.size() / 2];
-    std::printf("  stages (one run): encode (host, before the lock) %.1f, upload %.1f (%s, %.1f MB), "
-                "spmv %.1f, ntt/h %.1f, H %.1f, L %.1f, A %.1f, B1 %.1f, B2 %.1f ms\n",
-                t.encode_ms, t.upload_ms, t.witness_coded ? "coded" : "as is",
-                double(t.upload_bytes) / 1e6, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
-                t.msm_b2_ms);
+    std::printf(
+        "  stages (one run): encode (host, before the lock) %.1f, upload %.1f (%s, %.1f MB), "
+        "spmv %.1f, ntt/h %.1f, H %.1f, L %.1f, A %.1f, B1 %.1f, B2 %.1f ms\n",
+        t.encode_ms, t.upload_ms, t.witness_coded ? "coded" : "as is", double(t.upload_bytes) / 1e6, t.spmv_ms,
+        t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms, t.msm_b2_ms);
   }
 }
 
 /// The SpMV kernel gpu_shape used before its row classification (one thread
 /// per row and matrix walking its CSR row), kept here as the baseline the
 /// spmv mode times the current one against.
-__global__ void spmv_baseline_kernel(const std::uint64_t* const* row_ptr,
-                                     const std::uint32_t* const* cols,
+__global__ void spmv_baseline_kernel(const std::uint64_t* const* row_ptr, const std::uint32_t* const* cols,
                                      const std::uint32_t* const* ids, gpu::fr_d* const* out,
-                                     const gpu::fr_d* __restrict__ w,
-                                     const gpu::fr_d* __restrict__ coeffs, std::uint64_t rows) {
+                                     const gpu::fr_d* __restrict__ w, const gpu::fr_d* __restrict__ coeffs,
+                                     std::uint64_t rows) {
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= rows) return;
   const unsigned m = blockIdx.y;
@@ -417,12 +410,9 @@ __global__ void spmv_baseline_kernel(const std::uint64_t* const* row_ptr,
   for (std::uint64_t k = row_ptr[m][i]; k < row_ptr[m][i + 1]; ++k) {
     const gpu::fr_d x = w[cols[m][k]];
     const std::uint32_t id = ids[m][k];
-    if (id == cuzk::r1cs::r1cs_shape::coeff_one)
-      acc += x;
-    else if (id == cuzk::r1cs::r1cs_shape::coeff_minus_one)
-      acc -= x;
-    else
-      acc += x * coeffs[id];
+    if (id == cuzk::r1cs::r1cs_shape::coeff_one) acc += x;
+    else if (id == cuzk::r1cs::r1cs_shape::coeff_minus_one) acc -= x;
+    else acc += x * coeffs[id];
   }
   out[m][i] = acc;
 }
@@ -439,8 +429,8 @@ void print_row_lengths(const char* name, const cuzk::r1cs::csr_matrix& m) {
     while (b < std::size(edges) && len > edges[b]) ++b;
     ++count[b];
   }
-  std::printf("  %s: %zu rows, %zu non-zeros, longest row %llu; rows by length:", name, m.rows(),
-              m.nnz(), static_cast<unsigned long long>(longest));
+  std::printf("  %s: %zu rows, %zu non-zeros, longest row %llu; rows by length:", name, m.rows(), m.nnz(),
+              static_cast<unsigned long long>(longest));
   for (std::size_t b = 0; b < count.size(); ++b) {
     if (!count[b]) continue;
     if (b == 0) std::printf(" 0:%llu", static_cast<unsigned long long>(count[b]));
@@ -467,9 +457,8 @@ void bench_spmv(const options& o) {
     }
     auto t0 = std::chrono::steady_clock::now();
     const r1cs::r1cs_shape shape = cuzk::circuits::porep_shape(*info);
-    std::printf("spmv %s: shape built in %.1f s: %zu constraints, %zu variables, %zu coefficients\n",
-                sector.c_str(), ms_since(t0) / 1e3, shape.num_constraints, shape.num_variables(),
-                shape.coeffs.size());
+    std::printf("spmv %s: shape built in %.1f s: %zu constraints, %zu variables, %zu coefficients\n", sector.c_str(),
+                ms_since(t0) / 1e3, shape.num_constraints, shape.num_variables(), shape.coeffs.size());
     print_row_lengths("A", shape.a);
     print_row_lengths("B", shape.b);
     const std::size_t rows = shape.num_constraints, vars = shape.num_variables();
@@ -498,27 +487,26 @@ void bench_spmv(const options& o) {
     const r1cs::gpu_spmv_config defaults{};
     std::vector<r1cs::gpu_spmv_config> cfgs{defaults};
     for (const r1cs::gpu_spmv_config c :
-         {r1cs::gpu_spmv_config{2, 512}, {4, 512}, {16, 512}, {32, 512}, {8, 128}, {8, 256},
-          {8, 2048}, {4, 256}})
+         {r1cs::gpu_spmv_config{2, 512}, {4, 512}, {16, 512}, {32, 512}, {8, 128}, {8, 256}, {8, 2048}, {4, 256}})
       cfgs.push_back(c);
     for (std::size_t ci = 0; ci < cfgs.size(); ++ci) {
       const auto& c = cfgs[ci];
       t0 = std::chrono::steady_clock::now();
       const r1cs::gpu_shape gs(shape, 0, /*with_c=*/false, c);
       const double up = ms_since(t0);
-      const std::string what = tag + "_s" + std::to_string(c.short_row_max) + "_c" +
-                               std::to_string(c.warp_chunk) + (ci == 0 ? "_default" : "");
-      std::printf("  %s: upload + plan %.0f ms, %.3f GiB on the device (planned %.3f)\n",
-                  what.c_str(), up, double(gs.device_bytes()) / double(1ull << 30),
+      const std::string what = tag + "_s" + std::to_string(c.short_row_max) + "_c" + std::to_string(c.warp_chunk) +
+                               (ci == 0 ? "_default" : "");
+      std::printf("  %s: upload + plan %.0f ms, %.3f GiB on the device (planned %.3f)\n", what.c_str(), up,
+                  double(gs.device_bytes()) / double(1ull << 30),
                   double(r1cs::gpu_shape_bytes(shape, false, c)) / double(1ull << 30));
       CUZK_CUDA_CHECK(cudaMemsetAsync(d_a.data(), 0, rows * sizeof(fr), s));
       CUZK_CUDA_CHECK(cudaMemsetAsync(d_b.data(), 0, rows * sizeof(fr), s));
       gs.evaluate_ab(d_w.data(), d_a.data(), d_b.data(), s.get());
       if (!check(what)) continue;
-      report_named(o, what,
-                   time_it([&] { gs.evaluate_ab(d_w.data(), d_a.data(), d_b.data(), s.get()); }, s,
-                           std::max(o.reps, 5), 3),
-                   std::max(o.reps, 5));
+      report_named(
+          o, what,
+          time_it([&] { gs.evaluate_ab(d_w.data(), d_a.data(), d_b.data(), s.get()); }, s, std::max(o.reps, 5), 3),
+          std::max(o.reps, 5));
     }
     {  // the thread-per-row baseline on its own copy of A and B
       gpu::device_buffer<std::uint64_t> rp[2] = {gpu::device_buffer<std::uint64_t>(rows + 1),
@@ -538,8 +526,7 @@ void bench_spmv(const options& o) {
       const std::uint64_t* h_rp[2] = {rp[0].data(), rp[1].data()};
       const std::uint32_t* h_cl[2] = {cl[0].data(), cl[1].data()};
       const std::uint32_t* h_id[2] = {id[0].data(), id[1].data()};
-      gpu::fr_d* h_out[2] = {reinterpret_cast<gpu::fr_d*>(d_a.data()),
-                             reinterpret_cast<gpu::fr_d*>(d_b.data())};
+      gpu::fr_d* h_out[2] = {reinterpret_cast<gpu::fr_d*>(d_a.data()), reinterpret_cast<gpu::fr_d*>(d_b.data())};
       gpu::device_buffer<const std::uint64_t*> d_rp(2);
       gpu::device_buffer<const std::uint32_t*> d_cl(2), d_id(2);
       gpu::device_buffer<gpu::fr_d*> d_out(2);
@@ -549,8 +536,7 @@ void bench_spmv(const options& o) {
       d_out.upload(h_out, 2, s);
       const auto run = [&] {
         spmv_baseline_kernel<<<dim3(unsigned((rows + 127) / 128), 2), 128, 0, s>>>(
-            d_rp.data(), d_cl.data(), d_id.data(), d_out.data(),
-            reinterpret_cast<const gpu::fr_d*>(d_w.data()),
+            d_rp.data(), d_cl.data(), d_id.data(), d_out.data(), reinterpret_cast<const gpu::fr_d*>(d_w.data()),
             reinterpret_cast<const gpu::fr_d*>(d_coeffs.data()), rows);
         CUZK_CUDA_CHECK_LAUNCH();
       };
@@ -558,11 +544,10 @@ void bench_spmv(const options& o) {
       CUZK_CUDA_CHECK(cudaMemsetAsync(d_b.data(), 0, rows * sizeof(fr), s));
       run();
       if (check(tag + "_baseline_thread_per_row"))
-        report_named(o, tag + "_baseline_thread_per_row", time_it(run, s, std::max(o.reps, 5), 3),
-                     std::max(o.reps, 5));
+        report_named(o, tag + "_baseline_thread_per_row", time_it(run, s, std::max(o.reps, 5), 3), std::max(o.reps, 5));
     }
-    std::printf("spmv %s: %s\n", sector.c_str(), all_ok ? "PASS (every GPU result equals the CPU's)"
-                                                        : "FAIL (a GPU result differs from the CPU's)");
+    std::printf("spmv %s: %s\n", sector.c_str(),
+                all_ok ? "PASS (every GPU result equals the CPU's)" : "FAIL (a GPU result differs from the CPU's)");
   }
 }
 
@@ -580,8 +565,7 @@ void bench_upload(const options& o) {
     }
   });
   w[0] = fr::one();
-  std::printf("upload: %zu values (%.2f GB raw) made in %.0f ms\n", n, double(n) * 32 / 1e9,
-              ms_since(t0));
+  std::printf("upload: %zu values (%.2f GB raw) made in %.0f ms\n", n, double(n) * 32 / 1e9, ms_since(t0));
   const std::size_t ni = std::min<std::size_t>(328, n);
   const std::span<const fr> inputs(w.data(), ni), aux(w.data() + ni, n - ni);
   groth16::gpu_witness_uploader up(0, n);
@@ -601,14 +585,12 @@ void bench_upload(const options& o) {
     const double u = ms_since(t0);
     if (i == 0) {
       std::printf("upload: coded form %.1f MB (codes %.1f, counts %.1f, %zu other values %.1f)\n",
-                  double(cw.bytes()) / 1e6, double(cw.codes.size()) * 8 / 1e6,
-                  double(cw.group_others.size()) * 4 / 1e6, cw.others.size(),
-                  double(cw.others.size()) * 32 / 1e6);
+                  double(cw.bytes()) / 1e6, double(cw.codes.size()) * 8 / 1e6, double(cw.group_others.size()) * 4 / 1e6,
+                  cw.others.size(), double(cw.others.size()) * 32 / 1e6);
       std::vector<fr> back(n);
       d_w.download(back.data(), n, s);
       s.synchronize();
-      std::printf("upload: device copy %s the original\n",
-                  back == w ? "== (PASS)" : "!= (FAIL)");
+      std::printf("upload: device copy %s the original\n", back == w ? "== (PASS)" : "!= (FAIL)");
       continue;  // warm-up (pinned staging made on first use)
     }
     enc.push_back(e);
@@ -626,7 +608,6 @@ void bench_upload(const options& o) {
   }
   report_named(o, "upload_raw_baseline", summarize(raw), reps);
 }
-
 
 /// A non-blocking stream at the device's greatest priority (RAII).
 struct priority_stream {
@@ -686,14 +667,15 @@ void bench_overlap(const options& o) {
       t_both.push_back(ms_since(t0));
     }
     const stats m = summarize(t_msm), h = summarize(t_h), b = summarize(t_both);
-    const std::string tag = std::string("overlap_") + (high ? "msm_high_" : "") ;
+    const std::string tag = std::string("overlap_") + (high ? "msm_high_" : "");
     report(o, (tag + "msm").c_str(), unsigned(lg), m, reps);
     report(o, (tag + "h_six").c_str(), unsigned(lg), h, reps);
     report(o, (tag + "both").c_str(), unsigned(lg), b, reps);
-    std::printf("overlap 2^%d%s: both at once %.1f ms against %.1f one after the other (%.3f); "
-                "saved %.1f of the H's %.1f ms\n",
-                lg, high ? " (MSM stream at high priority)" : "", b.median, m.median + h.median,
-                b.median / (m.median + h.median), m.median + h.median - b.median, h.median);
+    std::printf(
+        "overlap 2^%d%s: both at once %.1f ms against %.1f one after the other (%.3f); "
+        "saved %.1f of the H's %.1f ms\n",
+        lg, high ? " (MSM stream at high priority)" : "", b.median, m.median + h.median,
+        b.median / (m.median + h.median), m.median + h.median - b.median, h.median);
   }
 }
 }  // namespace
@@ -722,16 +704,17 @@ int main(int argc, char** argv) {
     else if (a == "--lg-max" && i + 1 < argc) o.lg_max = std::atoi(argv[++i]);
     else if (a == "--reps" && i + 1 < argc) o.reps = std::max(1, std::atoi(argv[++i]));
     else {
-      std::fprintf(stderr, "usage: %s [prim] [ntt] [msm] [prove] [spmv] [overlap] [--lg-min N] [--lg-max N] [--reps N]\n"
-                   "          [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]... [--affine K]... [--variant \"NAME=V ...\"]...\n"
-                   "          [--spmv-sector 2KiB|8MiB|512MiB|32GiB|64GiB]... [upload] [--upload-values N]\n"
-                   "          [--json]\n",
-                   argv[0]);
+      std::fprintf(
+          stderr,
+          "usage: %s [prim] [ntt] [msm] [prove] [spmv] [overlap] [--lg-min N] [--lg-max N] [--reps N]\n"
+          "          [--no-g2] [--lg-max-g2 N] [--prove-lg N] [--sweep-window LG]... [--affine K]... [--variant \"NAME=V ...\"]...\n"
+          "          [--spmv-sector 2KiB|8MiB|512MiB|32GiB|64GiB]... [upload] [--upload-values N]\n"
+          "          [--json]\n",
+          argv[0]);
       return 2;
     }
   }
-  if (!o.run_ntt && !o.run_msm && !o.run_prove && !o.run_prim && !o.run_spmv && !o.run_upload &&
-      !o.run_overlap)
+  if (!o.run_ntt && !o.run_msm && !o.run_prove && !o.run_prim && !o.run_spmv && !o.run_upload && !o.run_overlap)
     o.run_prim = o.run_ntt = o.run_msm = o.run_prove = true;
   if (gpu::device_count() == 0) {
     std::printf("no CUDA device: nothing to benchmark\n");

@@ -82,8 +82,7 @@ __global__ void __launch_bounds__(256) inv_kernel(const D* in, D* out, int iters
 
 /// One XYZZ accumulator per thread; the table is in global memory (cached).
 template <class Fd>
-__global__ void __launch_bounds__(256) madd_kernel(const ec::affine<Fd>* table,
-                                                   ec::xyzz<Fd>* out, int iters) {
+__global__ void __launch_bounds__(256) madd_kernel(const ec::affine<Fd>* table, ec::xyzz<Fd>* out, int iters) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
   ec::xyzz<Fd> acc = ec::xyzz<Fd>::from_affine(table[t % kTable]);
 #pragma unroll 1
@@ -109,23 +108,24 @@ rate time_rate(Launch&& launch, double ops, int reps, cudaStream_t s) {
     ms.push_back(b.elapsed_ms_since(a));
   }
   std::sort(ms.begin(), ms.end());
-  const double med = ms.size() % 2 ? ms[ms.size() / 2]
-                                   : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
+  const double med = ms.size() % 2 ? ms[ms.size() / 2] : 0.5 * (ms[ms.size() / 2 - 1] + ms[ms.size() / 2]);
   return {med, ms.front(), ms.back(), ops / (med * 1e-3) / 1e9};
 }
 
 inline void print_rate(const char* what, const rate& r, double sppark, bool json) {
   if (sppark > 0)
-    std::printf("prim %-10s %8.2f G/s  (median %.3f ms, min %.3f, max %.3f)  sppark %.2f G/s  "
-                "ratio %.2fx\n",
-                what, r.g_per_s, r.median_ms, r.min_ms, r.max_ms, sppark, r.g_per_s / sppark);
+    std::printf(
+        "prim %-10s %8.2f G/s  (median %.3f ms, min %.3f, max %.3f)  sppark %.2f G/s  "
+        "ratio %.2fx\n",
+        what, r.g_per_s, r.median_ms, r.min_ms, r.max_ms, sppark, r.g_per_s / sppark);
   else
-    std::printf("prim %-10s %8.2f G/s  (median %.3f ms, min %.3f, max %.3f)\n", what, r.g_per_s,
-                r.median_ms, r.min_ms, r.max_ms);
+    std::printf("prim %-10s %8.2f G/s  (median %.3f ms, min %.3f, max %.3f)\n", what, r.g_per_s, r.median_ms, r.min_ms,
+                r.max_ms);
   if (json)
-    std::printf("{\"bench\":\"prim_%s\",\"g_per_s\":%.4f,\"median_ms\":%.4f,\"min_ms\":%.4f,"
-                "\"max_ms\":%.4f,\"sppark_g_per_s\":%.2f}\n",
-                what, r.g_per_s, r.median_ms, r.min_ms, r.max_ms, sppark);
+    std::printf(
+        "{\"bench\":\"prim_%s\",\"g_per_s\":%.4f,\"median_ms\":%.4f,\"min_ms\":%.4f,"
+        "\"max_ms\":%.4f,\"sppark_g_per_s\":%.2f}\n",
+        what, r.g_per_s, r.median_ms, r.min_ms, r.max_ms, sppark);
   std::fflush(stdout);
 }
 
@@ -133,8 +133,7 @@ inline void print_rate(const char* what, const rate& r, double sppark, bool json
 inline void print_inv_ratio(const char* what, const rate& inv, const rate& mul, bool json) {
   const double ratio = mul.g_per_s / inv.g_per_s;
   std::printf("prim %-10s inverse in multiplications: %.1f\n", what, ratio);
-  if (json)
-    std::printf("{\"bench\":\"prim_%s_in_mul\",\"ratio\":%.2f}\n", what, ratio);
+  if (json) std::printf("{\"bench\":\"prim_%s_in_mul\",\"ratio\":%.2f}\n", what, ratio);
   std::fflush(stdout);
 }
 
@@ -144,8 +143,7 @@ gpu::device_buffer<D> random_elements(std::mt19937_64& rng, cudaStream_t s) {
   std::vector<F> h(4096);
   for (auto& x : h) x = F::random(rng);
   gpu::device_buffer<D> d(h.size());
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(F),
-                                  cudaMemcpyHostToDevice, s));
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(d.data(), h.data(), h.size() * sizeof(F), cudaMemcpyHostToDevice, s));
   return d;
 }
 
@@ -153,8 +151,7 @@ gpu::device_buffer<D> random_elements(std::mt19937_64& rng, cudaStream_t s) {
 template <class F>
 std::vector<ec::affine<F>> random_points(std::mt19937_64& rng) {
   std::vector<ec::affine<F>> v;
-  for (int i = 0; i < kTable; ++i)
-    v.push_back(ec::mul(ec::jacobian<F>::generator(), ff::fr::random(rng)).to_affine());
+  for (int i = 0; i < kTable; ++i) v.push_back(ec::mul(ec::jacobian<F>::generator(), ff::fr::random(rng)).to_affine());
   return v;
 }
 
@@ -174,53 +171,50 @@ inline void run(int reps, bool json) {
   auto fr_in = random_elements<ff::fr, gpu::fr_d>(rng, s);
   gpu::device_buffer<gpu::fp_d> fp_out{std::size_t(n_threads)};
   gpu::device_buffer<gpu::fr_d> fr_out{std::size_t(n_threads)};
-  auto field_case = [&](const char* name, auto kernel, auto& in, auto& out, double sppark,
-                        int iters, int chains) {
-    const rate r = time_rate([&] {
-      kernel<<<blocks, threads, 0, s>>>(in.data(), out.data(), iters);
-      CUZK_CUDA_CHECK_LAUNCH();
-    }, n_threads * iters * chains, reps, s);
+  auto field_case = [&](const char* name, auto kernel, auto& in, auto& out, double sppark, int iters, int chains) {
+    const rate r = time_rate(
+        [&] {
+          kernel<<<blocks, threads, 0, s>>>(in.data(), out.data(), iters);
+          CUZK_CUDA_CHECK_LAUNCH();
+        },
+        n_threads * iters * chains, reps, s);
     print_rate(name, r, sppark, json);
     return r;
   };
   using gpu::fp_d;
   using gpu::fr_d;
-  const rate fp_mul = field_case("fp_mul", field_kernel<fp_d, field_op::mul>, fp_in, fp_out, 27.0,
-                                 field_iters, kChains);
-  field_case("fp_sqr", field_kernel<fp_d, field_op::sqr>, fp_in, fp_out, 33.5, field_iters,
-             kChains);
-  field_case("fp_mul_self", field_kernel<fp_d, field_op::mul_self>, fp_in, fp_out, 0, field_iters,
-             kChains);
-  const rate fr_mul = field_case("fr_mul", field_kernel<fr_d, field_op::mul>, fr_in, fr_out, 59.1,
-                                 field_iters, kChains);
+  const rate fp_mul =
+      field_case("fp_mul", field_kernel<fp_d, field_op::mul>, fp_in, fp_out, 27.0, field_iters, kChains);
+  field_case("fp_sqr", field_kernel<fp_d, field_op::sqr>, fp_in, fp_out, 33.5, field_iters, kChains);
+  field_case("fp_mul_self", field_kernel<fp_d, field_op::mul_self>, fp_in, fp_out, 0, field_iters, kChains);
+  const rate fr_mul =
+      field_case("fr_mul", field_kernel<fr_d, field_op::mul>, fr_in, fr_out, 59.1, field_iters, kChains);
   field_case("fr_sqr", field_kernel<fr_d, field_op::sqr>, fr_in, fr_out, 0, field_iters, kChains);
-  const rate fp_inv =
-      field_case("fp_inv", inv_kernel<fp_d, false>, fp_in, fp_out, 0, inv_iters, 1);
+  const rate fp_inv = field_case("fp_inv", inv_kernel<fp_d, false>, fp_in, fp_out, 0, inv_iters, 1);
   print_inv_ratio("fp_inv", fp_inv, fp_mul, json);
-  const rate fp_fermat =
-      field_case("fp_inv_fermat", inv_kernel<fp_d, true>, fp_in, fp_out, 0, fermat_iters, 1);
+  const rate fp_fermat = field_case("fp_inv_fermat", inv_kernel<fp_d, true>, fp_in, fp_out, 0, fermat_iters, 1);
   print_inv_ratio("fp_inv_fermat", fp_fermat, fp_mul, json);
-  const rate fr_inv =
-      field_case("fr_inv", inv_kernel<fr_d, false>, fr_in, fr_out, 0, inv_iters, 1);
+  const rate fr_inv = field_case("fr_inv", inv_kernel<fr_d, false>, fr_in, fr_out, 0, inv_iters, 1);
   print_inv_ratio("fr_inv", fr_inv, fr_mul, json);
 
   const auto g1_pts = random_points<ff::fp>(rng);
   const auto g2_pts = random_points<ff::fp2>(rng);
   gpu::device_buffer<ec::affine<gpu::fp_d>> g1_table(kTable);
   gpu::device_buffer<ec::affine<gpu::fp2_d>> g2_table(kTable);
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(g1_table.data(), g1_pts.data(), kTable * sizeof(g1_pts[0]),
-                                  cudaMemcpyHostToDevice, s));
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(g2_table.data(), g2_pts.data(), kTable * sizeof(g2_pts[0]),
-                                  cudaMemcpyHostToDevice, s));
+  CUZK_CUDA_CHECK(
+      cudaMemcpyAsync(g1_table.data(), g1_pts.data(), kTable * sizeof(g1_pts[0]), cudaMemcpyHostToDevice, s));
+  CUZK_CUDA_CHECK(
+      cudaMemcpyAsync(g2_table.data(), g2_pts.data(), kTable * sizeof(g2_pts[0]), cudaMemcpyHostToDevice, s));
   gpu::device_buffer<ec::xyzz<gpu::fp_d>> g1_out{std::size_t(n_threads)};
   gpu::device_buffer<ec::xyzz<gpu::fp2_d>> g2_out{std::size_t(n_threads)};
-  auto madd_case = [&](const char* name, auto kernel, auto& table, auto& out, int iters,
-                       double sppark) {
+  auto madd_case = [&](const char* name, auto kernel, auto& table, auto& out, int iters, double sppark) {
     print_rate(name,
-               time_rate([&] {
-                 kernel<<<blocks, threads, 0, s>>>(table.data(), out.data(), iters);
-                 CUZK_CUDA_CHECK_LAUNCH();
-               }, n_threads * iters, reps, s),
+               time_rate(
+                   [&] {
+                     kernel<<<blocks, threads, 0, s>>>(table.data(), out.data(), iters);
+                     CUZK_CUDA_CHECK_LAUNCH();
+                   },
+                   n_threads * iters, reps, s),
                sppark, json);
   };
   madd_case("g1_madd", madd_kernel<gpu::fp_d>, g1_table, g1_out, g1_iters, 2.63);
@@ -229,8 +223,7 @@ inline void run(int reps, bool json) {
   {
     std::vector<ec::xyzz<ff::fp>> got(1);
     const unsigned t = unsigned(n_threads) - 1;
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(got.data(), g1_out.data() + t, sizeof(got[0]),
-                                    cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(cudaMemcpyAsync(got.data(), g1_out.data() + t, sizeof(got[0]), cudaMemcpyDeviceToHost, s));
     st.synchronize();
     ec::xyzz<ff::fp> want = ec::xyzz<ff::fp>::from_affine(g1_pts[t % kTable]);
     for (int i = 0; i < g1_iters; ++i) want = want.add_affine(g1_pts[(t + 7 * i + 1) % kTable]);

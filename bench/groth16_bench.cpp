@@ -69,10 +69,9 @@ result run(unsigned lg, int repeat) {
   std::vector<double> witness_s, h_s, prove_s;
   for (int i = 0; i <= repeat; ++i) {  // i == 0 is the warm-up
     t0 = clock_type::now();
-    auto cs = r1cs::make_witness(r1cs::examples::chain_circuit{steps, ff::fr::from_uint(i + 3)},
-                                 shape.num_inputs, shape.num_aux);
-    groth16::witness w{{cs.inputs().begin(), cs.inputs().end()},
-                       {cs.aux().begin(), cs.aux().end()}};
+    auto cs = r1cs::make_witness(r1cs::examples::chain_circuit{steps, ff::fr::from_uint(i + 3)}, shape.num_inputs,
+                                 shape.num_aux);
+    groth16::witness w{{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
     const double tw = seconds_since(t0);
     t0 = clock_type::now();
     const auto h = groth16::compute_h(shape, w);
@@ -91,8 +90,7 @@ result run(unsigned lg, int repeat) {
     h_s.push_back(th);
     prove_s.push_back(tp);
   }
-  return {lg, shape.num_constraints, setup_s, summarize(witness_s), summarize(h_s),
-          summarize(prove_s), peak_rss_mib()};
+  return {lg, shape.num_constraints, setup_s, summarize(witness_s), summarize(h_s), summarize(prove_s), peak_rss_mib()};
 }
 
 }  // namespace
@@ -117,8 +115,7 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("%-6s %11s %9s | %-26s | %-26s | %-26s | %s\n", "size", "constraints", "setup s",
-              "witness s med [min,max]", "h (NTTs) s med [min,max]", "prove s med [min,max]",
-              "peak RSS MiB");
+              "witness s med [min,max]", "h (NTTs) s med [min,max]", "prove s med [min,max]", "peak RSS MiB");
   std::vector<result> results;
   for (unsigned lg : lgs) {
     const result r = run(lg, repeat);
@@ -129,8 +126,7 @@ int main(int argc, char** argv) {
       return std::string(b);
     };
     std::printf("2^%-4u %11zu %9.2f | %-26s | %-26s | %-26s | %.0f\n", r.lg, r.constraints, r.setup_s,
-                fmt(r.witness_s).c_str(), fmt(r.h_s).c_str(), fmt(r.prove_s).c_str(),
-                r.peak_rss_mib);
+                fmt(r.witness_s).c_str(), fmt(r.h_s).c_str(), fmt(r.prove_s).c_str(), r.peak_rss_mib);
     std::fflush(stdout);
   }
   if (!json_path.empty()) {
@@ -143,9 +139,8 @@ int main(int argc, char** argv) {
         o << "{\"median\": " << s.median << ", \"min\": " << s.min << ", \"max\": " << s.max << "}";
         return o.str();
       };
-      out << "  {\"lg\": " << r.lg << ", \"constraints\": " << r.constraints
-          << ", \"setup_s\": " << r.setup_s << ", \"witness_s\": " << js(r.witness_s)
-          << ", \"h_s\": " << js(r.h_s) << ", \"prove_s\": " << js(r.prove_s)
+      out << "  {\"lg\": " << r.lg << ", \"constraints\": " << r.constraints << ", \"setup_s\": " << r.setup_s
+          << ", \"witness_s\": " << js(r.witness_s) << ", \"h_s\": " << js(r.h_s) << ", \"prove_s\": " << js(r.prove_s)
           << ", \"repeat\": " << repeat << ", \"peak_rss_mib\": " << r.peak_rss_mib << "}"
           << (i + 1 < results.size() ? "," : "") << "\n";
     }

@@ -53,9 +53,25 @@ void bm_msm(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(bm_msm<cuzk::ff::fp, true>)->Name("msm_g1")->DenseRange(16, 22, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(bm_msm<cuzk::ff::fp, false>)->Name("msm_g1_jacobian")->DenseRange(16, 22, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(bm_msm<cuzk::ff::fp2, true>)->Name("msm_g2")->DenseRange(16, 20, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
-BENCHMARK(bm_msm<cuzk::ff::fp2, false>)->Name("msm_g2_jacobian")->DenseRange(16, 20, 2)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(bm_msm<cuzk::ff::fp, true>)
+    ->Name("msm_g1")
+    ->DenseRange(16, 22, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm<cuzk::ff::fp, false>)
+    ->Name("msm_g1_jacobian")
+    ->DenseRange(16, 22, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm<cuzk::ff::fp2, true>)
+    ->Name("msm_g2")
+    ->DenseRange(16, 20, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+BENCHMARK(bm_msm<cuzk::ff::fp2, false>)
+    ->Name("msm_g2_jacobian")
+    ->DenseRange(16, 20, 2)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 BENCHMARK_MAIN();

@@ -22,12 +22,8 @@ using cuzk::ff::fp2;
 using cuzk::ff::fr;
 namespace ec = cuzk::ec;
 
-g1_affine random_g1(std::mt19937_64& rng) {
-  return ec::mul(ec::g1_generator(), fr::random(rng)).to_affine();
-}
-g2_affine random_g2(std::mt19937_64& rng) {
-  return ec::mul(ec::g2_generator(), fr::random(rng)).to_affine();
-}
+g1_affine random_g1(std::mt19937_64& rng) { return ec::mul(ec::g1_generator(), fr::random(rng)).to_affine(); }
+g2_affine random_g2(std::mt19937_64& rng) { return ec::mul(ec::g2_generator(), fr::random(rng)).to_affine(); }
 
 void bm_pairing(benchmark::State& state) {
   std::mt19937_64 rng(1);

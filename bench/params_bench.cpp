@@ -12,7 +12,6 @@
 #include <filesystem>
 #include <string>
 
-
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/io/params.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
@@ -33,9 +32,9 @@ struct square_chain {
     variable cur = cs.alloc_input("x0", [] { return ff::fr::from_uint(3); });
     for (std::size_t i = 0; i < steps; ++i) {
       const variable next = cs.alloc("next", [] { return ff::fr::zero(); });
-      cs.enforce("square", [&](linear_combination lc) { return lc + cur; },
-                 [&](linear_combination lc) { return lc + cur; },
-                 [&](linear_combination lc) { return lc + next; });
+      cs.enforce(
+          "square", [&](linear_combination lc) { return lc + cur; }, [&](linear_combination lc) { return lc + cur; },
+          [&](linear_combination lc) { return lc + next; });
       cur = next;
     }
   }
@@ -60,9 +59,8 @@ const bench_file& file() {
 void set_counters(benchmark::State& state) {
   const auto bytes = std::filesystem::file_size(file().path);
   state.SetBytesProcessed(state.iterations() * std::int64_t(bytes));
-  state.counters["points"] = double(file().params.h.size() + file().params.l.size() +
-                                    file().params.a.size() + file().params.b_g1.size() +
-                                    file().params.b_g2.size());
+  state.counters["points"] = double(file().params.h.size() + file().params.l.size() + file().params.a.size() +
+                                    file().params.b_g1.size() + file().params.b_g2.size());
 }
 
 void bm_read(benchmark::State& state) {

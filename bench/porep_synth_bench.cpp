@@ -68,8 +68,8 @@ gadgets::merkle_path random_path(const gadgets::merkle_tree_shape& shape, std::m
 }
 
 circuits::stacked_porep_circuit random_partition(const circuits::stacked_porep_params& p, std::mt19937_64& rng) {
-  circuits::stacked_porep_circuit c{p, fr::random(rng), fr::random(rng), fr::random(rng), fr::random(rng),
-                                    fr::random(rng), {}};
+  circuits::stacked_porep_circuit c{
+      p, fr::random(rng), fr::random(rng), fr::random(rng), fr::random(rng), fr::random(rng), {}};
   for (std::size_t i = 0; i < p.challenges; ++i) {
     circuits::stacked_challenge_witness w;
     w.challenge = rng() % p.nodes;
@@ -210,10 +210,11 @@ int main(int argc, char** argv) {
       check = aux.size();
     } else if (mode == "shape") {
       const r1cs::r1cs_shape sh = r1cs::make_shape(circuits::blank_stacked_porep_circuit(p));
-      std::printf("shape: %zu constraints, nnz A %zu B %zu C %zu, A aux density %zu, B input density %zu, "
-                  "B aux density %zu, %zu coefficients\n",
-                  sh.num_constraints, sh.a.nnz(), sh.b.nnz(), sh.c.nnz(), sh.a_aux_density.count(),
-                  sh.b_input_density.count(), sh.b_aux_density.count(), sh.coeffs.size());
+      std::printf(
+          "shape: %zu constraints, nnz A %zu B %zu C %zu, A aux density %zu, B input density %zu, "
+          "B aux density %zu, %zu coefficients\n",
+          sh.num_constraints, sh.a.nnz(), sh.b.nnz(), sh.c.nnz(), sh.a_aux_density.count(), sh.b_input_density.count(),
+          sh.b_aux_density.count(), sh.coeffs.size());
       check = sh.num_aux;
     } else if (mode == "count") {
       r1cs::counting_cs cs;

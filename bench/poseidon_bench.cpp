@@ -52,10 +52,7 @@ void bm_gadget(benchmark::State& state) {
 }
 
 BENCHMARK(bm_native)->Name("poseidon_native")->Arg(2)->Arg(8)->Arg(11)->Unit(benchmark::kMicrosecond);
-BENCHMARK(bm_gadget<cuzk::r1cs::witness_cs>)
-    ->Name("poseidon_gadget_witness")
-    ->Arg(8)
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(bm_gadget<cuzk::r1cs::witness_cs>)->Name("poseidon_gadget_witness")->Arg(8)->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_gadget<cuzk::r1cs::shape_cs>)->Name("poseidon_gadget_shape")->Arg(8)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -8,7 +8,6 @@
 // write_shape_file (the fsync included) and the header alone.
 #include <benchmark/benchmark.h>
 
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -35,8 +34,7 @@ struct bench_file : bench::temp_file {
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     io::write_shape_file(path, shape, key);
     std::printf("porep-2k shape: %zu constraints, %zu variables, built in %.2f s; file %.1f MB\n",
-                shape.num_constraints, shape.num_variables(), s,
-                double(std::filesystem::file_size(path)) / 1e6);
+                shape.num_constraints, shape.num_variables(), s, double(std::filesystem::file_size(path)) / 1e6);
   }
 };
 

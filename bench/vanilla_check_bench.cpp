@@ -59,8 +59,8 @@ void report(const char* what, const char* size, const stats& parse, const stats&
       what, size, parse.med, parse.min, parse.max, check.med, check.min, check.max);
 }
 
-void bench_kind(const char* what, const char* size, const eng::proof_kind_handler& h,
-                const eng::proof_request& req, int repeats) {
+void bench_kind(const char* what, const char* size, const eng::proof_kind_handler& h, const eng::proof_request& req,
+                int repeats) {
   std::unique_ptr<eng::circuit_job> job;
   const stats parse = time_it(repeats, [&] { job = h.parse(req); });
   const stats check = time_it(repeats, [&] { job->check_vanilla(); });
@@ -74,10 +74,8 @@ int main(int argc, char** argv) {
   std::string fixtures = CUZK_FIXTURES_DIR;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i];
-    if (a == "--repeats")
-      repeats = std::max(1, std::atoi(argv[i + 1]));
-    else if (a == "--fixtures")
-      fixtures = argv[i + 1];
+    if (a == "--repeats") repeats = std::max(1, std::atoi(argv[i + 1]));
+    else if (a == "--fixtures") fixtures = argv[i + 1];
   }
   const std::pair<const char*, std::uint64_t> sizes[] = {
       {"2KiB", 2ull << 10}, {"512MiB", 512ull << 20}, {"32GiB", 32ull << 30}};
@@ -110,21 +108,18 @@ int main(int argc, char** argv) {
     req.comm_r_old = raw(g.pub.comm_r_old);
     req.comm_r_new = raw(g.pub.comm_r_new);
     req.comm_d_new = raw(g.pub.comm_d_new);
-    for (const auto& p : g.partitions)
-      req.vanilla_proofs.push_back(cuzk::io::write_snap_partition_proof(p));
+    for (const auto& p : g.partitions) req.vanilla_proofs.push_back(cuzk::io::write_snap_partition_proof(p));
     bench_kind("snap", sizes[s].first, *snap, req, repeats);
   }
 
   std::ifstream in(fixtures + "/curio/post.vproof", std::ios::binary);
-  const std::vector<std::uint8_t> vproof((std::istreambuf_iterator<char>(in)),
-                                         std::istreambuf_iterator<char>());
+  const std::vector<std::uint8_t> vproof((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (vproof.empty()) {
     std::printf("wpost      32GiB   no %s/curio/post.vproof: skipped\n", fixtures.c_str());
     return 0;
   }
   const auto window = eng::make_window_post_kind();
-  for (const std::size_t n :
-       {std::size_t(1), cuzk::circuits::window_post_params(32ull << 30).sector_count}) {
+  for (const std::size_t n : {std::size_t(1), cuzk::circuits::window_post_params(32ull << 30).sector_count}) {
     eng::proof_request req;
     req.kind = eng::proof_kind::window_post_partition;
     req.registered_proof = 13;  // StackedDrgWindow32GiBV1_1

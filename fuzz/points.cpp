@@ -19,8 +19,8 @@ using namespace cuzk::ec;
 using cuzk::fuzz::fuzz_check;
 
 template <class Point, class Decode, class Encode, class Batch>
-void one_kind(std::span<const std::uint8_t> in, std::size_t width, bool check, bool batch, Decode decode,
-              Encode encode, Batch decode_batch) {
+void one_kind(std::span<const std::uint8_t> in, std::size_t width, bool check, bool batch, Decode decode, Encode encode,
+              Batch decode_batch) {
   if (!batch) {
     const auto r = decode(in, decode_options{check});
     if (r.ok()) {
@@ -64,20 +64,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool check = (sel & 4) != 0, batch = (sel & 8) != 0;
   switch (sel & 3) {
     case 0:
-      one_kind<g1_affine>(in, g1_compressed_size, check, batch, decode_g1_compressed,
-                          encode_g1_compressed, decode_g1s_compressed);
+      one_kind<g1_affine>(in, g1_compressed_size, check, batch, decode_g1_compressed, encode_g1_compressed,
+                          decode_g1s_compressed);
       break;
     case 1:
-      one_kind<g1_affine>(in, g1_uncompressed_size, check, batch, decode_g1_uncompressed,
-                          encode_g1_uncompressed, decode_g1s_uncompressed);
+      one_kind<g1_affine>(in, g1_uncompressed_size, check, batch, decode_g1_uncompressed, encode_g1_uncompressed,
+                          decode_g1s_uncompressed);
       break;
     case 2:
-      one_kind<g2_affine>(in, g2_compressed_size, check, batch, decode_g2_compressed,
-                          encode_g2_compressed, decode_g2s_compressed);
+      one_kind<g2_affine>(in, g2_compressed_size, check, batch, decode_g2_compressed, encode_g2_compressed,
+                          decode_g2s_compressed);
       break;
     default:
-      one_kind<g2_affine>(in, g2_uncompressed_size, check, batch, decode_g2_uncompressed,
-                          encode_g2_uncompressed, decode_g2s_uncompressed);
+      one_kind<g2_affine>(in, g2_uncompressed_size, check, batch, decode_g2_uncompressed, encode_g2_uncompressed,
+                          decode_g2s_uncompressed);
       break;
   }
   return 0;

@@ -27,7 +27,9 @@ int connect(int fd, const struct sockaddr* a, socklen_t l) {
   if (!real) real = dlsym(RTLD_NEXT, "connect");
   int r = real(fd, a, l);
   if (r < 0 && a && (a->sa_family == AF_INET || a->sa_family == AF_INET6)) {
-    after_connect = 1; saved = errno; atomic_fetch_add(&n_connect, 1);
+    after_connect = 1;
+    saved = errno;
+    atomic_fetch_add(&n_connect, 1);
   }
   return r;
 }
@@ -40,15 +42,22 @@ int epoll_ctl(int epfd, int op, int fd, struct epoll_event* ev) {
     if (e != saved) {
       atomic_fetch_add(&n_clobber, 1);
       char buf[200];
-      int n = snprintf(buf, sizeof buf, "ERRNOWATCH: errno after connect %d (%s) became %d (%s) before grpc_fd_create's epoll_ctl, fd %d\n", saved, strerror(saved), e, strerror(e), fd);
+      int n =
+          snprintf(buf, sizeof buf,
+                   "ERRNOWATCH: errno after connect %d (%s) became %d (%s) before grpc_fd_create's epoll_ctl, fd %d\n",
+                   saved, strerror(saved), e, strerror(e), fd);
       write(2, buf, n);
-      void* bt[40]; int k = backtrace(bt, 40); backtrace_symbols_fd(bt, k, 2);
+      void* bt[40];
+      int k = backtrace(bt, 40);
+      backtrace_symbols_fd(bt, k, 2);
     }
   }
   errno = e;
   return real(epfd, op, fd, ev);
 }
 __attribute__((destructor)) static void fin(void) {
-  char buf[120]; int n = snprintf(buf, sizeof buf, "ERRNOWATCH: %d inet connects in progress seen, %d clobbered\n", atomic_load(&n_connect), atomic_load(&n_clobber));
+  char buf[120];
+  int n = snprintf(buf, sizeof buf, "ERRNOWATCH: %d inet connects in progress seen, %d clobbered\n",
+                   atomic_load(&n_connect), atomic_load(&n_clobber));
   write(2, buf, n);
 }

@@ -218,8 +218,7 @@ run_data run_once(const batch_options& o, const pb::SubmitProofRequest& base, bo
           s.set_miner_id(ids[i].first);
           s.set_sector_number(ids[i].second);
         }
-      }
-      else
+      } else
         for (const auto& v : vanilla) s.add_vanilla_proofs(v);
       grpc::ClientContext ctx;
       if (o.timeout_s > 0)
@@ -268,8 +267,7 @@ run_data run_once(const batch_options& o, const pb::SubmitProofRequest& base, bo
         std::printf("[%zu/%zu] OK — %.1fs (prove=%llu ms, queue=%llu ms)\n", i + 1, N, r.latency_s,
                     (unsigned long long)(r.total_ms - std::min(r.total_ms, r.queue_ms)),
                     (unsigned long long)r.queue_ms);
-      else
-        std::printf("[%zu/%zu] FAILED — %.1fs: %s\n", i + 1, N, r.latency_s, r.error.c_str());
+      else std::printf("[%zu/%zu] FAILED — %.1fs: %s\n", i + 1, N, r.latency_s, r.error.c_str());
       progress();
       std::fflush(stdout);
       cv.notify_all();
@@ -307,7 +305,8 @@ std::string utc_now() {
 nlohmann::ordered_json provenance(const batch_options& o) {
   nlohmann::ordered_json p;
   p["date"] = utc_now();
-  p["build"] = {{"commit", build_commit}, {"dirty", build_dirty}, {"build_type", build_type}, {"compiler", build_compiler}};
+  p["build"] = {
+      {"commit", build_commit}, {"dirty", build_dirty}, {"build_type", build_type}, {"compiler", build_compiler}};
   char host[256] = {0};
   gethostname(host, sizeof host - 1);
   utsname u{};
@@ -315,13 +314,20 @@ nlohmann::ordered_json provenance(const batch_options& o) {
   p["host"] = {{"hostname", host},
                {"cpus", std::thread::hardware_concurrency()},
                {"kernel", std::string(u.sysname) + " " + u.release + " " + u.machine}};
-  nlohmann::ordered_json c = {{"addr", o.addr},           {"type", o.type},
-                              {"count", o.count},         {"concurrency", o.concurrency},
-                              {"repeat", o.repeat},       {"c1", o.c1},
-                              {"vanilla", o.vanilla},     {"synthetic", o.synthetic},
-                              {"seed", o.seed},           {"registered_proof", o.registered_proof},
-                              {"sector_size", o.sector_size}, {"priority", o.priority},
-                              {"timeout_s", o.timeout_s}, {"label", o.label}};
+  nlohmann::ordered_json c = {{"addr", o.addr},
+                              {"type", o.type},
+                              {"count", o.count},
+                              {"concurrency", o.concurrency},
+                              {"repeat", o.repeat},
+                              {"c1", o.c1},
+                              {"vanilla", o.vanilla},
+                              {"synthetic", o.synthetic},
+                              {"seed", o.seed},
+                              {"registered_proof", o.registered_proof},
+                              {"sector_size", o.sector_size},
+                              {"priority", o.priority},
+                              {"timeout_s", o.timeout_s},
+                              {"label", o.label}};
   if (!o.daemon_config.empty()) {
     const auto bytes = read_file_bytes(o.daemon_config);
     c["daemon_config_file"] = o.daemon_config;
@@ -368,18 +374,20 @@ int run_batch(const batch_options& o) {
   if (o.concurrency == 0) throw std::runtime_error("-j CONCURRENCY must be at least 1");
   const bool porep = kind == engine::proof_kind::porep_seal_commit;
   // ---- inputs: one shared payload, or one per proof (--synthetic) ----------
-  std::vector<std::string> c1_texts;  // porep
+  std::vector<std::string> c1_texts;                         // porep
   std::vector<std::pair<std::uint64_t, std::uint64_t>> ids;  // --synthetic: (miner, sector) of each C1
-  std::vector<std::string> vanilla;   // others
+  std::vector<std::string> vanilla;                          // others
   std::size_t partitions = 1;
   if (porep) {
     if (!o.synthetic.empty()) {
       const auto size = circuits::parse_sector_size(o.synthetic);
-      if (!size) throw std::runtime_error("bad --synthetic size '" + o.synthetic + "' (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)");
+      if (!size)
+        throw std::runtime_error("bad --synthetic size '" + o.synthetic + "' (2KiB, 8MiB, 512MiB, 32GiB, 64GiB)");
       const io::seal_proof_info* info = io::find_seal_proof_by_size(*size);
       if (!info) throw std::runtime_error("no interactive v1.1 PoRep for --synthetic " + o.synthetic);
       partitions = info->partitions;
-      std::fprintf(stderr, "batch: generating %zu synthetic %s C1 inputs...\n", o.count, std::string(info->name).c_str());
+      std::fprintf(stderr, "batch: generating %zu synthetic %s C1 inputs...\n", o.count,
+                   std::string(info->name).c_str());
       for (std::size_t i = 0; i < o.count; ++i) {
         const auto g = circuits::generate_synthetic_porep(*info, o.seed + i);
         c1_texts.push_back(io::write_c1_json(g.c1));
@@ -429,8 +437,7 @@ int run_batch(const batch_options& o) {
       if (ok_k)
         std::printf("run %zu: %zu/%zu ok, wall %.3f s, %.3f s/proof\n", k + 1, ok_k, N, runs.back().wall,
                     runs.back().wall / double(ok_k));
-      else
-        std::printf("run %zu: 0/%zu ok, wall %.3f s\n", k + 1, N, runs.back().wall);
+      else std::printf("run %zu: 0/%zu ok, wall %.3f s\n", k + 1, N, runs.back().wall);
     }
   }
 
@@ -496,22 +503,17 @@ int run_batch(const batch_options& o) {
   std::printf("proofs:            %zu ok, %zu failed, %zu total (concurrency %zu)\n", ok, total - ok, total,
               std::min(o.concurrency, N));
   std::printf("wall time:         %.3f s\n", wall_r);
-  if (ok)
-    std::printf("throughput:        %.3f s/proof, %.3f proofs/min\n", s_per, per_min);
-  else
-    std::printf("throughput:        n/a (no proof completed)\n");
+  if (ok) std::printf("throughput:        %.3f s/proof, %.3f proofs/min\n", s_per, per_min);
+  else std::printf("throughput:        n/a (no proof completed)\n");
   std::printf("latency (s):       %s\n", fmt_pct(lat_p, 3).c_str());
   std::printf("gpu/partition (ms):   %s\n", fmt_pct(gpu_p, 1).c_str());
   std::printf("synth/partition (ms): %s\n", fmt_pct(synth_p, 1).c_str());
   std::printf("  (per-partition source: %s; %zu partition(s) per proof)\n", part_source.c_str(), partitions);
-  if (rss)
-    std::printf("daemon peak RSS:   %.1f MiB (VmHWM of pid %d)\n", double(rss) / 1048576.0, o.daemon_pid);
-  else
-    std::printf("daemon peak RSS:   n/a (the daemon reports none; pass --daemon-pid for a local daemon)\n");
+  if (rss) std::printf("daemon peak RSS:   %.1f MiB (VmHWM of pid %d)\n", double(rss) / 1048576.0, o.daemon_pid);
+  else std::printf("daemon peak RSS:   n/a (the daemon reports none; pass --daemon-pid for a local daemon)\n");
   if (bpeak >= 0)
     std::printf("budget peak:       %.1f MiB reserved (cuzk_memory_reserved_peak_bytes)\n", bpeak / 1048576.0);
-  else
-    std::printf("budget peak:       n/a (GetMetrics failed)\n");
+  else std::printf("budget peak:       n/a (GetMetrics failed)\n");
 
   if (!o.json.empty()) {
     nlohmann::ordered_json j;
@@ -532,7 +534,8 @@ int run_batch(const batch_options& o) {
     j["synth_ms_per_partition"] = pct_json(synth_p);
     j["per_partition_source"] = part_source;
     j["daemon_peak_rss_bytes"] = rss ? nlohmann::ordered_json(rss) : nlohmann::ordered_json(nullptr);
-    j["budget_peak_bytes"] = bpeak >= 0 ? nlohmann::ordered_json(std::uint64_t(bpeak)) : nlohmann::ordered_json(nullptr);
+    j["budget_peak_bytes"] =
+        bpeak >= 0 ? nlohmann::ordered_json(std::uint64_t(bpeak)) : nlohmann::ordered_json(nullptr);
     const nlohmann::ordered_json prov = provenance(o);
     for (const auto& [k, v] : prov.items()) j[k] = v;
     auto& arr = j["proofs"] = nlohmann::ordered_json::array();  // the measured runs' proofs
@@ -546,15 +549,16 @@ int run_batch(const batch_options& o) {
         rp.push_back(proof_json(run.results[i], i, k));
         if (!run.warmup) arr.push_back(rp.back());
       }
-      jr.push_back({{"run", k},
-                    {"warmup", run.warmup},
-                    {"wall_s", round_to(run.wall, 3)},
-                    {"ok", ok_k},
-                    {"failed", run.results.size() - ok_k},
-                    {"s_per_proof", ok_k ? nlohmann::ordered_json(round_to(run.wall / double(ok_k), 4))
-                                         : nlohmann::ordered_json(nullptr)},
-                    {"daemon_peak_rss_bytes", run.rss ? nlohmann::ordered_json(run.rss) : nlohmann::ordered_json(nullptr)},
-                    {"proofs", std::move(rp)}});
+      jr.push_back(
+          {{"run", k},
+           {"warmup", run.warmup},
+           {"wall_s", round_to(run.wall, 3)},
+           {"ok", ok_k},
+           {"failed", run.results.size() - ok_k},
+           {"s_per_proof",
+            ok_k ? nlohmann::ordered_json(round_to(run.wall / double(ok_k), 4)) : nlohmann::ordered_json(nullptr)},
+           {"daemon_peak_rss_bytes", run.rss ? nlohmann::ordered_json(run.rss) : nlohmann::ordered_json(nullptr)},
+           {"proofs", std::move(rp)}});
     }
     std::ofstream f(o.json);
     f << j.dump(2) << "\n";
@@ -567,7 +571,8 @@ int run_batch(const batch_options& o) {
 
 void register_batch(CLI::App& app) {
   static batch_options o;
-  auto* cmd = app.add_subcommand("batch", "prove COUNT requests through the daemon, CONCURRENCY at a time; percentiles");
+  auto* cmd =
+      app.add_subcommand("batch", "prove COUNT requests through the daemon, CONCURRENCY at a time; percentiles");
   cmd->add_option("-a,--addr", o.addr, "daemon address: host:port, http://host:port or unix:///path");
   cmd->add_option("-t,--type", o.type, "porep | snap | wpost | winning")->required();
   cmd->add_option("--c1", o.c1, "PoRep: the C1 output JSON (every proof uses it)");
@@ -576,15 +581,19 @@ void register_batch(CLI::App& app) {
   cmd->add_option("--seed", o.seed, "first --synthetic seed (proof i uses seed+i)");
   cmd->add_option("-c,--count", o.count, "number of proofs");
   cmd->add_option("-j,--concurrency", o.concurrency, "proofs in flight at once");
-  cmd->add_option("--repeat", o.repeat, "run the batch R times; with R > 1 the first is a warm-up, left out of the summary");
+  cmd->add_option("--repeat", o.repeat,
+                  "run the batch R times; with R > 1 the first is a warm-up, left out of the summary");
   cmd->add_option("--daemon-config", o.daemon_config, "the daemon's TOML file: its text is recorded in --json");
   cmd->add_option("--label", o.label, "free text recorded in --json (what this run is)");
   cmd->add_option("--json", o.json, "write every number of the run as JSON here");
-  cmd->add_option("--out-dir", o.out_dir, "write proof-<i>.bin (i from 0) for each completed proof (of the last run); --synthetic: and c1-<i>.json");
+  cmd->add_option(
+      "--out-dir", o.out_dir,
+      "write proof-<i>.bin (i from 0) for each completed proof (of the last run); --synthetic: and c1-<i>.json");
   cmd->add_option("--timeout", o.timeout_s, "per-proof deadline in seconds (0: none)");
   cmd->add_option("--daemon-pid", o.daemon_pid, "pid of a local daemon: peak RSS from /proc/PID/status");
   cmd->add_option("--daemon-log", o.daemon_log, "the daemon's log: exact per-partition times from TIMELINE lines");
-  cmd->add_option("--registered-proof", o.registered_proof, "Go abi registered proof (Window V1_1 2KiB=10, Winning 2KiB=0)");
+  cmd->add_option("--registered-proof", o.registered_proof,
+                  "Go abi registered proof (Window V1_1 2KiB=10, Winning 2KiB=0)");
   cmd->add_option("--sector-size", o.sector_size, "bytes (0: from the registered proof)");
   cmd->add_option("--sector-num", o.sector_num, "sector number");
   cmd->add_option("--miner-id", o.miner_id, "miner id");

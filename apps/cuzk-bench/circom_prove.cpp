@@ -32,8 +32,7 @@ fr parse_hex_scalar(const std::string& text, const char* flag) {
   std::string s = text;
   if (s.size() >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s = s.substr(2);
   if (s.empty() || s.size() > 64)
-    throw std::invalid_argument(std::string(flag) + " expects 1 to 64 hex digits, got \"" + text +
-                                "\"");
+    throw std::invalid_argument(std::string(flag) + " expects 1 to 64 hex digits, got \"" + text + "\"");
   ff::detail::limbs<4> v{};
   for (char ch : s) {
     int d;
@@ -60,20 +59,17 @@ double since(std::chrono::steady_clock::time_point t0) {
 
 int run(const options& o) {
   const auto t0 = std::chrono::steady_clock::now();
-  const io::zkey_file zk = io::read_zkey(o.zkey, {.check_on_curve = true,
-                                                  .check_subgroup = o.check_subgroup});
+  const io::zkey_file zk = io::read_zkey(o.zkey, {.check_on_curve = true, .check_subgroup = o.check_subgroup});
   const double t_zkey = since(t0);
   const auto t1 = std::chrono::steady_clock::now();
   const io::wtns_file wt = io::read_wtns(o.wtns);
   const double t_wtns = since(t1);
   if (wt.values.size() != zk.n_vars)
-    throw std::runtime_error("witness '" + o.wtns + "' has " + std::to_string(wt.values.size()) +
-                             " values but zkey '" + o.zkey + "' has nVars = " +
-                             std::to_string(zk.n_vars) + ": they are not for the same circuit");
-  const std::optional<fr> r = o.r_hex.empty() ? std::nullopt
-                                              : std::optional(parse_hex_scalar(o.r_hex, "--r"));
-  const std::optional<fr> s = o.s_hex.empty() ? std::nullopt
-                                              : std::optional(parse_hex_scalar(o.s_hex, "--s"));
+    throw std::runtime_error("witness '" + o.wtns + "' has " + std::to_string(wt.values.size()) + " values but zkey '" +
+                             o.zkey + "' has nVars = " + std::to_string(zk.n_vars) +
+                             ": they are not for the same circuit");
+  const std::optional<fr> r = o.r_hex.empty() ? std::nullopt : std::optional(parse_hex_scalar(o.r_hex, "--r"));
+  const std::optional<fr> s = o.s_hex.empty() ? std::nullopt : std::optional(parse_hex_scalar(o.s_hex, "--s"));
   circom::prove_stats st;
   groth16::proof pi;
   if (r && s) {
@@ -87,13 +83,12 @@ int run(const options& o) {
   io::write_text_file(o.proof, io::proof_to_json(pi), "proof.json");
   io::write_text_file(o.pub, io::public_to_json(inputs), "public.json");
   if (!o.quiet) {
-    std::printf("circom-prove: %u vars, %u public, domain 2^%u, %zu coefficients\n", zk.n_vars,
-                zk.n_public, zk.lg_domain_size(), zk.coefs.size());
+    std::printf("circom-prove: %u vars, %u public, domain 2^%u, %zu coefficients\n", zk.n_vars, zk.n_public,
+                zk.lg_domain_size(), zk.coefs.size());
     std::printf("  read zkey %.3f s, wtns %.3f s\n", t_zkey, t_wtns);
-    std::printf("  a,b,c %.3f s | coset NTTs %.3f s | MSM A %.3f, B1 %.3f, B2 %.3f, C %.3f, H %.3f s\n",
-                st.evaluations, st.ntt, st.msm_a, st.msm_b1, st.msm_b2, st.msm_c, st.msm_h);
-    std::printf("  prove %.3f s, total %.3f s; wrote %s and %s\n", st.total, since(t0),
-                o.proof.c_str(), o.pub.c_str());
+    std::printf("  a,b,c %.3f s | coset NTTs %.3f s | MSM A %.3f, B1 %.3f, B2 %.3f, C %.3f, H %.3f s\n", st.evaluations,
+                st.ntt, st.msm_a, st.msm_b1, st.msm_b2, st.msm_c, st.msm_h);
+    std::printf("  prove %.3f s, total %.3f s; wrote %s and %s\n", st.total, since(t0), o.proof.c_str(), o.pub.c_str());
   }
   if (!o.vk.empty()) {
     const auto vk = io::vk_from_json(io::read_text_file(o.vk, "verification_key.json"), o.vk);
@@ -115,8 +110,7 @@ int run_verify(const verify_options& o) {
   const auto inputs = io::public_from_json(io::read_text_file(o.pub, "public.json"), o.pub);
   const auto pi = io::proof_from_json(io::read_text_file(o.proof, "proof.json"), o.proof);
   if (inputs.size() != vk.n_public) {
-    std::printf("Invalid proof: %zu public inputs, the verification key expects %u\n",
-                inputs.size(), vk.n_public);
+    std::printf("Invalid proof: %zu public inputs, the verification key expects %u\n", inputs.size(), vk.n_public);
     return 1;
   }
   if (!circom::verify(vk, pi, inputs)) {
@@ -132,8 +126,7 @@ int run_verify(const verify_options& o) {
 void register_circom_prove(CLI::App& app) {
   {
     static verify_options v;
-    auto* cmd = app.add_subcommand("circom-verify",
-                                   "verify a snarkjs Groth16 proof (bls12381) like snarkjs does");
+    auto* cmd = app.add_subcommand("circom-verify", "verify a snarkjs Groth16 proof (bls12381) like snarkjs does");
     cmd->add_option("vk", v.vk, "verification_key.json")->required();
     cmd->add_option("public", v.pub, "public.json")->required();
     cmd->add_option("proof", v.proof, "proof.json")->required();
@@ -143,8 +136,7 @@ void register_circom_prove(CLI::App& app) {
     });
   }
   static options o;
-  auto* cmd = app.add_subcommand(
-      "circom-prove", "Groth16 proof for a circom circuit from a snarkjs .zkey and a .wtns");
+  auto* cmd = app.add_subcommand("circom-prove", "Groth16 proof for a circom circuit from a snarkjs .zkey and a .wtns");
   cmd->add_option("zkey", o.zkey, "snarkjs Groth16 proving key (bls12381)")->required();
   cmd->add_option("wtns", o.wtns, "circom witness (.wtns)")->required();
   cmd->add_option("proof", o.proof, "output proof.json")->required();

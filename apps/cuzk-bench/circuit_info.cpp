@@ -43,10 +43,8 @@ struct options {
 
 template <class C>
 void count(const C& circuit, bool with_input_constraints, r1cs::counting_cs& cs) {
-  if (with_input_constraints)
-    r1cs::synthesize_groth16(circuit, cs);
-  else
-    r1cs::synthesize_circuit(circuit, cs);
+  if (with_input_constraints) r1cs::synthesize_groth16(circuit, cs);
+  else r1cs::synthesize_circuit(circuit, cs);
 }
 
 void print_counts(const r1cs::counting_cs& cs, double secs) {
@@ -101,9 +99,10 @@ int run_snap(const options& o, std::uint64_t size) {
   r1cs::counting_cs cs;
   count(circuits::blank_snap_circuit(p), o.with_input_constraints, cs);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("circuit: snap %s (EmptySectorUpdate%s, %zu partition(s), %zu challenges per partition, tree R %zu-%zu-%zu)\n",
-              o.sector_size.c_str(), o.poseidon ? "-Poseidon" : ", SHA-256 tree D", p.partition_count,
-              p.challenge_count, p.tree_r_shape.base_arity, p.tree_r_shape.sub_arity, p.tree_r_shape.top_arity);
+  std::printf(
+      "circuit: snap %s (EmptySectorUpdate%s, %zu partition(s), %zu challenges per partition, tree R %zu-%zu-%zu)\n",
+      o.sector_size.c_str(), o.poseidon ? "-Poseidon" : ", SHA-256 tree D", p.partition_count, p.challenge_count,
+      p.tree_r_shape.base_arity, p.tree_r_shape.sub_arity, p.tree_r_shape.top_arity);
   print_counts(cs, secs);
   return 0;
 }
@@ -132,9 +131,9 @@ int run(const options& o) {
   r1cs::counting_cs cs;
   count(circuits::blank_fallback_post_circuit(params), o.with_input_constraints, cs);
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("circuit: %s %s (FallbackPoSt, %zu sector slots x %zu challenges, tree %zu-%zu-%zu)\n",
-              o.type.c_str(), o.sector_size.c_str(), params.sector_count, params.challenge_count,
-              shape.base_arity, shape.sub_arity, shape.top_arity);
+  std::printf("circuit: %s %s (FallbackPoSt, %zu sector slots x %zu challenges, tree %zu-%zu-%zu)\n", o.type.c_str(),
+              o.sector_size.c_str(), params.sector_count, params.challenge_count, shape.base_arity, shape.sub_arity,
+              shape.top_arity);
   print_counts(cs, secs);
   return 0;
 }

@@ -52,10 +52,8 @@ bench_file load(const std::string& paths) {
   std::optional<bench_file> side;
   while (std::getline(ss, p, ','))
     if (!p.empty()) {
-      if (!side)
-        side = load_one(p);
-      else
-        merge_into(*side, load_one(p));
+      if (!side) side = load_one(p);
+      else merge_into(*side, load_one(p));
     }
   if (!side) throw std::runtime_error("no file given in '" + paths + "'");
   return *side;
@@ -96,8 +94,8 @@ void print_rows(const compare_report& rep) {
     std::snprintf(p, sizeof p, "%.2g", v.test.p);
     char noise[32];
     std::snprintf(noise, sizeof noise, "%.1f%%", v.noise_pct);
-    std::printf("%-34s %4s %9s | %10s %10s %10s | %10s %10s %10s | %8s %8s %7s  %s\n", r.metric.c_str(),
-                r.unit.c_str(), n.c_str(), num(v.base.p50, r.unit).c_str(), num(v.base.p90, r.unit).c_str(),
+    std::printf("%-34s %4s %9s | %10s %10s %10s | %10s %10s %10s | %8s %8s %7s  %s\n", r.metric.c_str(), r.unit.c_str(),
+                n.c_str(), num(v.base.p50, r.unit).c_str(), num(v.base.p90, r.unit).c_str(),
                 num(v.base.p99, r.unit).c_str(), num(v.next.p50, r.unit).c_str(), num(v.next.p90, r.unit).c_str(),
                 num(v.next.p99, r.unit).c_str(), pct(v.delta_pct).c_str(), p, noise, verdict(v));
   }
@@ -127,8 +125,9 @@ void print_breakdown(const compare_report& rep) {
     for (const auto& b : rep.rows)
       if (b.metric.rfind("partition.backend.", 0) == 0) line("      " + b.metric.substr(10), b, r->v.delta, " of gpu");
   }
-  std::printf("(share: the stage's change of median over the change of the partition total; the backend's\n"
-              " stages split the gpu stage. Medians do not add up exactly, so shares need not sum to 100%%.)\n");
+  std::printf(
+      "(share: the stage's change of median over the change of the partition total; the backend's\n"
+      " stages split the gpu stage. Medians do not add up exactly, so shares need not sum to 100%%.)\n");
 }
 
 int run_compare(const compare_options& o) {
@@ -151,19 +150,21 @@ int run_compare(const compare_options& o) {
     }
 
   std::printf("base %s\nnew  %s\n", describe(base).c_str(), describe(next).c_str());
-  std::printf("method: Mann-Whitney U (two-sided, normal approximation, tie and continuity corrections) over the\n"
-              "samples of the measured runs; beyond noise = p < %g and |d p50| > max(%g%%, run-to-run noise)\n"
-              "and |d p50| >= %g ms (%g MiB). noise = the larger spread (max - min) of the per-run medians in\n"
-              "either file.\n\n",
-              o.rule.alpha, o.rule.min_effect_pct, o.rule.min_effect_abs, o.rule.min_effect_abs_mib);
+  std::printf(
+      "method: Mann-Whitney U (two-sided, normal approximation, tie and continuity corrections) over the\n"
+      "samples of the measured runs; beyond noise = p < %g and |d p50| > max(%g%%, run-to-run noise)\n"
+      "and |d p50| >= %g ms (%g MiB). noise = the larger spread (max - min) of the per-run medians in\n"
+      "either file.\n\n",
+      o.rule.alpha, o.rule.min_effect_pct, o.rule.min_effect_abs, o.rule.min_effect_abs_mib);
   print_rows(rep);
   for (const auto& n : rep.only_base) std::printf("(only in base: %s)\n", n.c_str());
   for (const auto& n : rep.only_new) std::printf("(only in new: %s)\n", n.c_str());
   for (const auto& r : rep.rows)
     if (r.v.min_p >= o.rule.alpha && r.v.base.n > 0 && r.v.next.n > 0)
-      std::printf("note: %s has %zu/%zu samples; the test cannot reach p < %g with so few (best p %.2g): use more "
-                  "runs (--repeat)\n",
-                  r.metric.c_str(), r.v.base.n, r.v.next.n, o.rule.alpha, r.v.min_p);
+      std::printf(
+          "note: %s has %zu/%zu samples; the test cannot reach p < %g with so few (best p %.2g): use more "
+          "runs (--repeat)\n",
+          r.metric.c_str(), r.v.base.n, r.v.next.n, o.rule.alpha, r.v.min_p);
   print_breakdown(rep);
 
   std::vector<std::string> worse, better, worse_stages, better_stages;
@@ -191,8 +192,8 @@ int run_compare(const compare_options& o) {
   }
   int rc = 0;
   for (const auto& r : rep.rows)
-    if (r.v.direction > 0 &&
-        std::any_of(fail_on.begin(), fail_on.end(), [&](const std::string& m) { return m == "any" || m == r.metric; })) {
+    if (r.v.direction > 0 && std::any_of(fail_on.begin(), fail_on.end(),
+                                         [&](const std::string& m) { return m == "any" || m == r.metric; })) {
       std::printf("FAIL: %s regressed beyond noise (%s)\n", r.metric.c_str(), pct(r.v.delta_pct).c_str());
       rc = 1;
     }
@@ -203,14 +204,16 @@ int run_compare(const compare_options& o) {
 
 void register_compare(CLI::App& app) {
   static compare_options o;
-  auto* cmd = app.add_subcommand("compare", "compare two `batch --json` files: medians, percentiles, noise-aware verdicts");
+  auto* cmd =
+      app.add_subcommand("compare", "compare two `batch --json` files: medians, percentiles, noise-aware verdicts");
   cmd->add_option("base", o.base, "baseline batch --json file (or FILE,FILE,... pooled)")->required();
   cmd->add_option("new", o.next, "new batch --json file (or FILE,FILE,... pooled)")->required();
   cmd->add_option("--fail-on", o.fail_on, "comma-separated metrics (or 'any'): exit 1 when one regressed beyond noise");
   cmd->add_option("--alpha", o.rule.alpha, "significance level of the Mann-Whitney test (default 0.05)");
   cmd->add_option("--min-effect", o.rule.min_effect_pct, "smallest change in % that can count (default 3)");
   cmd->add_option("--min-abs", o.rule.min_effect_abs, "smallest change in ms that can count (default 0.5)");
-  cmd->add_option("--min-abs-mib", o.rule.min_effect_abs_mib, "smallest memory change in MiB that can count (default 16)");
+  cmd->add_option("--min-abs-mib", o.rule.min_effect_abs_mib,
+                  "smallest memory change in MiB that can count (default 16)");
   cmd->callback([] { run_subcommand("compare", [] { return run_compare(o); }); });
 }
 

@@ -56,7 +56,8 @@ int run(const options& o) {
     auto cfg = circuits::winning_post_params(2048);
     cfg.sector_count = 1;
     cfg.challenge_count = circuits::winning_post_challenge_count;
-    arr.push_back(io::to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 1 + rng() % 1000, cfg, rand, 0))));
+    arr.push_back(
+        io::to_base64(io::write_fallback_post_sector_proof(make_vanilla(rng, 1 + rng() % 1000, cfg, rand, 0))));
   } else {
     const auto cfg = circuits::window_post_params(2048, circuits::post_api_version::v1_2_0);
     for (std::size_t i = 0; i < o.sectors; ++i)
@@ -74,10 +75,12 @@ int run(const options& o) {
     if (std::filesystem::exists(dir / (stem + ".vk"))) {
       std::printf("test parameters already present: %s.params\n", stem.c_str());
     } else {
-      const auto keys = groth16::generate_parameters(r1cs::make_shape(circuits::blank_fallback_post_circuit(params)), o.seed);
+      const auto keys =
+          groth16::generate_parameters(r1cs::make_shape(circuits::blank_fallback_post_circuit(params)), o.seed);
       io::write_parameters(keys, dir / (stem + ".params"));
       io::write_verifying_key(keys.vk, dir / (stem + ".vk"));
-      std::printf("wrote TEST parameters (seeded, not a trusted setup): %s/%s.params\n", o.param_cache.c_str(), stem.c_str());
+      std::printf("wrote TEST parameters (seeded, not a trusted setup): %s/%s.params\n", o.param_cache.c_str(),
+                  stem.c_str());
     }
   }
   return 0;

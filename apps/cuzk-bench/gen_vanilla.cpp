@@ -48,7 +48,8 @@ const io::seal_proof_info* find_interactive(std::uint64_t size, io::porep_api_ve
 }
 
 int run(const options& o) {
-  if (o.type == "snap") return run_snap_gen_vanilla({o.sector_size, {}, {}, {}, {}}, o.seed, o.out, o.check, o.commitments_out);
+  if (o.type == "snap")
+    return run_snap_gen_vanilla({o.sector_size, {}, {}, {}, {}}, o.seed, o.out, o.check, o.commitments_out);
   if (o.type != "porep") {
     std::fprintf(stderr, "gen-vanilla: unsupported --type '%s' (porep, snap)\n", o.type.c_str());
     return 2;
@@ -70,8 +71,7 @@ int run(const options& o) {
   }
   const io::seal_proof_info* info = find_interactive(*size, api);
   if (!info) {
-    std::fprintf(stderr, "gen-vanilla: no PoRep for sector size %llu bytes\n",
-                 static_cast<unsigned long long>(*size));
+    std::fprintf(stderr, "gen-vanilla: no PoRep for sector size %llu bytes\n", static_cast<unsigned long long>(*size));
     return 2;
   }
   using clock = std::chrono::steady_clock;
@@ -101,11 +101,10 @@ int run(const options& o) {
   const auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
   std::printf("wrote %s: %s, %u partitions x %u challenges, %zu bytes\n", o.out.c_str(),
               std::string(info->name).c_str(), info->partitions, info->challenges_per_partition, text.size());
-  std::printf("prover_id %s sector_id %llu\n", hex(g.prover_id).c_str(),
-              static_cast<unsigned long long>(g.sector_id));
+  std::printf("prover_id %s sector_id %llu\n", hex(g.prover_id).c_str(), static_cast<unsigned long long>(g.sector_id));
   // the daemon checks replica_id against the request's miner and sector
-  std::printf("prove with: --miner-id %llu --sector-num %llu\n",
-              static_cast<unsigned long long>(g.miner_id), static_cast<unsigned long long>(g.sector_id));
+  std::printf("prove with: --miner-id %llu --sector-num %llu\n", static_cast<unsigned long long>(g.miner_id),
+              static_cast<unsigned long long>(g.sector_id));
   std::printf("replica_id %s\ncomm_d %s\ncomm_r %s\n", hex(g.c1.replica_id).c_str(), hex(g.c1.comm_d).c_str(),
               hex(g.c1.comm_r).c_str());
   char check_text[64] = "";

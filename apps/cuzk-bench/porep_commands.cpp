@@ -96,17 +96,19 @@ groth16::verifying_key gpu_setup_to_file(const r1cs::r1cs_shape& shape, std::uin
   groth16::download_queries(gp, sink);
   w.finish();
   *write_s = seconds_since(t1);
-  std::printf("gpu setup on device %d (s): lagrange %.2f, uvw %.2f, h %.2f, l %.2f, a %.2f, b_g1 %.2f, b_g2 %.2f, "
-              "vk %.2f\n",
-              device, st.lagrange_ms / 1e3, st.uvw_ms / 1e3, st.h_ms / 1e3, st.l_ms / 1e3, st.a_ms / 1e3,
-              st.b_g1_ms / 1e3, st.b_g2_ms / 1e3, st.vk_ms / 1e3);
+  std::printf(
+      "gpu setup on device %d (s): lagrange %.2f, uvw %.2f, h %.2f, l %.2f, a %.2f, b_g1 %.2f, b_g2 %.2f, "
+      "vk %.2f\n",
+      device, st.lagrange_ms / 1e3, st.uvw_ms / 1e3, st.h_ms / 1e3, st.l_ms / 1e3, st.a_ms / 1e3, st.b_g1_ms / 1e3,
+      st.b_g2_ms / 1e3, st.vk_ms / 1e3);
   return gp.vk;
 }
 #endif
 
 int gen_params(const gen_params_options& o) {
   if (o.type == "snap") {
-    const std::uint64_t seed = o.seed_given ? o.seed : (std::uint64_t(std::random_device{}()) << 32) | std::random_device{}();
+    const std::uint64_t seed =
+        o.seed_given ? o.seed : (std::uint64_t(std::random_device{}()) << 32) | std::random_device{}();
     return run_snap_gen_params({o.sector_size, {}, {}, {}, {}}, o.out, seed);
   }
   require_porep(o.type);
@@ -151,13 +153,14 @@ int gen_params(const gen_params_options& o) {
   io::write_verifying_key(params.vk, param_path(o.out, *size, ".vk"));
   io::write_meta(param_path(o.out, *size, ".meta"), *size);
   std::printf("wrote %s.{params,vk,meta}\n", param_path(o.out, *size, "").string().c_str());
-  std::printf("constraints %zu, inputs %zu, aux %zu; shape %.2f s, setup %.2f s, write %.2f s\n",
-              shape.num_constraints, shape.num_inputs, shape.num_aux, shape_s, setup_s, seconds_since(t2));
-  std::printf("setup steps (s): lagrange %.2f, uvw %.2f, scalars %.2f, tables %.2f, vk %.2f, h %.2f (%zu), "
-              "l %.2f (%zu), a %.2f (%zu), b_g1 %.2f (%zu), b_g2 %.2f (%zu)\n",
-              st.lagrange_ms / 1e3, st.uvw_ms / 1e3, st.scalars_ms / 1e3, st.tables_ms / 1e3, st.vk_ms / 1e3,
-              st.h_ms / 1e3, params.h.size(), st.l_ms / 1e3, params.l.size(), st.a_ms / 1e3, params.a.size(),
-              st.b_g1_ms / 1e3, params.b_g1.size(), st.b_g2_ms / 1e3, params.b_g2.size());
+  std::printf("constraints %zu, inputs %zu, aux %zu; shape %.2f s, setup %.2f s, write %.2f s\n", shape.num_constraints,
+              shape.num_inputs, shape.num_aux, shape_s, setup_s, seconds_since(t2));
+  std::printf(
+      "setup steps (s): lagrange %.2f, uvw %.2f, scalars %.2f, tables %.2f, vk %.2f, h %.2f (%zu), "
+      "l %.2f (%zu), a %.2f (%zu), b_g1 %.2f (%zu), b_g2 %.2f (%zu)\n",
+      st.lagrange_ms / 1e3, st.uvw_ms / 1e3, st.scalars_ms / 1e3, st.tables_ms / 1e3, st.vk_ms / 1e3, st.h_ms / 1e3,
+      params.h.size(), st.l_ms / 1e3, params.l.size(), st.a_ms / 1e3, params.a.size(), st.b_g1_ms / 1e3,
+      params.b_g1.size(), st.b_g2_ms / 1e3, params.b_g2.size());
   return 0;
 }
 
@@ -177,8 +180,8 @@ int prove(const prove_options& o) {
   const std::uint64_t size = c1.proof->sector_size;
   const double parse_s = seconds_since(t0);
   const auto t1 = clock_type::now();
-  const groth16::parameters params = io::read_parameters(param_path(o.params, size, ".params"),
-                                                            io::read_options{.check_points = o.check_points});
+  const groth16::parameters params =
+      io::read_parameters(param_path(o.params, size, ".params"), io::read_options{.check_points = o.check_points});
   const double params_s = seconds_since(t1);
   const auto t2 = clock_type::now();
   const r1cs::r1cs_shape shape = circuits::porep_shape(*c1.proof);
@@ -208,7 +211,7 @@ int public_inputs(const public_inputs_options& o) {
   const std::size_t last = o.partition < 0 ? c1.proof->partitions : first + 1;
   if (first >= c1.proof->partitions)
     throw std::invalid_argument("--partition " + std::to_string(o.partition) + " of " +
-                      std::to_string(c1.proof->partitions));
+                                std::to_string(c1.proof->partitions));
   for (std::size_t k = first; k < last; ++k)
     for (const ff::fr& x : circuits::porep_public_inputs(c1, k)) {
       std::uint8_t b[32];
@@ -226,9 +229,8 @@ int run_porep_verify(const std::string& c1_path, const std::string& params_dir, 
   const std::vector<std::uint8_t> bytes = read_bytes(proof_path);
   if (bytes.size() != std::size_t(c1.proof->partitions) * io::proof_size) {
     std::printf("invalid\n");
-    std::fprintf(stderr, "verify: %s has %zu bytes, %s needs %u partition proofs of %zu bytes\n",
-                 proof_path.c_str(), bytes.size(), std::string(c1.proof->name).c_str(), c1.proof->partitions,
-                 io::proof_size);
+    std::fprintf(stderr, "verify: %s has %zu bytes, %s needs %u partition proofs of %zu bytes\n", proof_path.c_str(),
+                 bytes.size(), std::string(c1.proof->name).c_str(), c1.proof->partitions, io::proof_size);
     return 1;
   }
   const std::vector<groth16::proof> proofs = io::read_proofs(bytes, c1.proof->partitions, proof_path);
@@ -243,7 +245,9 @@ void register_porep_commands(CLI::App& app) {
   gp->add_option("-t,--type", g.type, "porep | snap")->default_val("porep");
   gp->add_option("--sector-size", g.sector_size, "2KiB | 8MiB | 512MiB | 32GiB | 64GiB | bytes")->required();
   gp->add_option("--out", g.out, "output folder (files named as in parameters.json)")->required();
-  gp->add_option("--seed", g.seed, "setup seed (default: random)")->each([](const std::string&) { g.seed_given = true; });
+  gp->add_option("--seed", g.seed, "setup seed (default: random)")->each([](const std::string&) {
+    g.seed_given = true;
+  });
   gp->add_flag("--cpu", g.cpu, "porep: the CPU setup even when a GPU is present");
   gp->add_option("--device", g.device, "porep: CUDA device of the GPU setup")->default_val(0);
   gp->callback([] { run_subcommand("gen-params", [] { return gen_params(g); }); });

@@ -50,8 +50,8 @@ template <class J>
 bool group_laws(std::mt19937_64& rng) {
   const J g = J::generator();
   const fr a = fr::random(rng), b = fr::random(rng);
-  return ec::mul(g, a) + ec::mul(g, b) == ec::mul(g, a + b) &&
-         ec::mul(ec::mul(g, a), b) == ec::mul(g, a * b) && ec::mul(g, fr::modulus).is_infinity();
+  return ec::mul(g, a) + ec::mul(g, b) == ec::mul(g, a + b) && ec::mul(ec::mul(g, a), b) == ec::mul(g, a * b) &&
+         ec::mul(g, fr::modulus).is_infinity();
 }
 
 template <class J>
@@ -134,8 +134,8 @@ std::string human_ns(double ns) {
 }
 
 int run_selfcheck(std::uint64_t seed, bool with_bench) {
-  std::printf("cuzk self-check (seed %llu, x86-64 ADX path: %s)\n",
-              static_cast<unsigned long long>(seed), ff::detail::use_adx ? "on" : "off");
+  std::printf("cuzk self-check (seed %llu, x86-64 ADX path: %s)\n", static_cast<unsigned long long>(seed),
+              ff::detail::use_adx ? "on" : "off");
   std::mt19937_64 rng(seed);
   std::vector<check_result> results{
       {"Fp mul: fast path == portable reference (100k)", fast_matches_reference<fp>(rng, 100000)},
@@ -178,8 +178,8 @@ int run_selfcheck(std::uint64_t seed, bool with_bench) {
         {"pairing", time_op([&] { (void)ec::pairing(ec::g1_generator(), ec::g2_generator()); }, 16)},
     };
     for (const auto& r : rows)
-      std::printf("  %-16s %10s  [%s, %s]\n", r.name, human_ns(r.t.median).c_str(),
-                  human_ns(r.t.min).c_str(), human_ns(r.t.max).c_str());
+      std::printf("  %-16s %10s  [%s, %s]\n", r.name, human_ns(r.t.median).c_str(), human_ns(r.t.min).c_str(),
+                  human_ns(r.t.max).c_str());
     std::printf("  %-16s %10.2f ms  (one proof above, 2^13 constraints)\n", "Groth16 prove", prove_ms);
     if (a.is_zero() && c.is_zero() && p.is_infinity() && p2.is_infinity()) std::printf(" ");
   }

@@ -75,7 +75,8 @@ int run_single(const single_options& o) {
   pb::ProveResponse resp;
   const auto t0 = std::chrono::steady_clock::now();
   const grpc::Status st = stub->Prove(&ctx, req, &resp);
-  const auto wall = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+  const auto wall =
+      std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
   if (!st.ok()) {
     std::fprintf(stderr, "single: Prove failed: %s (gRPC code %d)\n", st.error_message().c_str(), int(st.error_code()));
     return 1;
@@ -146,7 +147,8 @@ void register_client(CLI::App& app) {
   cmd->add_option("-t,--type", o.type, "porep | snap | wpost | winning (and the reference's aliases)")->required();
   cmd->add_option("--c1", o.c1, "PoRep: the C1 output wrapper JSON");
   cmd->add_option("--vanilla", o.vanilla, "PoSt/Snap: JSON array of base64 vanilla proofs (or one raw proof)");
-  cmd->add_option("--registered-proof", o.registered_proof, "Go abi registered proof (Winning 2KiB=0, 32GiB=3; Window V1_1 2KiB=10, 32GiB=13)");
+  cmd->add_option("--registered-proof", o.registered_proof,
+                  "Go abi registered proof (Winning 2KiB=0, 32GiB=3; Window V1_1 2KiB=10, 32GiB=13)");
   cmd->add_option("--sector-size", o.sector_size, "bytes (0: from the registered proof)");
   cmd->add_option("--sector-num", o.sector_num, "sector number");
   cmd->add_option("--miner-id", o.miner_id, "miner id");
@@ -177,10 +179,8 @@ void register_client(CLI::App& app) {
       pb::PreloadSrsResponse resp;
       const auto s = make_stub(pre_addr)->PreloadSRS(&ctx, r, &resp);
       if (!s.ok()) throw std::runtime_error(s.error_message());
-      if (resp.already_loaded())
-        std::printf("%s already loaded\n", circuit.c_str());
-      else
-        std::printf("%s loaded in %llu ms\n", circuit.c_str(), (unsigned long long)resp.load_time_ms());
+      if (resp.already_loaded()) std::printf("%s already loaded\n", circuit.c_str());
+      else std::printf("%s loaded in %llu ms\n", circuit.c_str(), (unsigned long long)resp.load_time_ms());
       return 0;
     });
   });

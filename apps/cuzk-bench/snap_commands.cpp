@@ -176,7 +176,7 @@ int run_snap_prove(const snap_options& o, const std::string& params_dir, const s
   const double parse_s = seconds_since(t0);
   const auto t1 = clock_type::now();
   const groth16::parameters params = io::read_parameters(param_path(params_dir, v.params.sector_size(), ".params"),
-                                                            io::read_options{.check_points = check_points});
+                                                         io::read_options{.check_points = check_points});
   const double params_s = seconds_since(t1);
   const auto t2 = clock_type::now();
   const r1cs::r1cs_shape shape = circuits::snap_shape(v.params);
@@ -219,7 +219,8 @@ int run_snap_public_inputs(const snap_options& o, int partition) {
   const std::size_t first = partition < 0 ? 0 : std::size_t(partition);
   const std::size_t last = partition < 0 ? p.partition_count : first + 1;
   if (first >= p.partition_count)
-    throw std::invalid_argument("--partition " + std::to_string(partition) + " of " + std::to_string(p.partition_count));
+    throw std::invalid_argument("--partition " + std::to_string(partition) + " of " +
+                                std::to_string(p.partition_count));
   for (std::size_t k = first; k < last; ++k)
     for (const ff::fr& x : circuits::snap_public_inputs(p, pub, k)) std::printf("%s\n", hex_of(x).c_str());
   return 0;

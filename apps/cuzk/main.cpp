@@ -106,9 +106,10 @@ void raise_fd_limit() {
     if (setrlimit(RLIMIT_NOFILE, &l) != 0) l.rlim_cur = before;
   }
   if (l.rlim_cur < 4096)
-    spdlog::warn("open file limit is {} (hard limit {}): a few thousand client connections exhaust it; raise "
-                 "LimitNOFILE / ulimit -n",
-                 (unsigned long long)l.rlim_cur, (unsigned long long)l.rlim_max);
+    spdlog::warn(
+        "open file limit is {} (hard limit {}): a few thousand client connections exhaust it; raise "
+        "LimitNOFILE / ulimit -n",
+        (unsigned long long)l.rlim_cur, (unsigned long long)l.rlim_max);
   else if (l.rlim_cur != before)
     spdlog::info("open file limit raised from {} to {}", (unsigned long long)before, (unsigned long long)l.rlim_cur);
 }
@@ -158,7 +159,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<tbb::global_control> threads;
   if (cfg.synthesis_threads > 0)
-    threads = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, cfg.synthesis_threads);
+    threads =
+        std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, cfg.synthesis_threads);
   if (cfg.gpu_threads > 0) setenv("CUZK_GPU_THREADS", std::to_string(cfg.gpu_threads).c_str(), 1);
 
   // TEST ONLY: regression and resilience tests slow one stage of the real
@@ -169,7 +171,7 @@ int main(int argc, char** argv) {
     cuzk::engine::engine eng(cfg.engine, make_backend(cfg));
     eng.set_log([](int lvl, const std::string& m) {
       static const spdlog::level::level_enum map[] = {spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
-                                                       spdlog::level::err};
+                                                      spdlog::level::err};
       spdlog::log(map[std::min(lvl, 3)], "{}", m);
     });
     // TIMELINE lines come from the engine's writer thread only; CUZK_TIMELINE=off
@@ -177,8 +179,7 @@ int main(int argc, char** argv) {
     const char* tl_env = std::getenv("CUZK_TIMELINE");
     if (!tl_env || std::string(tl_env) != "off")
       eng.set_timeline([](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); });
-    else
-      spdlog::info("TIMELINE lines off (CUZK_TIMELINE=off)");
+    else spdlog::info("TIMELINE lines off (CUZK_TIMELINE=off)");
     eng.register_kind(cuzk::engine::make_winning_post_kind());
     eng.register_kind(cuzk::engine::make_window_post_kind());
     eng.register_kind(cuzk::engine::make_porep_kind());
@@ -188,7 +189,8 @@ int main(int argc, char** argv) {
     cuzk::service::grpc_server server(eng, cfg.listen, server_opts);
     spdlog::info("gRPC cuzk.v1.ProvingEngine listening on {}{}{}{}", cfg.listen,
                  server.port() ? " (port " + std::to_string(server.port()) + ")" : "",
-                 server_opts.tls_cert_pem.empty() ? "" : ", TLS", server_opts.auth_token.empty() ? "" : ", token required");
+                 server_opts.tls_cert_pem.empty() ? "" : ", TLS",
+                 server_opts.auth_token.empty() ? "" : ", token required");
     std::unique_ptr<cuzk::service::http_status_server> http;
     if (!cfg.status_listen.empty()) {
       cuzk::service::http_status_options hopt;
@@ -201,9 +203,10 @@ int main(int argc, char** argv) {
     const int sig = cuzk::daemon::wait_for_stop([&eng](int other) {
       if (other == SIGUSR1) {
         const auto st = eng.status();
-        spdlog::info("received SIGUSR1: status: {} job(s) in flight, {} completed, {} failed, {} cancelled; budget "
-                     "{} of {} bytes used",
-                     st.jobs.size(), st.completed, st.failed, st.cancelled, st.budget_used, st.budget_total);
+        spdlog::info(
+            "received SIGUSR1: status: {} job(s) in flight, {} completed, {} failed, {} cancelled; budget "
+            "{} of {} bytes used",
+            st.jobs.size(), st.completed, st.failed, st.cancelled, st.budget_used, st.budget_total);
       } else {
         spdlog::info("received {}: ignored (cuzk has no config reload; restart it to apply a changed config)",
                      cuzk::daemon::signal_name(other));

@@ -41,17 +41,15 @@ timing time_op(const std::function<void()>& op, int calls) {
   for (int r = 0; r < 9; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < calls; ++i) op();
-    v.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0)
-                    .count() /
-                calls);
+    v.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count() / calls);
   }
   std::sort(v.begin(), v.end());
   return {v[4], v.front(), v.back()};
 }
 
 void row(const char* name, timing ours, timing peer) {
-  std::printf("| %-16s | %10.1f [%.1f, %.1f] | %10.1f [%.1f, %.1f] | %5.2f |\n", name, ours.median,
-              ours.min, ours.max, peer.median, peer.min, peer.max, ours.median / peer.median);
+  std::printf("| %-16s | %10.1f [%.1f, %.1f] | %10.1f [%.1f, %.1f] | %5.2f |\n", name, ours.median, ours.min, ours.max,
+              peer.median, peer.min, peer.max, ours.median / peer.median);
 }
 
 timing time_runs(const std::function<void()>& op, int runs) {
@@ -85,8 +83,8 @@ std::vector<cuzk::ec::affine<F>> chain_points(std::size_t n, std::mt19937_64& rn
 /// One MSM row: cuzk::msm::msm against blst's Pippenger (Blst: blst_p1 or
 /// blst_p2 types), milliseconds; the results compared as affine bytes.
 template <class F, class BAff, class BProj, class Scratch, class Mult, class ToAff>
-void msm_row(const char* name, std::size_t n, std::mt19937_64& rng, Scratch scratch_sizeof,
-             Mult mult, ToAff to_affine) {
+void msm_row(const char* name, std::size_t n, std::mt19937_64& rng, Scratch scratch_sizeof, Mult mult,
+             ToAff to_affine) {
   using namespace cuzk;
   const auto pts = chain_points<F>(n, rng);
   std::vector<ff::fr> k(n);
@@ -106,15 +104,15 @@ void msm_row(const char* name, std::size_t n, std::mt19937_64& rng, Scratch scra
   ec::jacobian<F> ours;
   BProj theirs;
   const timing t_ours = time_runs([&] { ours = msm::msm<F>(pts, k); }, 5);
-  const timing t_theirs = time_runs(
-      [&] { mult(&theirs, pp.data(), n, kp.data(), 255, reinterpret_cast<limb_t*>(scratch.data())); }, 5);
+  const timing t_theirs =
+      time_runs([&] { mult(&theirs, pp.data(), n, kp.data(), 255, reinterpret_cast<limb_t*>(scratch.data())); }, 5);
   BAff ta;
   to_affine(&ta, &theirs);
   const ec::affine<F> oa = ours.to_affine();
   const bool same = std::memcmp(&ta, &oa, sizeof(ta)) == 0;
   std::printf("| %-6s 2^%-2u | %9.1f [%.1f, %.1f] | %9.1f [%.1f, %.1f] | %5.2f |%s\n", name,
-              unsigned(std::bit_width(n) - 1), t_ours.median, t_ours.min, t_ours.max, t_theirs.median,
-              t_theirs.min, t_theirs.max, t_ours.median / t_theirs.median, same ? "" : " RESULTS DIFFER");
+              unsigned(std::bit_width(n) - 1), t_ours.median, t_ours.min, t_ours.max, t_theirs.median, t_theirs.min,
+              t_theirs.max, t_ours.median / t_theirs.median, same ? "" : " RESULTS DIFFER");
 }
 
 int msm_main() {
@@ -125,12 +123,10 @@ int msm_main() {
   std::printf("| MSM        | cuzk ms median [min, max] | blst ms median [min, max] | ratio |\n");
   std::printf("|---|---|---|---|\n");
   for (const unsigned lg : {16u, 18u, 20u})
-    msm_row<ff::fp, blst_p1_affine, blst_p1>("G1", std::size_t(1) << lg, rng,
-                                             blst_p1s_mult_pippenger_scratch_sizeof,
+    msm_row<ff::fp, blst_p1_affine, blst_p1>("G1", std::size_t(1) << lg, rng, blst_p1s_mult_pippenger_scratch_sizeof,
                                              blst_p1s_mult_pippenger, blst_p1_to_affine);
   for (const unsigned lg : {16u, 18u, 20u})
-    msm_row<ff::fp2, blst_p2_affine, blst_p2>("G2", std::size_t(1) << lg, rng,
-                                              blst_p2s_mult_pippenger_scratch_sizeof,
+    msm_row<ff::fp2, blst_p2_affine, blst_p2>("G2", std::size_t(1) << lg, rng, blst_p2s_mult_pippenger_scratch_sizeof,
                                               blst_p2s_mult_pippenger, blst_p2_to_affine);
   return 0;
 }
@@ -150,16 +146,13 @@ int main(int argc, char** argv) {
   blst_fp ba, bb;
   std::memcpy(&ba, a.l, 48);  // both are Montgomery form with R = 2^384
   std::memcpy(&bb, b.l, 48);
-  row("Fp mul", time_op([&] { a = a * b; }, 1 << 20),
-      time_op([&] { blst_fp_mul(&ba, &ba, &bb); }, 1 << 20));
-  row("Fp sqr", time_op([&] { a = a.sqr(); }, 1 << 20),
-      time_op([&] { blst_fp_sqr(&ba, &ba); }, 1 << 20));
+  row("Fp mul", time_op([&] { a = a * b; }, 1 << 20), time_op([&] { blst_fp_mul(&ba, &ba, &bb); }, 1 << 20));
+  row("Fp sqr", time_op([&] { a = a.sqr(); }, 1 << 20), time_op([&] { blst_fp_sqr(&ba, &ba); }, 1 << 20));
   ff::fr c = ff::fr::random(rng), d = ff::fr::random(rng);
   blst_fr bc, bd;
   std::memcpy(&bc, c.l, 32);
   std::memcpy(&bd, d.l, 32);
-  row("Fr mul", time_op([&] { c = c * d; }, 1 << 20),
-      time_op([&] { blst_fr_mul(&bc, &bc, &bd); }, 1 << 20));
+  row("Fr mul", time_op([&] { c = c * d; }, 1 << 20), time_op([&] { blst_fr_mul(&bc, &bc, &bd); }, 1 << 20));
   // Inversions: "+ b" keeps the chain off the fixed points 1 and -1 and
   // costs one addition on both sides. cuzk's inverse() is variable time,
   // inverse_fermat() its constant-time alternative (the inverse() before
@@ -189,8 +182,7 @@ int main(int argc, char** argv) {
   blst_p1_to_affine(&bq, &bq_proj);
   row("G1 mixed add", time_op([&] { p += q; }, 1 << 16),
       time_op([&] { blst_p1_add_or_double_affine(&bp, &bp, &bq); }, 1 << 16));
-  row("G1 double", time_op([&] { p = p.dbl(); }, 1 << 16),
-      time_op([&] { blst_p1_double(&bp, &bp); }, 1 << 16));
+  row("G1 double", time_op([&] { p = p.dbl(); }, 1 << 16), time_op([&] { blst_p1_double(&bp, &bp); }, 1 << 16));
 
   // Point normalisation, the main user of inversion: one point (one
   // inversion), and 64 points at once (one inversion + 6 M per point). The
@@ -233,12 +225,14 @@ int main(int argc, char** argv) {
   const auto g2 = ec::g2_generator();
   ec::gt e;
   blst_fp12 be;
-  row("pairing", time_op([&] { e = ec::pairing(g1, g2); }, 50), time_op([&] {
-        blst_miller_loop(&be, blst_p2_affine_generator(), blst_p1_affine_generator());
-        blst_final_exp(&be, &be);
-      }, 50));
+  row("pairing", time_op([&] { e = ec::pairing(g1, g2); }, 50),
+      time_op(
+          [&] {
+            blst_miller_loop(&be, blst_p2_affine_generator(), blst_p1_affine_generator());
+            blst_final_exp(&be, &be);
+          },
+          50));
   // keep results alive
-  if (a.is_zero() && c.is_zero() && p.is_infinity() && p2.is_infinity() && e.is_one())
-    std::printf("unreachable\n");
+  if (a.is_zero() && c.is_zero() && p.is_infinity() && p2.is_infinity() && e.is_one()) std::printf("unreachable\n");
   return 0;
 }

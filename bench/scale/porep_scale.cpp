@@ -70,9 +70,7 @@ namespace {
 using namespace cuzk;
 using clock_type = std::chrono::steady_clock;
 
-double secs_since(clock_type::time_point t0) {
-  return std::chrono::duration<double>(clock_type::now() - t0).count();
-}
+double secs_since(clock_type::time_point t0) { return std::chrono::duration<double>(clock_type::now() - t0).count(); }
 
 double peak_rss_gib() {
   rusage ru{};
@@ -83,7 +81,7 @@ double peak_rss_gib() {
 struct options {
   std::string sector_size = "32GiB";
   std::size_t proofs = 3, concurrency = 2, gpu_workers = 2, synthesis = 0;
-  std::vector<int> devices;  // empty: every visible device
+  std::vector<int> devices;               // empty: every visible device
   std::vector<std::vector<int>> batches;  // device set of each batch; default: all devices
   std::vector<unsigned> h_windows;        // H MSM widths to time in the warm-up
   std::vector<unsigned> sparse_windows;   // L/A/B MSM widths to time in the warm-up
@@ -96,11 +94,12 @@ struct options {
 };
 
 [[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
-               "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--h-windows 17,19] [--sparse-windows 15,16] [--gpu-workers N] [--synthesis N] [--seed N] "
-               "[--vram-limit 16GiB,24GiB] [--out DIR]\n",
-               why.c_str());
+  std::fprintf(
+      stderr,
+      "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
+      "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--h-windows 17,19] [--sparse-windows 15,16] [--gpu-workers N] [--synthesis N] [--seed N] "
+      "[--vram-limit 16GiB,24GiB] [--out DIR]\n",
+      why.c_str());
   std::exit(2);
 }
 
@@ -126,8 +125,7 @@ options parse(int argc, char** argv) {
           if (one.substr(pos) != "GiB" || gib <= 0) usage("--vram-limit takes GiB, e.g. 16GiB,24GiB");
           o.vram_limits.push_back(std::uint64_t(gib * double(1ull << 30)));
         }
-      }
-      else if (a == "--devices") {
+      } else if (a == "--devices") {
         std::stringstream ss(v);
         for (std::string t; std::getline(ss, t, ',');) o.devices.push_back(std::stoi(t));
       } else if (a == "--h-windows") {
@@ -197,8 +195,8 @@ int main(int argc, char** argv) try {
   r1cs::r1cs_shape shape = circuits::porep_shape(*info);
   const double shape_s = secs_since(t0);
   std::printf("shape %s: %zu constraints, %zu inputs, %zu aux, nnz %zu / %zu / %zu, %.1f s, RSS peak %.1f GiB\n",
-              std::string(info->name).c_str(), shape.num_constraints, shape.num_inputs, shape.num_aux,
-              shape.a.nnz(), shape.b.nnz(), shape.c.nnz(), shape_s, peak_rss_gib());
+              std::string(info->name).c_str(), shape.num_constraints, shape.num_inputs, shape.num_aux, shape.a.nnz(),
+              shape.b.nnz(), shape.c.nnz(), shape_s, peak_rss_gib());
   std::fflush(stdout);
 
   // 2. parameters on every GPU, in parallel (same seed: the same points)
@@ -226,10 +224,11 @@ int main(int argc, char** argv) try {
               double(groth16::device_bytes(gp[0])) / double(1ull << 30));
   {
     const groth16::gpu_setup_timings& t = setup_t[0];
-    std::printf("  device 0 steps (ms): lagrange %.0f, uvw %.0f, H %.0f, L %.0f, A %.0f, B_G1 %.0f, B_G2 %.0f, "
-                "vk %.0f, total %.0f; planned peak %.1f GiB\n",
-                t.lagrange_ms, t.uvw_ms, t.h_ms, t.l_ms, t.a_ms, t.b_g1_ms, t.b_g2_ms, t.vk_ms, t.total_ms,
-                double(t.planned_peak_bytes) / double(1ull << 30));
+    std::printf(
+        "  device 0 steps (ms): lagrange %.0f, uvw %.0f, H %.0f, L %.0f, A %.0f, B_G1 %.0f, B_G2 %.0f, "
+        "vk %.0f, total %.0f; planned peak %.1f GiB\n",
+        t.lagrange_ms, t.uvw_ms, t.h_ms, t.l_ms, t.a_ms, t.b_g1_ms, t.b_g2_ms, t.vk_ms, t.total_ms,
+        double(t.planned_peak_bytes) / double(1ull << 30));
   }
   for (std::size_t d = 1; d < devices.size(); ++d)
     if (!(gp[d].vk == gp[0].vk)) throw std::runtime_error("GPU setups on two devices disagree");
@@ -251,8 +250,8 @@ int main(int argc, char** argv) try {
   // device |d|'s prover (index into |devices|), under the limit of this round
   std::uint64_t vram_limit = 0;
   auto make_prover = [&](std::size_t d, std::shared_ptr<const r1cs::r1cs_shape> sh, unsigned h_window) {
-    const groth16::gpu_prover_config pc{.device = devices[d], .vram_limit_bytes = vram_limit,
-                                        .h_window_bits = h_window};
+    const groth16::gpu_prover_config pc{
+        .device = devices[d], .vram_limit_bytes = vram_limit, .h_window_bits = h_window};
     if (host_params) return std::make_shared<groth16::gpu_prover>(host_params, std::move(sh), pc);
     return std::make_shared<groth16::gpu_prover>(gp[d], std::move(sh), pc);
   };
@@ -282,12 +281,12 @@ int main(int argc, char** argv) try {
     groth16::gpu_prover& warm = *warm_ptr;
     {
       const groth16::gpu_memory_plan mp = warm.memory_plan();
-      std::printf("memory plan: %s vectors, resident H %d L %d A %d B_G1 %d B_G2 %d matrices %d, chunk %zu terms%s, "
-                  "H chunk %zu terms, matrix block %zu non-zeros, planned %.1f of %.1f GiB usable\n",
-                  mp.compact_vectors ? "compact" : "separate", mp.h, mp.l, mp.a, mp.b_g1, mp.b_g2, mp.matrices,
-                  mp.chunk_terms, mp.chunk_terms ? (mp.streamed_pinned ? " (pinned)" : " (pageable)") : "",
-                  mp.h_chunk_terms, mp.spmv_block_nnz,
-                  double(mp.planned_bytes) / double(1ull << 30), double(mp.usable_bytes) / double(1ull << 30));
+      std::printf(
+          "memory plan: %s vectors, resident H %d L %d A %d B_G1 %d B_G2 %d matrices %d, chunk %zu terms%s, "
+          "H chunk %zu terms, matrix block %zu non-zeros, planned %.1f of %.1f GiB usable\n",
+          mp.compact_vectors ? "compact" : "separate", mp.h, mp.l, mp.a, mp.b_g1, mp.b_g2, mp.matrices, mp.chunk_terms,
+          mp.chunk_terms ? (mp.streamed_pinned ? " (pinned)" : " (pageable)") : "", mp.h_chunk_terms, mp.spmv_block_nnz,
+          double(mp.planned_bytes) / double(1ull << 30), double(mp.usable_bytes) / double(1ull << 30));
     }
     t0 = clock_type::now();
     const groth16::witness w = circuits::porep_witness(c1s[0], 0);
@@ -301,12 +300,12 @@ int main(int argc, char** argv) try {
     const double fin_s = secs_since(t0);
     const bool ok = groth16::verify(groth16::prepare_verifying_key(vk), pi,
                                     std::span<const ff::fr>(circuits::porep_public_inputs(c1s[0], 0)));
-    std::printf("warm-up partition: synthesis %.2f s, GPU %.3f s (upload %.0f, spmv %.0f, ntt %.0f, H %.0f, L %.0f, "
-                "A %.0f, B1 %.0f, B2 %.0f ms), finalize %.3f s, verifies: %s; prover holds %.1f GiB VRAM; "
-                "host to device %.2f GB\n",
-                synth_s, gpu_s, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
-                t.msm_b2_ms, fin_s, ok ? "yes" : "NO", double(warm.device_bytes()) / double(1ull << 30),
-                double(t.h2d_bytes) / 1e9);
+    std::printf(
+        "warm-up partition: synthesis %.2f s, GPU %.3f s (upload %.0f, spmv %.0f, ntt %.0f, H %.0f, L %.0f, "
+        "A %.0f, B1 %.0f, B2 %.0f ms), finalize %.3f s, verifies: %s; prover holds %.1f GiB VRAM; "
+        "host to device %.2f GB\n",
+        synth_s, gpu_s, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms, t.msm_b2_ms,
+        fin_s, ok ? "yes" : "NO", double(warm.device_bytes()) / double(1ull << 30), double(t.h2d_bytes) / 1e9);
     if (!ok) throw std::runtime_error("warm-up proof does not verify");
     // H-window sweep on the same witness: the fastest width serves the batches
     double best_ms = t.msm_h_ms;
@@ -332,9 +331,8 @@ int main(int argc, char** argv) try {
       auto p2 = warm.prove_start(w);
       const groth16::gpu_prove_timings tc = warm.last_timings();
       const bool same = warm.finalize(std::move(p2), ff::fr::one(), ff::fr::one()) == pi;
-      std::printf("  L/A/B window %u: L %.0f, A %.0f, B1 %.0f, B2 %.0f ms, GPU total %.0f ms%s\n", c,
-                  tc.msm_l_ms, tc.msm_a_ms, tc.msm_b1_ms, tc.msm_b2_ms, tc.total_ms,
-                  same ? "" : " -- PROOF DIFFERS");
+      std::printf("  L/A/B window %u: L %.0f, A %.0f, B1 %.0f, B2 %.0f ms, GPU total %.0f ms%s\n", c, tc.msm_l_ms,
+                  tc.msm_a_ms, tc.msm_b1_ms, tc.msm_b2_ms, tc.total_ms, same ? "" : " -- PROOF DIFFERS");
       if (!same) throw std::runtime_error("L/A/B window sweep changed the proof");
     }
     warm.set_sparse_window_bits(0);
@@ -344,124 +342,124 @@ int main(int argc, char** argv) try {
   // 5.-8. one batch per device set: the engine as the daemon builds it
   const std::string circuit_id = engine::porep_circuit_id(*size);
   auto run_batch = [&](const std::string& label, const std::vector<int>& subset) -> bool {
-  std::printf("== batch %s: devices", label.c_str());
-  for (int d : subset) std::printf(" %d", d);
-  std::printf("\n");
-  engine::engine_config cfg;
-  cfg.param_cache = opt.out / "no-param-files";
-  cfg.gpu_workers_per_device = opt.gpu_workers;
-  cfg.max_parallel_synthesis = opt.synthesis;
-  cfg.verify = engine::verify_mode::all;
-  engine::gpu_backend_options bo;
-  bo.devices = subset;
-  bo.make_prover = [&](int ordinal, const groth16::parameters& params,
-                       const r1cs::r1cs_shape& sh) -> std::shared_ptr<groth16::gpu_prover> {
-    for (std::size_t d = 0; d < devices.size(); ++d)
-      if (devices[d] == ordinal && params.vk == vk) {
-        std::shared_ptr<const r1cs::r1cs_shape> s(&sh, [](const r1cs::r1cs_shape*) {});
-        return make_prover(d, std::move(s), h_window);
-      }
-    return nullptr;
-  };
-  engine::engine eng(cfg, engine::make_gpu_backend(bo));
-  std::mutex tl_mu;
-  std::vector<std::string> timeline;
-  eng.set_timeline([&](const std::string& line) {
-    std::lock_guard lk(tl_mu);
-    timeline.push_back(line);
-  });
-  eng.set_log([](int level, const std::string& m) {
-    if (level >= 2) std::fprintf(stderr, "engine: %s\n", m.c_str());
-  });
-  eng.register_kind(engine::make_porep_kind());
-  {
-    groth16::parameters vk_only;
-    vk_only.vk = vk;
-    // the engine's copy of the shape (the provers it makes point at it)
-    eng.srs().install(circuit_id, std::move(vk_only), r1cs::r1cs_shape(*shape_ptr));
-  }
-  eng.start();
-
-  // 6. the batch: --concurrency clients, each submit + await in turn
-  std::atomic<std::size_t> next{0};
-  std::vector<engine::job_result> results(opt.proofs);
-  std::vector<double> latency(opt.proofs);
-  const auto t_batch = clock_type::now();
-  {
-    std::vector<std::thread> clients;
-    for (std::size_t c = 0; c < opt.concurrency; ++c)
-      clients.emplace_back([&] {
-        for (std::size_t i; (i = next++) < opt.proofs;) {
-          engine::proof_request req;
-          req.request_id = "scale-" + std::to_string(i);
-          req.kind = engine::proof_kind::porep_seal_commit;
-          req.vanilla_proof.assign(c1_json[i].begin(), c1_json[i].end());
-          const auto t_job = clock_type::now();
-          eng.submit(std::move(req));
-          results[i] = eng.await("scale-" + std::to_string(i), std::nullopt);
-          latency[i] = secs_since(t_job);
+    std::printf("== batch %s: devices", label.c_str());
+    for (int d : subset) std::printf(" %d", d);
+    std::printf("\n");
+    engine::engine_config cfg;
+    cfg.param_cache = opt.out / "no-param-files";
+    cfg.gpu_workers_per_device = opt.gpu_workers;
+    cfg.max_parallel_synthesis = opt.synthesis;
+    cfg.verify = engine::verify_mode::all;
+    engine::gpu_backend_options bo;
+    bo.devices = subset;
+    bo.make_prover = [&](int ordinal, const groth16::parameters& params,
+                         const r1cs::r1cs_shape& sh) -> std::shared_ptr<groth16::gpu_prover> {
+      for (std::size_t d = 0; d < devices.size(); ++d)
+        if (devices[d] == ordinal && params.vk == vk) {
+          std::shared_ptr<const r1cs::r1cs_shape> s(&sh, [](const r1cs::r1cs_shape*) {});
+          return make_prover(d, std::move(s), h_window);
         }
-      });
-    for (auto& t : clients) t.join();
-  }
-  const double batch_s = secs_since(t_batch);
-  eng.shutdown(std::chrono::seconds(10));
-
-  // 7. every whole proof verified here from its bytes
-  const auto pvk = groth16::prepare_verifying_key(vk);
-  std::size_t verified = 0;
-  for (std::size_t i = 0; i < opt.proofs; ++i) {
-    const engine::job_result& r = results[i];
-    if (r.status != engine::await_status::completed) {
-      std::printf("proof %zu: %s %s\n", i, std::string(engine::status_label(r.status)).c_str(),
-                  r.error_message.c_str());
-      continue;
+      return nullptr;
+    };
+    engine::engine eng(cfg, engine::make_gpu_backend(bo));
+    std::mutex tl_mu;
+    std::vector<std::string> timeline;
+    eng.set_timeline([&](const std::string& line) {
+      std::lock_guard lk(tl_mu);
+      timeline.push_back(line);
+    });
+    eng.set_log([](int level, const std::string& m) {
+      if (level >= 2) std::fprintf(stderr, "engine: %s\n", m.c_str());
+    });
+    eng.register_kind(engine::make_porep_kind());
+    {
+      groth16::parameters vk_only;
+      vk_only.vk = vk;
+      // the engine's copy of the shape (the provers it makes point at it)
+      eng.srs().install(circuit_id, std::move(vk_only), r1cs::r1cs_shape(*shape_ptr));
     }
-    const auto proofs = io::read_proofs(r.proof, c1s[i].partitions.size(), "proof " + std::to_string(i));
-    const bool ok = circuits::verify_porep(pvk, c1s[i], proofs);
-    verified += ok;
-    // a proof checked against another C1 must fail
-    const bool cross = opt.proofs > 1 && circuits::verify_porep(pvk, c1s[(i + 1) % opt.proofs], proofs);
-    std::printf("proof %zu: %zu bytes, latency %.1f s, verifies: %s, against C1 %zu: %s\n", i, r.proof.size(),
-                latency[i], ok ? "yes" : "NO", (i + 1) % opt.proofs, cross ? "VERIFIES (bad)" : "rejected");
-    if (cross) verified -= ok;
-  }
+    eng.start();
 
-  // 8. summary from the timeline
-  std::vector<double> gpu_ms, synth_ms, fin_ms, h2d_gb;
-  for (const std::string& l : timeline) {
-    if (l.find(",GPU_END,") != std::string::npos) {
-      if (auto v = field(l, "gpu_ms")) gpu_ms.push_back(*v);
-      if (auto v = field(l, "h2d_bytes")) h2d_gb.push_back(*v / 1e9);
-    } else if (l.find(",SYNTH_END,") != std::string::npos) {
-      if (auto v = field(l, "synth_ms")) synth_ms.push_back(*v);
-    } else if (l.find(",FINALIZE,") != std::string::npos) {
-      if (auto v = field(l, "finalize_ms")) fin_ms.push_back(*v);
+    // 6. the batch: --concurrency clients, each submit + await in turn
+    std::atomic<std::size_t> next{0};
+    std::vector<engine::job_result> results(opt.proofs);
+    std::vector<double> latency(opt.proofs);
+    const auto t_batch = clock_type::now();
+    {
+      std::vector<std::thread> clients;
+      for (std::size_t c = 0; c < opt.concurrency; ++c)
+        clients.emplace_back([&] {
+          for (std::size_t i; (i = next++) < opt.proofs;) {
+            engine::proof_request req;
+            req.request_id = "scale-" + std::to_string(i);
+            req.kind = engine::proof_kind::porep_seal_commit;
+            req.vanilla_proof.assign(c1_json[i].begin(), c1_json[i].end());
+            const auto t_job = clock_type::now();
+            eng.submit(std::move(req));
+            results[i] = eng.await("scale-" + std::to_string(i), std::nullopt);
+            latency[i] = secs_since(t_job);
+          }
+        });
+      for (auto& t : clients) t.join();
     }
-  }
-  const percentiles g = summarize(gpu_ms), sy = summarize(synth_ms), fi = summarize(fin_ms),
-                    la = summarize(latency), hd = summarize(h2d_gb);
-  std::ostringstream sum;
-  sum << "batch " << label << ": sector_size " << opt.sector_size << ", devices " << subset.size() << ", proofs " << opt.proofs
-      << ", concurrency " << opt.concurrency << ", gpu_workers/device " << opt.gpu_workers << "\n"
-      << "s/proof (batch wall / proofs): " << batch_s / double(opt.proofs) << " (batch " << batch_s << " s)\n"
-      << "latency s: p50 " << la.p50 << " min " << la.min << " max " << la.max << "\n"
-      << "GPU ms per partition (" << g.n << "): p50 " << g.p50 << " p99 " << g.p99 << " max " << g.max << " min "
-      << g.min << "\n"
-      << "synthesis ms per partition (" << sy.n << "): p50 " << sy.p50 << " p99 " << sy.p99 << " max " << sy.max
-      << "\n"
-      << "finalize ms per partition (" << fi.n << "): p50 " << fi.p50 << " max " << fi.max << "\n"
-      << "host-to-device GB per partition (" << hd.n << "): p50 " << hd.p50 << " max " << hd.max << "\n"
-      << "proofs verified: " << verified << " / " << opt.proofs << "\n"
-      << "peak RSS: " << peak_rss_gib() << " GiB\n"
-      << "setup: shape " << shape_s << " s, gpu params " << setup_s << " s; whole run " << secs_since(t_start)
-      << " s\n";
-  std::printf("%s", sum.str().c_str());
-  std::ofstream(opt.out / ("summary-" + label + ".txt")) << sum.str();
-  std::ofstream tl(opt.out / ("timeline-" + label + ".csv"));
-  for (const std::string& l : timeline) tl << l << "\n";
-  std::fflush(stdout);
-  return verified == opt.proofs;
+    const double batch_s = secs_since(t_batch);
+    eng.shutdown(std::chrono::seconds(10));
+
+    // 7. every whole proof verified here from its bytes
+    const auto pvk = groth16::prepare_verifying_key(vk);
+    std::size_t verified = 0;
+    for (std::size_t i = 0; i < opt.proofs; ++i) {
+      const engine::job_result& r = results[i];
+      if (r.status != engine::await_status::completed) {
+        std::printf("proof %zu: %s %s\n", i, std::string(engine::status_label(r.status)).c_str(),
+                    r.error_message.c_str());
+        continue;
+      }
+      const auto proofs = io::read_proofs(r.proof, c1s[i].partitions.size(), "proof " + std::to_string(i));
+      const bool ok = circuits::verify_porep(pvk, c1s[i], proofs);
+      verified += ok;
+      // a proof checked against another C1 must fail
+      const bool cross = opt.proofs > 1 && circuits::verify_porep(pvk, c1s[(i + 1) % opt.proofs], proofs);
+      std::printf("proof %zu: %zu bytes, latency %.1f s, verifies: %s, against C1 %zu: %s\n", i, r.proof.size(),
+                  latency[i], ok ? "yes" : "NO", (i + 1) % opt.proofs, cross ? "VERIFIES (bad)" : "rejected");
+      if (cross) verified -= ok;
+    }
+
+    // 8. summary from the timeline
+    std::vector<double> gpu_ms, synth_ms, fin_ms, h2d_gb;
+    for (const std::string& l : timeline) {
+      if (l.find(",GPU_END,") != std::string::npos) {
+        if (auto v = field(l, "gpu_ms")) gpu_ms.push_back(*v);
+        if (auto v = field(l, "h2d_bytes")) h2d_gb.push_back(*v / 1e9);
+      } else if (l.find(",SYNTH_END,") != std::string::npos) {
+        if (auto v = field(l, "synth_ms")) synth_ms.push_back(*v);
+      } else if (l.find(",FINALIZE,") != std::string::npos) {
+        if (auto v = field(l, "finalize_ms")) fin_ms.push_back(*v);
+      }
+    }
+    const percentiles g = summarize(gpu_ms), sy = summarize(synth_ms), fi = summarize(fin_ms), la = summarize(latency),
+                      hd = summarize(h2d_gb);
+    std::ostringstream sum;
+    sum << "batch " << label << ": sector_size " << opt.sector_size << ", devices " << subset.size() << ", proofs "
+        << opt.proofs << ", concurrency " << opt.concurrency << ", gpu_workers/device " << opt.gpu_workers << "\n"
+        << "s/proof (batch wall / proofs): " << batch_s / double(opt.proofs) << " (batch " << batch_s << " s)\n"
+        << "latency s: p50 " << la.p50 << " min " << la.min << " max " << la.max << "\n"
+        << "GPU ms per partition (" << g.n << "): p50 " << g.p50 << " p99 " << g.p99 << " max " << g.max << " min "
+        << g.min << "\n"
+        << "synthesis ms per partition (" << sy.n << "): p50 " << sy.p50 << " p99 " << sy.p99 << " max " << sy.max
+        << "\n"
+        << "finalize ms per partition (" << fi.n << "): p50 " << fi.p50 << " max " << fi.max << "\n"
+        << "host-to-device GB per partition (" << hd.n << "): p50 " << hd.p50 << " max " << hd.max << "\n"
+        << "proofs verified: " << verified << " / " << opt.proofs << "\n"
+        << "peak RSS: " << peak_rss_gib() << " GiB\n"
+        << "setup: shape " << shape_s << " s, gpu params " << setup_s << " s; whole run " << secs_since(t_start)
+        << " s\n";
+    std::printf("%s", sum.str().c_str());
+    std::ofstream(opt.out / ("summary-" + label + ".txt")) << sum.str();
+    std::ofstream tl(opt.out / ("timeline-" + label + ".csv"));
+    for (const std::string& l : timeline) tl << l << "\n";
+    std::fflush(stdout);
+    return verified == opt.proofs;
   };
   bool all_ok = true;
   std::vector<std::uint64_t> limits = opt.vram_limits;
@@ -483,8 +481,7 @@ int main(int argc, char** argv) try {
       for (int d : opt.batches[b])
         if (std::find(devices.begin(), devices.end(), d) == devices.end())
           throw std::runtime_error("batch device " + std::to_string(d) + " has no parameters (not in --devices)");
-        else
-          subset.push_back(d);
+        else subset.push_back(d);
       std::string label = std::to_string(subset.size()) + "gpu" + suffix;
       all_ok = run_batch(label, subset) && all_ok;
     }

@@ -35,15 +35,13 @@ constexpr fr snarkjs_root_2_32 = [] {
 }();
 
 static_assert(snarkjs_root_2_32.to_canonical() ==
-                  ff::detail::limbs<4>{0x1b788f500b912f1f, 0xc4024ff270b3e094, 0x0fd56dc8d168d6c0,
-                                       0x0212d79e5b416b6f},
+                  ff::detail::limbs<4>{0x1b788f500b912f1f, 0xc4024ff270b3e094, 0x0fd56dc8d168d6c0, 0x0212d79e5b416b6f},
               "snarkjs's 2^32-nd root of unity (docs/FORMATS.md §5.5)");
 
 void check_witness_size(const io::zkey_file& zk, std::span<const fr> w) {
   if (w.size() != zk.n_vars)
     throw std::invalid_argument("circom prover: the witness has " + std::to_string(w.size()) +
-                                " values but the zkey has nVars = " +
-                                std::to_string(zk.n_vars));
+                                " values but the zkey has nVars = " + std::to_string(zk.n_vars));
 }
 
 struct os_random {
@@ -72,15 +70,13 @@ std::uint64_t snarkjs_root_exponent() {
       for (unsigned i = k; i < 31; ++i) t = t.sqr();
       if (!t.is_one()) e |= std::uint64_t(1) << k;
     }
-    if (ntt::root_of_unity(32).pow(e) != h)
-      throw std::logic_error("snarkjs_root_exponent: discrete logarithm failed");
+    if (ntt::root_of_unity(32).pow(e) != h) throw std::logic_error("snarkjs_root_exponent: discrete logarithm failed");
     return e;
   }();
   return j;
 }
 
-std::vector<fr> h_scalars(const io::zkey_file& zk, std::span<const fr> w,
-                                 prove_stats* stats) {
+std::vector<fr> h_scalars(const io::zkey_file& zk, std::span<const fr> w, prove_stats* stats) {
   check_witness_size(zk, w);
   const unsigned lg_n = zk.lg_domain_size();
   const std::size_t n = zk.domain_size;
@@ -128,8 +124,7 @@ std::vector<fr> h_scalars(const io::zkey_file& zk, std::span<const fr> w,
   return b;
 }
 
-proof prove(const io::zkey_file& zk, std::span<const fr> w, const fr& r, const fr& s,
-                   prove_stats* stats) {
+proof prove(const io::zkey_file& zk, std::span<const fr> w, const fr& r, const fr& s, prove_stats* stats) {
   using ec::g1_jacobian;
   using ec::g2_jacobian;
   check_witness_size(zk, w);
@@ -149,15 +144,15 @@ proof prove(const io::zkey_file& zk, std::span<const fr> w, const fr& r, const f
   const std::span<const ec::g2_affine> b2_bases(zk.b2);
   const g1_jacobian msm_a = timed(&st.msm_a, [&] { return msm::msm<ff::fp>(a_bases, w); });
   const g2_jacobian msm_b2 = timed(&st.msm_b2, [&] { return msm::msm<ff::fp2>(b2_bases, w); });
-  const g1_jacobian msm_c = timed(
-      &st.msm_c, [&] { return msm::msm<ff::fp>(c_bases, w.subspan(std::size_t(zk.n_public) + 1)); });
+  const g1_jacobian msm_c =
+      timed(&st.msm_c, [&] { return msm::msm<ff::fp>(c_bases, w.subspan(std::size_t(zk.n_public) + 1)); });
   const g1_jacobian msm_h = timed(&st.msm_h, [&] { return msm::msm<ff::fp>(h_bases, p); });
 
   // B1 only enters C as r B1: skipped when r = 0 (assemble.hpp)
-  const g1_jacobian msm_b1 = r.is_zero() ? g1_jacobian::identity()
-                                         : timed(&st.msm_b1, [&] { return msm::msm<ff::fp>(b1_bases, w); });
+  const g1_jacobian msm_b1 =
+      r.is_zero() ? g1_jacobian::identity() : timed(&st.msm_b1, [&] { return msm::msm<ff::fp>(b1_bases, w); });
   const proof out = groth16::assemble_proof({zk.alpha1, zk.beta1, zk.delta1, zk.beta2, zk.delta2},
-                                   {msm_a, msm_b1, msm_c, msm_h, msm_b2}, r, s);
+                                            {msm_a, msm_b1, msm_c, msm_h, msm_b2}, r, s);
   if (stats) stats->total = seconds_since(t_start);
   return out;
 }
@@ -175,10 +170,8 @@ std::vector<fr> public_inputs(const io::zkey_file& zk, std::span<const fr> w) {
 }
 
 bool verify(const io::snarkjs_vk& vk, const proof& pi, std::span<const fr> public_inputs) {
-  if (public_inputs.size() != vk.n_public || vk.vk.ic.size() != std::size_t(vk.n_public) + 1)
-    return false;
-  if (!ec::is_in_subgroup(pi.a) || !ec::is_in_subgroup(pi.b) || !ec::is_in_subgroup(pi.c))
-    return false;
+  if (public_inputs.size() != vk.n_public || vk.vk.ic.size() != std::size_t(vk.n_public) + 1) return false;
+  if (!ec::is_in_subgroup(pi.a) || !ec::is_in_subgroup(pi.b) || !ec::is_in_subgroup(pi.c)) return false;
   return groth16::verify(groth16::prepare_verifying_key(vk.vk), pi, public_inputs);
 }
 

@@ -23,8 +23,7 @@ struct os_random {
 
 std::string snap_param_file_stem(std::uint64_t sector_size, snap_variant variant) {
   const snap_params p = snap_params_for(sector_size, variant);
-  const std::string ident =
-      "empty_sector_update::PublicParams{ sector_nodes: " + std::to_string(p.sector_nodes) + " }";
+  const std::string ident = "empty_sector_update::PublicParams{ sector_nodes: " + std::to_string(p.sector_nodes) + " }";
   const auto d = gadgets::native::sha256(
       std::span<const std::uint8_t>(reinterpret_cast<const std::uint8_t*>(ident.data()), ident.size()));
   const gadgets::merkle_tree_shape& t = p.tree_r_shape;

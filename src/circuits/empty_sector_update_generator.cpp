@@ -71,7 +71,7 @@ class implicit_tree {
 
   io::merkle_proof proof(std::uint64_t leaf) const {
     io::merkle_proof p;
-    p.kind = _shape.top_arity ? io::merkle_proof_kind::top
+    p.kind = _shape.top_arity   ? io::merkle_proof_kind::top
              : _shape.sub_arity ? io::merkle_proof_kind::sub
                                 : io::merkle_proof_kind::single;
     p.leaf = node(0, leaf);
@@ -83,12 +83,9 @@ class implicit_tree {
       e.index = pos % a;
       for (std::uint64_t j = pos - pos % a; j < pos - pos % a + a; ++j)
         if (j != pos) e.hashes.push_back(node(l, j));
-      if (l < _shape.base_levels)
-        p.base.push_back(std::move(e));
-      else if (l == _shape.base_levels && _shape.sub_arity)
-        p.sub.push_back(std::move(e));
-      else
-        p.top.push_back(std::move(e));
+      if (l < _shape.base_levels) p.base.push_back(std::move(e));
+      else if (l == _shape.base_levels && _shape.sub_arity) p.sub.push_back(std::move(e));
+      else p.top.push_back(std::move(e));
       pos /= a;
     }
     return p;
@@ -164,7 +161,8 @@ std::vector<std::string> check_snap_partition(const snap_params& p, const snap_p
   const std::string at = "partition " + std::to_string(k) + ": ";
   if (k >= p.partition_count) return {at + "beyond the partition count " + std::to_string(p.partition_count)};
   const auto hs = snap_hs(p.sector_nodes);
-  if (std::find(hs.begin(), hs.end(), pub.h) == hs.end()) return {at + "h = " + std::to_string(pub.h) + " is not allowed"};
+  if (std::find(hs.begin(), hs.end(), pub.h) == hs.end())
+    return {at + "h = " + std::to_string(pub.h) + " is not allowed"};
   if (proof.apex_leafs.size() != p.apex_leaf_count)
     problems.push_back(at + std::to_string(proof.apex_leafs.size()) + " apex leaves, expected " +
                        std::to_string(p.apex_leaf_count));
@@ -179,13 +177,16 @@ std::vector<std::string> check_snap_partition(const snap_params& p, const snap_p
   while (apex.back().size() > 1) {
     std::vector<fr> up(apex.back().size() / 2);
     for (std::size_t i = 0; i < up.size(); ++i)
-      up[i] = gadgets::merkle_hash_children(gadgets::merkle_hasher::sha256, std::span<const fr>(&apex.back()[2 * i], 2));
+      up[i] =
+          gadgets::merkle_hash_children(gadgets::merkle_hasher::sha256, std::span<const fr>(&apex.back()[2 * i], 2));
     apex.push_back(std::move(up));
   }
   const fr root_r_old = proof.challenge_proofs[0].proof_r_old.root;
   const fr root_r_new = proof.challenge_proofs[0].proof_r_new.root;
-  if (poseidon2(proof.comm_c, root_r_old) != pub.comm_r_old) problems.push_back(at + "comm_r_old != H(comm_c, root_r_old)");
-  if (poseidon2(proof.comm_c, root_r_new) != pub.comm_r_new) problems.push_back(at + "comm_r_new != H(comm_c, root_r_new)");
+  if (poseidon2(proof.comm_c, root_r_old) != pub.comm_r_old)
+    problems.push_back(at + "comm_r_old != H(comm_c, root_r_old)");
+  if (poseidon2(proof.comm_c, root_r_new) != pub.comm_r_new)
+    problems.push_back(at + "comm_r_new != H(comm_c, root_r_new)");
 
   const merkle_tree_shape d_shape = p.tree_d_shape();
   const fr phi = snap_phi(pub.comm_d_new, pub.comm_r_old);
@@ -201,8 +202,7 @@ std::vector<std::string> check_snap_partition(const snap_params& p, const snap_p
         const gadgets::merkle_path path = merkle_path_from_proof(shape, mp);
         if (gadgets::path_leaf_index(shape, path) != c)
           problems.push_back(here + name + ": opens leaf " + std::to_string(gadgets::path_leaf_index(shape, path)));
-        else if (mp.root != root)
-          problems.push_back(here + name + ": root differs from the partition's");
+        else if (mp.root != root) problems.push_back(here + name + ": root differs from the partition's");
         else if (gadgets::merkle_root_from_path(shape, mp.leaf, path) != mp.root)
           problems.push_back(here + name + ": path does not hash to its root");
       } catch (const std::invalid_argument& e) {

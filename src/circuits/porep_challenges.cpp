@@ -106,9 +106,7 @@ std::vector<std::uint64_t> ni_porep_challenges(std::uint64_t nodes, const bytes3
   return out;
 }
 
-std::uint64_t default_synthetic_challenge_count(std::uint64_t nodes) {
-  return std::min(nodes, default_synth_count);
-}
+std::uint64_t default_synthetic_challenge_count(std::uint64_t nodes) { return std::min(nodes, default_synth_count); }
 
 std::uint64_t synthetic_challenge(std::uint64_t nodes, const bytes32& replica_id, const bytes32& comm_r,
                                   std::uint64_t i) {
@@ -130,8 +128,8 @@ std::vector<std::uint64_t> synthetic_partition_indexes(std::uint64_t num_synth, 
   for (std::uint32_t i = 0; i < challenges_per_partition; ++i) {
     std::array<std::uint8_t, 4> b;
     s.keystream(b);
-    const std::uint32_t v = std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 |
-                            std::uint32_t(b[3]) << 24;
+    const std::uint32_t v =
+        std::uint32_t(b[0]) | std::uint32_t(b[1]) << 8 | std::uint32_t(b[2]) << 16 | std::uint32_t(b[3]) << 24;
     out.push_back(v % num_synth);
   }
   return out;
@@ -181,8 +179,8 @@ porep_partition_inputs derive_porep_partition_inputs(const io::seal_proof_info& 
 }
 
 porep_partition_inputs derive_porep_partition_inputs(const io::seal_proof_info& info, const bytes32& replica_id,
-                                                     const bytes32& comm_d, const bytes32& comm_r,
-                                                     const bytes32& seed, std::uint32_t k) {
+                                                     const bytes32& comm_d, const bytes32& comm_r, const bytes32& seed,
+                                                     std::uint32_t k) {
   return derive_porep_partition_inputs(info, stacked_graph::for_proof(info), replica_id, comm_d, comm_r, seed, k);
 }
 

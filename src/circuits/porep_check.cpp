@@ -35,9 +35,9 @@ class problems {
 };
 
 // Recomputes the root of |p| and checks its shape, leaf index and root.
-void check_merkle(problems& pr, const std::string& where, const io::merkle_proof& p,
-                  const merkle_tree_shape& shape, std::uint64_t index, const fr& root) {
-  const io::merkle_proof_kind kind = shape.top_arity ? io::merkle_proof_kind::top
+void check_merkle(problems& pr, const std::string& where, const io::merkle_proof& p, const merkle_tree_shape& shape,
+                  std::uint64_t index, const fr& root) {
+  const io::merkle_proof_kind kind = shape.top_arity   ? io::merkle_proof_kind::top
                                      : shape.sub_arity ? io::merkle_proof_kind::sub
                                                        : io::merkle_proof_kind::single;
   if (p.kind != kind) pr.add(where, "wrong ProofData variant");
@@ -64,7 +64,8 @@ void check_merkle(problems& pr, const std::string& where, const io::merkle_proof
     leaf_index += e.index * mult;
     mult *= a;
   }
-  if (leaf_index != index) pr.add(where, "proves leaf " + std::to_string(leaf_index) + ", not " + std::to_string(index));
+  if (leaf_index != index)
+    pr.add(where, "proves leaf " + std::to_string(leaf_index) + ", not " + std::to_string(index));
   if (cur != p.root) pr.add(where, "path does not hash to its root");
   if (p.root != root) pr.add(where, "root is not the commitment");
 }
@@ -84,8 +85,7 @@ std::vector<std::string> check_porep_c1(const io::c1_output& c1) {
   const stacked_graph graph = stacked_graph::for_proof(info);
   const merkle_tree_shape shape_c =
       merkle_tree_shape::for_leaves(info.nodes, info.base_arity, info.sub_arity, info.top_arity);
-  const merkle_tree_shape shape_d =
-      merkle_tree_shape::for_leaves(info.nodes, 2, 0, 0, merkle_hasher::sha256);
+  const merkle_tree_shape shape_d = merkle_tree_shape::for_leaves(info.nodes, 2, 0, 0, merkle_hasher::sha256);
   const std::optional<fr> comm_d = fr_of(c1.comm_d), comm_r = fr_of(c1.comm_r), rid = fr_of(c1.replica_id);
   if (!comm_d || !comm_r || !rid) {
     top.add("c1", "comm_d, comm_r or replica_id is not a canonical Fr");
@@ -112,13 +112,13 @@ std::vector<std::string> check_porep_c1(const io::c1_output& c1) {
     const std::vector<std::uint64_t> want = porep_partition_challenges(info, c1.replica_id, c1.comm_r, c1.seed, k);
     const auto& part = c1.partitions[k];
     if (part.size() != want.size())
-      pr.add("partition " + std::to_string(k), std::to_string(part.size()) + " challenges, want " +
-                                                   std::to_string(want.size()));
+      pr.add("partition " + std::to_string(k),
+             std::to_string(part.size()) + " challenges, want " + std::to_string(want.size()));
     for (std::size_t i = 0; i < part.size() && i < want.size(); ++i) {
       const io::porep_challenge_proof& p = part[i];
       const std::uint64_t c = want[i];
-      const std::string at = "partition " + std::to_string(k) + " challenge " + std::to_string(i) + " (node " +
-                             std::to_string(c) + ")";
+      const std::string at =
+          "partition " + std::to_string(k) + " challenge " + std::to_string(i) + " (node " + std::to_string(c) + ")";
       if (p.labeling_proofs.size() != info.layers) {
         pr.add(at, "labeling_proofs has " + std::to_string(p.labeling_proofs.size()) + " layers");
         continue;
@@ -132,7 +132,8 @@ std::vector<std::string> check_porep_c1(const io::c1_output& c1) {
       check_merkle(pr, at + ": comm_d_proofs", p.comm_d_proof, shape_d, c, *comm_d);
       const auto parents = graph.parents(std::uint32_t(c));
       const auto check_column = [&](const std::string& where, const io::porep_column_proof& col, std::uint64_t node) {
-        if (col.index != node) pr.add(where, "column of node " + std::to_string(col.index) + ", want " + std::to_string(node));
+        if (col.index != node)
+          pr.add(where, "column of node " + std::to_string(col.index) + ", want " + std::to_string(node));
         if (col.rows.size() != info.layers) {
           pr.add(where, "column has " + std::to_string(col.rows.size()) + " rows");
           return false;
@@ -145,8 +146,8 @@ std::vector<std::string> check_porep_c1(const io::c1_output& c1) {
       for (std::size_t j = 0; j < drg_degree; ++j)
         columns_ok &= check_column(at + ": drg_parents[" + std::to_string(j) + "]", p.drg_parents[j], parents[j]);
       for (std::size_t j = 0; j < exp_degree; ++j)
-        columns_ok &= check_column(at + ": exp_parents[" + std::to_string(j) + "]", p.exp_parents[j],
-                                   parents[drg_degree + j]);
+        columns_ok &=
+            check_column(at + ": exp_parents[" + std::to_string(j) + "]", p.exp_parents[j], parents[drg_degree + j]);
       if (!columns_ok) continue;
 
       for (std::uint32_t l = 1; l <= info.layers; ++l) {
@@ -157,7 +158,8 @@ std::vector<std::string> check_porep_c1(const io::c1_output& c1) {
         const std::string lat = at + ": layer " + std::to_string(l);
         if (porep_label(c1.replica_id, l, c, rep) != p.c_x.rows[l - 1]) pr.add(lat, "label does not match c_x");
         const io::porep_labeling_proof& lp = p.labeling_proofs[l - 1];
-        if (lp.layer_index != l || lp.node != c || !std::equal(rep.begin(), rep.end(), lp.parents.begin(), lp.parents.end()))
+        if (lp.layer_index != l || lp.node != c ||
+            !std::equal(rep.begin(), rep.end(), lp.parents.begin(), lp.parents.end()))
           pr.add(lat, "labeling proof differs from the columns");
       }
       const io::porep_labeling_proof& last = p.labeling_proofs.back();

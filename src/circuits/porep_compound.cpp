@@ -45,8 +45,8 @@ const io::seal_proof_info& info_of(const io::c1_output& c1) {
 std::string porep_param_file_stem(std::uint64_t sector_size) {
   for (const porep_stem& s : porep_stems)
     if (s.sector_size == sector_size)
-      return std::string("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-") + s.shape +
-             "-sha256_hasher-" + s.hash;
+      return std::string("v28-stacked-proof-of-replication-merkletree-poseidon_hasher-") + s.shape + "-sha256_hasher-" +
+             s.hash;
   throw std::invalid_argument("porep: no published parameters for sector size " + std::to_string(sector_size));
 }
 
@@ -62,9 +62,8 @@ void check_porep_c1_counts(const io::c1_output& c1) {
   for (std::size_t k = 0; k < c1.partitions.size(); ++k)
     if (c1.partitions[k].size() != info.challenges_per_partition)
       throw std::invalid_argument("porep: partition " + std::to_string(k) + " has " +
-                                  std::to_string(c1.partitions[k].size()) + " challenges, " +
-                                  std::string(info.name) + " needs " +
-                                  std::to_string(info.challenges_per_partition));
+                                  std::to_string(c1.partitions[k].size()) + " challenges, " + std::string(info.name) +
+                                  " needs " + std::to_string(info.challenges_per_partition));
 }
 
 stacked_porep_circuit porep_partition_circuit(const io::c1_output& c1, std::size_t k) {
@@ -89,8 +88,8 @@ std::vector<ff::fr> porep_public_inputs(const io::c1_output& c1, std::size_t k) 
   const io::seal_proof_info& info = info_of(c1);
   if (k >= info.partitions)
     throw std::invalid_argument("porep: partition " + std::to_string(k) + " of " + std::to_string(info.partitions));
-  return stacked_porep_public_inputs(derive_porep_partition_inputs(info, c1.replica_id, c1.comm_d, c1.comm_r,
-                                                                   c1.seed, static_cast<std::uint32_t>(k)));
+  return stacked_porep_public_inputs(
+      derive_porep_partition_inputs(info, c1.replica_id, c1.comm_d, c1.comm_r, c1.seed, static_cast<std::uint32_t>(k)));
 }
 
 std::vector<groth16::proof> prove_porep(const groth16::parameters& params, const r1cs::r1cs_shape& shape,

@@ -74,10 +74,8 @@ class periodic_tree_d {
       const std::uint64_t pos = node >> l;
       io::merkle_path_element e;
       e.index = pos & 1;
-      if (l + 1 < _block.size())
-        e.hashes.push_back(_block[l][(pos ^ 1) % _block[l].size()]);
-      else
-        e.hashes.push_back(_above[l - (_block.size() - 1)]);
+      if (l + 1 < _block.size()) e.hashes.push_back(_block[l][(pos ^ 1) % _block[l].size()]);
+      else e.hashes.push_back(_above[l - (_block.size() - 1)]);
       p.base.push_back(std::move(e));
     }
     return p;
@@ -120,7 +118,7 @@ class sparse_tree {
 
   io::merkle_proof proof(std::uint64_t leaf) const {
     io::merkle_proof p;
-    p.kind = _shape.top_arity ? io::merkle_proof_kind::top
+    p.kind = _shape.top_arity   ? io::merkle_proof_kind::top
              : _shape.sub_arity ? io::merkle_proof_kind::sub
                                 : io::merkle_proof_kind::single;
     p.leaf = _levels[0].at(leaf);

@@ -13,9 +13,8 @@
 
 namespace cuzk::circuits {
 
-std::vector<std::string> check_post_slots(
-    const fallback_post_circuit& c,
-    const std::function<std::string(std::size_t, std::size_t)>& where) {
+std::vector<std::string> check_post_slots(const fallback_post_circuit& c,
+                                          const std::function<std::string(std::size_t, std::size_t)>& where) {
   const gadgets::merkle_tree_shape shape = c.params.shape();
   // slots are independent: checked in parallel, reported in slot order
   std::vector<std::vector<std::string>> per_slot(c.sectors.size());
@@ -32,8 +31,7 @@ std::vector<std::string> check_post_slots(
     for (std::size_t j = 0; j < s.paths.size() && j < s.leafs.size(); ++j) {
       try {
         if (gadgets::merkle_root_from_path(shape, s.leafs[j], s.paths[j]) != *s.comm_r_last)
-          out.push_back(where(slot, j) + " (leaf " +
-                        std::to_string(gadgets::path_leaf_index(shape, s.paths[j])) +
+          out.push_back(where(slot, j) + " (leaf " + std::to_string(gadgets::path_leaf_index(shape, s.paths[j])) +
                         "): path does not hash to comm_r_last");
       } catch (const std::invalid_argument& e) {
         out.push_back(where(slot, j) + ": " + e.what());

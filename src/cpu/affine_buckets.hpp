@@ -40,9 +40,7 @@ class affine_buckets {
   using jacobian = ec::jacobian<F>;
 
   affine_buckets(std::size_t n_buckets, std::size_t batch)
-      : _acc(n_buckets, affine::identity()),
-        _stamp(n_buckets, 0),
-        _cap(std::max<std::size_t>(batch, 1)) {
+      : _acc(n_buckets, affine::identity()), _stamp(n_buckets, 0), _cap(std::max<std::size_t>(batch, 1)) {
     _pending.reserve(_cap);
     _prefix.resize(_cap);
     _dx.resize(_cap);
@@ -69,8 +67,7 @@ class affine_buckets {
   /// (2 additions per bucket, the side list merged in), after the last add.
   jacobian reduce() {
     flush();
-    std::sort(_side.begin(), _side.end(),
-              [](const side_entry& l, const side_entry& r) { return l.b > r.b; });
+    std::sort(_side.begin(), _side.end(), [](const side_entry& l, const side_entry& r) { return l.b > r.b; });
     jacobian running = jacobian::identity(), sum = jacobian::identity();
     std::size_t s = 0;
     for (std::size_t b = _acc.size(); b-- > 0;) {

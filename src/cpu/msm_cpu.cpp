@@ -96,8 +96,7 @@ std::size_t affine_batch_size(std::size_t n_buckets) {
 }
 
 template <class F>
-ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affine,
-                          const std::atomic<bool>* stop) {
+ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affine, const std::atomic<bool>* stop) {
   using J = ec::jacobian<F>;
   const std::size_t n = terms.scalars.size();
   if (n == 0) return J::identity();
@@ -124,9 +123,8 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
 
   const std::size_t threads = std::max<std::size_t>(1, tbb::info::default_concurrency());
   const std::size_t want_tasks = 4 * threads;
-  const std::size_t chunks =
-      std::min<std::size_t>(std::max<std::size_t>(1, (want_tasks + n_windows - 1) / n_windows),
-                            std::max<std::size_t>(1, n / 1024));
+  const std::size_t chunks = std::min<std::size_t>(std::max<std::size_t>(1, (want_tasks + n_windows - 1) / n_windows),
+                                                   std::max<std::size_t>(1, n / 1024));
   const std::size_t chunk_len = (n + chunks - 1) / chunks;
   std::vector<J> partial(std::size_t(n_windows) * chunks, J::identity());
 
@@ -216,43 +214,45 @@ ec::jacobian<F> run(std::size_t n, Pairs&& pair_at, const config& cfg) {
 }  // namespace
 
 template <class F>
-ec::jacobian<F> msm(std::span<const ec::affine<F>> bases, std::span<const ff::fr> scalars,
-                    const config& cfg) {
+ec::jacobian<F> msm(std::span<const ec::affine<F>> bases, std::span<const ff::fr> scalars, const config& cfg) {
   if (bases.size() != scalars.size())
     throw std::invalid_argument("msm: " + std::to_string(bases.size()) + " bases but " +
                                 std::to_string(scalars.size()) + " scalars");
   return run<F>(
-      bases.size(), [&](std::size_t i) { return std::pair{&bases[i], &scalars[i]}; }, cfg);
+      bases.size(),
+      [&](std::size_t i) {
+        return std::pair{&bases[i], &scalars[i]};
+      },
+      cfg);
 }
 
 template <class F>
 ec::jacobian<F> msm_dense(std::span<const ec::affine<F>> bases, std::span<const ff::fr> scalars,
                           const density_view& density, const config& cfg) {
   if (scalars.size() != density.n_bits)
-    throw std::invalid_argument("msm_dense: " + std::to_string(scalars.size()) +
-                                " scalars but density covers " + std::to_string(density.n_bits));
+    throw std::invalid_argument("msm_dense: " + std::to_string(scalars.size()) + " scalars but density covers " +
+                                std::to_string(density.n_bits));
   // rank of each set bit, so the work can be split anywhere
   std::vector<std::uint32_t> scalar_index;
   scalar_index.reserve(bases.size());
   for (std::size_t i = 0; i < density.n_bits; ++i)
     if (density.test(i)) scalar_index.push_back(std::uint32_t(i));
   if (scalar_index.size() != bases.size())
-    throw std::invalid_argument("msm_dense: density has " + std::to_string(scalar_index.size()) +
-                                " set bits but " + std::to_string(bases.size()) + " bases");
+    throw std::invalid_argument("msm_dense: density has " + std::to_string(scalar_index.size()) + " set bits but " +
+                                std::to_string(bases.size()) + " bases");
   return run<F>(
       bases.size(),
-      [&](std::size_t j) { return std::pair{&bases[j], &scalars[scalar_index[j]]}; }, cfg);
+      [&](std::size_t j) {
+        return std::pair{&bases[j], &scalars[scalar_index[j]]};
+      },
+      cfg);
 }
 
-template ec::jacobian<ff::fp> msm(std::span<const ec::affine<ff::fp>>, std::span<const ff::fr>,
-                                  const config&);
-template ec::jacobian<ff::fp2> msm(std::span<const ec::affine<ff::fp2>>, std::span<const ff::fr>,
-                                   const config&);
-template ec::jacobian<ff::fp> msm_dense(std::span<const ec::affine<ff::fp>>,
-                                        std::span<const ff::fr>, const density_view&,
-                                        const config&);
-template ec::jacobian<ff::fp2> msm_dense(std::span<const ec::affine<ff::fp2>>,
-                                         std::span<const ff::fr>, const density_view&,
-                                         const config&);
+template ec::jacobian<ff::fp> msm(std::span<const ec::affine<ff::fp>>, std::span<const ff::fr>, const config&);
+template ec::jacobian<ff::fp2> msm(std::span<const ec::affine<ff::fp2>>, std::span<const ff::fr>, const config&);
+template ec::jacobian<ff::fp> msm_dense(std::span<const ec::affine<ff::fp>>, std::span<const ff::fr>,
+                                        const density_view&, const config&);
+template ec::jacobian<ff::fp2> msm_dense(std::span<const ec::affine<ff::fp2>>, std::span<const ff::fr>,
+                                         const density_view&, const config&);
 
 }  // namespace cuzk::msm

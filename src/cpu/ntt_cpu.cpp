@@ -82,9 +82,8 @@ const fr* twiddle_triples(unsigned lg_level) {
       // Isolated so that a thread waiting here never picks up an unrelated
       // task that could re-enter call_once on this flag.
       tbb::this_task_arena::isolate([&] {
-        tbb::parallel_for(
-            tbb::blocked_range<std::size_t>(0, q, grain),
-            [&](const tbb::blocked_range<std::size_t>& r) { fill(r.begin(), r.end()); });
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, q, grain),
+                          [&](const tbb::blocked_range<std::size_t>& r) { fill(r.begin(), r.end()); });
       });
     }
     tables[lg_level] = std::move(t);
@@ -150,8 +149,7 @@ void dif_block(fr* x, unsigned lg, const twiddle_set& tws) {
     for (std::size_t s = 0; s < len; s += 4 * q) {
       fr* p = x + s;
       bfly4_unit<Inv>(p[0], p[q], p[2 * q], p[3 * q]);
-      for (std::size_t j = 1; j < q; ++j)
-        bfly4<Inv>(p[j], p[j + q], p[j + 2 * q], p[j + 3 * q], triple<Inv>(tw, q, j));
+      for (std::size_t j = 1; j < q; ++j) bfly4<Inv>(p[j], p[j + q], p[j + 2 * q], p[j + 3 * q], triple<Inv>(tw, q, j));
     }
   }
   if (level == 1) {  // odd lg: last level, span 1, twiddle 1 in both directions
@@ -175,8 +173,7 @@ void dif_block(fr* x, unsigned lg, const twiddle_set& tws) {
 // table and a per-item column table, 2 M per element, which saves the
 // separate g^i pass over memory.
 template <bool Inv>
-void outer_pass(fr* a, unsigned lg_n, unsigned lg_top, unsigned t, const twiddle_set& tws,
-                const fr* coset) {
+void outer_pass(fr* a, unsigned lg_n, unsigned lg_top, unsigned t, const twiddle_set& tws, const fr* coset) {
   const std::size_t cols = std::size_t(1) << (lg_top - t);
   const std::size_t rows = std::size_t(1) << t;
   const std::size_t chunk = std::min(cols, std::size_t(1) << lg_chunk);
@@ -200,8 +197,7 @@ void outer_pass(fr* a, unsigned lg_n, unsigned lg_top, unsigned t, const twiddle
       col_pow[0] = coset->pow(std::uint64_t(col0));
       for (std::size_t c = 1; c < chunk; ++c) col_pow[c] = col_pow[c - 1] * *coset;
       for (std::size_t r = 0; r < rows; ++r)
-        for (std::size_t c = 0; c < chunk; ++c)
-          buf[r * chunk + c] = base[r * cols + c] * (row_pow[r] * col_pow[c]);
+        for (std::size_t c = 0; c < chunk; ++c) buf[r * chunk + c] = base[r * cols + c] * (row_pow[r] * col_pow[c]);
     } else {
       for (std::size_t r = 0; r < rows; ++r)
         std::memcpy(static_cast<void*>(buf + r * chunk), base + r * cols, chunk * sizeof(fr));
@@ -223,8 +219,7 @@ void outer_pass(fr* a, unsigned lg_n, unsigned lg_top, unsigned t, const twiddle
             c = 1;
           }
           for (; c < chunk; ++c)
-            bfly4<Inv>(p[c], p[c + leg], p[c + 2 * leg], p[c + 3 * leg],
-                       triple<Inv>(tw, q, j0 + c));
+            bfly4<Inv>(p[c], p[c + leg], p[c + 2 * leg], p[c + 3 * leg], triple<Inv>(tw, q, j0 + c));
         }
       }
     }
@@ -233,10 +228,9 @@ void outer_pass(fr* a, unsigned lg_n, unsigned lg_top, unsigned t, const twiddle
       std::memcpy(static_cast<void*>(base + r * cols), buf + r * chunk, chunk * sizeof(fr));
   };
 
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, items),
-                    [&](const tbb::blocked_range<std::size_t>& r) {
-                      for (std::size_t i = r.begin(); i < r.end(); ++i) run(i);
-                    });
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, items), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t i = r.begin(); i < r.end(); ++i) run(i);
+  });
 }
 
 void scale_by_powers(std::span<fr> a, const fr& first, const fr& g);
@@ -265,11 +259,9 @@ void dif_nr_impl(fr* a, unsigned lg_n, const fr* coset = nullptr) {
     pairs_left -= pairs;
   }
   const std::size_t blocks = std::size_t(1) << (lg_n - lg_b);
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks),
-                    [&](const tbb::blocked_range<std::size_t>& r) {
-                      for (std::size_t b = r.begin(); b < r.end(); ++b)
-                        dif_block<Inv>(a + (b << lg_b), lg_b, tws);
-                    });
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, blocks), [&](const tbb::blocked_range<std::size_t>& r) {
+    for (std::size_t b = r.begin(); b < r.end(); ++b) dif_block<Inv>(a + (b << lg_b), lg_b, tws);
+  });
 }
 
 // ---- bit reversal ------------------------------------------------------------
@@ -348,8 +340,7 @@ void bit_reverse_impl(fr* a, unsigned lg_n, const fr& s = fr::one(), const fr& g
   auto load = [&](fr* buf, std::size_t src_m) {
     const fr* src_tile = a + (src_m << lg_tile);
     for (std::size_t row = 0; row < tile; ++row)
-      std::memcpy(static_cast<void*>(buf + row * tile), src_tile + (row << row_shift),
-                  tile * sizeof(fr));
+      std::memcpy(static_cast<void*>(buf + row * tile), src_tile + (row << row_shift), tile * sizeof(fr));
   };
   auto run = [&](std::size_t m) {
     const std::size_t mr = reverse_bits(m, lg_mid);
@@ -393,9 +384,8 @@ void scale_all(std::span<fr> a, const fr& s) {
 
 void check_size(const evaluation_domain& domain, std::size_t size, const char* what) {
   if (size != domain.size())
-    throw std::invalid_argument(std::string("cuzk::ntt::") + what + ": span of " +
-                                std::to_string(size) + " elements, domain of " +
-                                std::to_string(domain.size()));
+    throw std::invalid_argument(std::string("cuzk::ntt::") + what + ": span of " + std::to_string(size) +
+                                " elements, domain of " + std::to_string(domain.size()));
 }
 
 }  // namespace
@@ -408,16 +398,13 @@ std::size_t twiddle_bytes(unsigned lg_n) {
 
 void dif_nr(const evaluation_domain& domain, std::span<fr> a, direction dir) {
   check_size(domain, a.size(), "dif_nr");
-  if (dir == direction::forward)
-    dif_nr_impl<false>(a.data(), domain.lg_size());
-  else
-    dif_nr_impl<true>(a.data(), domain.lg_size());
+  if (dir == direction::forward) dif_nr_impl<false>(a.data(), domain.lg_size());
+  else dif_nr_impl<true>(a.data(), domain.lg_size());
 }
 
 void bit_reverse(std::span<fr> a) {
   if (!std::has_single_bit(a.size()))
-    throw std::invalid_argument("cuzk::ntt::bit_reverse: size " + std::to_string(a.size()) +
-                                " is not a power of two");
+    throw std::invalid_argument("cuzk::ntt::bit_reverse: size " + std::to_string(a.size()) + " is not a power of two");
   bit_reverse_impl<post::none>(a.data(), unsigned(std::countr_zero(a.size())));
 }
 
@@ -442,8 +429,7 @@ void coset_ntt(const evaluation_domain& domain, std::span<fr> a) {
 void coset_intt(const evaluation_domain& domain, std::span<fr> a) {
   check_size(domain, a.size(), "coset_intt");
   dif_nr_impl<true>(a.data(), domain.lg_size());
-  bit_reverse_impl<post::powers>(a.data(), domain.lg_size(), domain.n_inv(),
-                                 domain.coset_gen_inv());
+  bit_reverse_impl<post::powers>(a.data(), domain.lg_size(), domain.n_inv(), domain.coset_gen_inv());
 }
 
 void divide_by_z_on_coset(const evaluation_domain& domain, std::span<fr> a) {
@@ -454,8 +440,7 @@ void divide_by_z_on_coset(const evaluation_domain& domain, std::span<fr> a) {
 void mul_sub(std::span<fr> a, std::span<const fr> b, std::span<const fr> c) {
   if (b.size() != a.size() || c.size() != a.size())
     throw std::invalid_argument("cuzk::ntt::mul_sub: sizes " + std::to_string(a.size()) + ", " +
-                                std::to_string(b.size()) + ", " + std::to_string(c.size()) +
-                                " differ");
+                                std::to_string(b.size()) + ", " + std::to_string(c.size()) + " differ");
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, a.size(), pointwise_grain),
                     [&](const tbb::blocked_range<std::size_t>& r) {
                       for (std::size_t i = r.begin(); i < r.end(); ++i) a[i] = a[i] * b[i] - c[i];

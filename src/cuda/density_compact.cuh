@@ -23,9 +23,8 @@ namespace cuzk::gpu {
 
 // static: each .cu including this header gets its own copy (no -rdc)
 static __global__ void density_compact_kernel(const fr_d* __restrict__ d_src, std::uint64_t n_bits,
-                                       const std::uint64_t* __restrict__ d_words,
-                                       const std::uint64_t* __restrict__ d_word_off,
-                                       fr_d* __restrict__ d_dst) {
+                                              const std::uint64_t* __restrict__ d_words,
+                                              const std::uint64_t* __restrict__ d_word_off, fr_d* __restrict__ d_dst) {
   const std::uint64_t j = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (j >= n_bits) return;
   const std::uint64_t word = d_words[j / 64];
@@ -63,8 +62,7 @@ struct device_density {
     if (n_bits == 0) return;
     constexpr unsigned threads = 256;
     density_compact_kernel<<<unsigned((n_bits + threads - 1) / threads), threads, 0, s>>>(
-        reinterpret_cast<const fr_d*>(d_src), n_bits, words.data(), word_off.data(),
-        reinterpret_cast<fr_d*>(d_dst));
+        reinterpret_cast<const fr_d*>(d_src), n_bits, words.data(), word_off.data(), reinterpret_cast<fr_d*>(d_dst));
     CUZK_CUDA_CHECK_LAUNCH();
   }
 };

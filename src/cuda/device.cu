@@ -33,9 +33,8 @@ std::string device_description(int ordinal) {
     return {};
   }
   char buf[512];
-  std::snprintf(buf, sizeof buf, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB", prop.name,
-                prop.major, prop.minor, prop.multiProcessorCount,
-                double(prop.totalGlobalMem) / double(1ull << 30), prop.l2CacheSize >> 20);
+  std::snprintf(buf, sizeof buf, "%s, sm_%d%d, %d SMs, %.1f GiB, L2 %d MiB", prop.name, prop.major, prop.minor,
+                prop.multiProcessorCount, double(prop.totalGlobalMem) / double(1ull << 30), prop.l2CacheSize >> 20);
   return buf;
 }
 

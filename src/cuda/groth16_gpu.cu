@@ -52,8 +52,7 @@ using gpu::fr_d;
 std::mutex& kernel_lock(int device) {
   static std::array<std::mutex, 64> locks;
   if (device < 0 || device >= int(locks.size()))
-    throw std::invalid_argument("groth16::gpu_prover: device ordinal " + std::to_string(device) +
-                                " out of range");
+    throw std::invalid_argument("groth16::gpu_prover: device ordinal " + std::to_string(device) + " out of range");
   return locks[std::size_t(device)];
 }
 
@@ -63,23 +62,18 @@ void require(bool ok, const std::string& what) {
 
 std::string num(std::size_t v) { return std::to_string(v); }
 
-void check_params(const verifying_key& vk, const query_sizes& p, const r1cs::r1cs_shape& shape,
-                  std::size_t m) {
-  require(vk.ic.size() == shape.num_inputs, "verifying key has " + num(vk.ic.size()) +
-                                                " IC points, circuit has " +
-                                                num(shape.num_inputs) + " inputs");
+void check_params(const verifying_key& vk, const query_sizes& p, const r1cs::r1cs_shape& shape, std::size_t m) {
+  require(vk.ic.size() == shape.num_inputs,
+          "verifying key has " + num(vk.ic.size()) + " IC points, circuit has " + num(shape.num_inputs) + " inputs");
   require(p.h == m - 1, "parameters have " + num(p.h) + " H points, domain needs " + num(m - 1));
-  require(p.l == shape.num_aux, "parameters have " + num(p.l) + " L points, circuit has " +
-                                    num(shape.num_aux) + " aux variables");
+  require(p.l == shape.num_aux,
+          "parameters have " + num(p.l) + " L points, circuit has " + num(shape.num_aux) + " aux variables");
   const std::size_t a_len = shape.num_inputs + shape.a_aux_density.count();
-  require(p.a == a_len,
-          "parameters have " + num(p.a) + " A points, circuit density needs " + num(a_len));
+  require(p.a == a_len, "parameters have " + num(p.a) + " A points, circuit density needs " + num(a_len));
   const std::size_t b_len = shape.b_input_density.count() + shape.b_aux_density.count();
-  require(p.b_g1 == b_len && p.b_g2 == b_len,
-          "parameters have " + num(p.b_g1) + " B_G1 / " + num(p.b_g2) +
-              " B_G2 points, circuit density needs " + num(b_len));
-  require(shape.a_aux_density.size() == shape.num_aux &&
-              shape.b_aux_density.size() == shape.num_aux &&
+  require(p.b_g1 == b_len && p.b_g2 == b_len, "parameters have " + num(p.b_g1) + " B_G1 / " + num(p.b_g2) +
+                                                  " B_G2 points, circuit density needs " + num(b_len));
+  require(shape.a_aux_density.size() == shape.num_aux && shape.b_aux_density.size() == shape.num_aux &&
               shape.b_input_density.size() == shape.num_inputs,
           "density masks do not match the variable counts");
 }
@@ -121,8 +115,7 @@ std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std:
   const std::size_t scratch =
       std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1, 0, sizeof(fr) * m, /*host_scalars=*/false),
                msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2, 0, 0, /*host_scalars=*/false));
-  return vectors + scratch + shape_bytes +
-         gpu_witness_uploader::device_bytes_for(nv) + ntt::gpu_twiddle_bytes(lg_m) +
+  return vectors + scratch + shape_bytes + gpu_witness_uploader::device_bytes_for(nv) + ntt::gpu_twiddle_bytes(lg_m) +
          (std::size_t(3) << 20);  // densities, CUB and runtime slack
 }
 
@@ -165,22 +158,19 @@ struct gpu_prover::impl {
   // also while the kernel lock is lent out between stages
   std::mutex partition;
 
-  impl(std::shared_ptr<const parameters> p, std::shared_ptr<const r1cs::r1cs_shape> sh,
-       const gpu_prover_config& c)
-      : params(std::move(p)), shape(std::move(sh)), cfg(c),
-        domain(shape ? shape->num_constraints : 0) {}
+  impl(std::shared_ptr<const parameters> p, std::shared_ptr<const r1cs::r1cs_shape> sh, const gpu_prover_config& c)
+      : params(std::move(p)), shape(std::move(sh)), cfg(c), domain(shape ? shape->num_constraints : 0) {}
 
   /// A query's MSM: on its resident bases, else streamed from the host in
   /// chunks of |chunk| terms (through |lent| when set: run_streamed).
   template <class F>
-  ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
-                          const fr* d_scalars, std::size_t n, unsigned window_bits,
-                          msm::gpu_scalar_mix mix, std::size_t& h2d, std::size_t chunk,
-                          void* lent = nullptr, std::size_t lent_bytes = 0) {
+  ec::jacobian<F> run_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host, const fr* d_scalars,
+                          std::size_t n, unsigned window_bits, msm::gpu_scalar_mix mix, std::size_t& h2d,
+                          std::size_t chunk, void* lent = nullptr, std::size_t lent_bytes = 0) {
     if (ctx->n_bases() >= n) return ctx->run_device(d_scalars, n, 0, window_bits, mix);
     h2d += n * sizeof(ec::affine<F>);
-    return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars, chunk,
-                             window_bits, mix, lent, lent_bytes);
+    return ctx->run_streamed(std::span<const ec::affine<F>>(host.data(), n), d_scalars, chunk, window_bits, mix, lent,
+                             lent_bytes);
   }
   /// The H MSM: random scalars. b (m values) is free once h is in a:
   /// lent to the MSM as its pair buffer, which then takes each batch of
@@ -192,41 +182,38 @@ struct gpu_prover::impl {
       loan(msm::gpu_msm_workspace& w, void* p, std::size_t bytes) : ws(w) { ws.lend_pair_buffer(p, bytes); }
       ~loan() { ws.lend_pair_buffer(nullptr, 0); }
     } lent(*ws, b, m * sizeof(fr));
-    return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(), msm::gpu_scalar_mix::random,
-                   h2d, plan.h_chunk_terms, c, sizeof(fr) * scratch_vector_len(*shape, m, plan.compact_vectors));
+    return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(), msm::gpu_scalar_mix::random, h2d,
+                   plan.h_chunk_terms, c, sizeof(fr) * scratch_vector_len(*shape, m, plan.compact_vectors));
   }
   /// L, A, B: witness scalars, mostly 0 and 1 (the MSM counts the others
   /// and takes its window and batches from that count: the 32 GiB PoRep has
   /// ~1.7 M others among 130 M terms).
   template <class F>
-  ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx,
-                                  const std::vector<ec::affine<F>>& host, const fr* d_scalars,
-                                  std::size_t n, std::size_t& h2d) {
+  ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
+                                  const fr* d_scalars, std::size_t n, std::size_t& h2d) {
     // a G2 chunk: half the terms of a G1 one, the same bytes (gpu_memory_plan)
     const std::size_t chunk =
         std::is_same_v<F, ff::fp2> ? std::max<std::size_t>(1, plan.chunk_terms / 2) : plan.chunk_terms;
-    return run_msm(ctx, host, d_scalars, n, sparse_window_bits.load(), msm::gpu_scalar_mix::mostly_binary, h2d,
-                   chunk);
+    return run_msm(ctx, host, d_scalars, n, sparse_window_bits.load(), msm::gpu_scalar_mix::mostly_binary, h2d, chunk);
   }
   std::atomic<unsigned> h_window_bits{0}, sparse_window_bits{0};
 };
 
-gpu_prover::gpu_prover(std::shared_ptr<const parameters> params,
-                       std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg) {
+gpu_prover::gpu_prover(std::shared_ptr<const parameters> params, std::shared_ptr<const r1cs::r1cs_shape> shape,
+                       const gpu_prover_config& cfg) {
   require(params && shape, "null parameters or shape");
   _impl = std::make_unique<impl>(std::move(params), std::move(shape), cfg);
   _impl->counts = sizes_of(*_impl->params);
   init();
 }
 
-gpu_prover::gpu_prover(const gpu_parameters& params,
-                       std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg) {
+gpu_prover::gpu_prover(const gpu_parameters& params, std::shared_ptr<const r1cs::r1cs_shape> shape,
+                       const gpu_prover_config& cfg) {
   require(params.queries && shape, "null device parameters or shape");
-  require(params.queries->device == cfg.device,
-          "parameters live on device " + num(std::size_t(params.queries->device)) +
-              ", prover configured for device " + num(std::size_t(cfg.device)));
-  require(!cfg.b_g2_on_cpu && !cfg.force_streaming,
-          "device-resident parameters cannot stream or run B_G2 on the CPU");
+  require(params.queries->device == cfg.device, "parameters live on device " +
+                                                    num(std::size_t(params.queries->device)) +
+                                                    ", prover configured for device " + num(std::size_t(cfg.device)));
+  require(!cfg.b_g2_on_cpu && !cfg.force_streaming, "device-resident parameters cannot stream or run B_G2 on the CPU");
   auto vk_only = std::make_shared<parameters>();
   vk_only->vk = params.vk;
   _impl = std::make_unique<impl>(std::move(vk_only), std::move(shape), cfg);
@@ -239,9 +226,8 @@ namespace {
 void check_window(const char* which, unsigned c) {
   constexpr unsigned lo = gpu::tuning::msm::min_explicit_window, hi = gpu::tuning::msm::max_window;
   if (c != 0 && (c < lo || c > hi))
-    throw std::invalid_argument(std::string("groth16::gpu_prover: ") + which + " window " +
-                                std::to_string(c) + " outside [" + std::to_string(lo) + ", " +
-                                std::to_string(hi) + "]");
+    throw std::invalid_argument(std::string("groth16::gpu_prover: ") + which + " window " + std::to_string(c) +
+                                " outside [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
 }
 }  // namespace
 
@@ -288,8 +274,8 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   // buffer; the 32 GiB PoRep's A, 309 M non-zeros, in 10 blocks)
   constexpr std::size_t spmv_block_nnz = std::size_t(1) << 25;
   const std::size_t shape_resident = r1cs::gpu_shape_bytes(sh, /*with_c=*/false);
-  const std::size_t shape_streamed = on_device ? shape_resident
-                                               : r1cs::gpu_shape_bytes(sh, false, {.stream_block_nnz = spmv_block_nnz});
+  const std::size_t shape_streamed =
+      on_device ? shape_resident : r1cs::gpu_shape_bytes(sh, false, {.stream_block_nnz = spmv_block_nnz});
   // largest traffic first: each resident one saves its whole size per partition
   std::array<item, 6> items{{query(&gpu_memory_plan::h, q.h, false),
                              query(&gpu_memory_plan::l, q.l, false),
@@ -305,7 +291,9 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   auto h_chunk = [&](const gpu_memory_plan& p) { return h_chunk_for(sh, m, p.compact_vectors, q.h, h_cap); };
   auto cpu_b2 = [&](const item& x) { return x.g2 && cfg.b_g2_on_cpu; };
   // terms of a streamed chunk of |chunk| G1 terms' bytes
-  auto chunk_terms_of = [](std::size_t g1_terms, bool g2) { return g2 ? std::max<std::size_t>(1, g1_terms / 2) : g1_terms; };
+  auto chunk_terms_of = [](std::size_t g1_terms, bool g2) {
+    return g2 ? std::max<std::size_t>(1, g1_terms / 2) : g1_terms;
+  };
   // device bytes of |p|: its resident queries (unless already there), the
   // vectors, MSM scratch for the largest resident query of each group or a
   // chunk of a streamed one, the two chunk buffers L, A and B share when
@@ -498,8 +486,8 @@ gpu_prover::~gpu_prover() = default;
 
 pending_proof gpu_prover::prove_start(const witness& w, const gpu_stage_check& between_stages) {
   const r1cs::r1cs_shape& sh = *_impl->shape;
-  require(w.inputs.size() == sh.num_inputs, "witness has " + num(w.inputs.size()) +
-                                                " inputs, circuit has " + num(sh.num_inputs));
+  require(w.inputs.size() == sh.num_inputs,
+          "witness has " + num(w.inputs.size()) + " inputs, circuit has " + num(sh.num_inputs));
   require(w.aux.size() == sh.num_aux,
           "witness has " + num(w.aux.size()) + " aux values, circuit has " + num(sh.num_aux));
   require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
@@ -513,21 +501,19 @@ pending_proof gpu_prover::prove_start(const witness& w, const gpu_stage_check& b
   return start(cw ? &*cw : nullptr, cw ? nullptr : &w, ms_since(t_encode), between_stages);
 }
 
-pending_proof gpu_prover::prove_start_uncoded(const witness& w,
-                                              const gpu_stage_check& between_stages) {
+pending_proof gpu_prover::prove_start_uncoded(const witness& w, const gpu_stage_check& between_stages) {
   const r1cs::r1cs_shape& sh = *_impl->shape;
   require(w.inputs.size() == sh.num_inputs && w.aux.size() == sh.num_aux,
-          "witness has " + num(w.inputs.size()) + " inputs and " + num(w.aux.size()) +
-              " aux values, circuit has " + num(sh.num_inputs) + " and " + num(sh.num_aux));
+          "witness has " + num(w.inputs.size()) + " inputs and " + num(w.aux.size()) + " aux values, circuit has " +
+              num(sh.num_inputs) + " and " + num(sh.num_aux));
   require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
   return start(nullptr, &w, 0, between_stages);
 }
 
-pending_proof gpu_prover::prove_start(const coded_witness& cw,
-                                      const gpu_stage_check& between_stages) {
+pending_proof gpu_prover::prove_start(const coded_witness& cw, const gpu_stage_check& between_stages) {
   const r1cs::r1cs_shape& sh = *_impl->shape;
-  require(cw.size == sh.num_variables(), "coded witness has " + num(cw.size) +
-                                             " values, circuit has " + num(sh.num_variables()));
+  require(cw.size == sh.num_variables(),
+          "coded witness has " + num(cw.size) + " values, circuit has " + num(sh.num_variables()));
   require(cw.codes.size() == coded_witness::code_words(cw.size), "coded witness is inconsistent");
   require(cw.size > 0 && (cw.codes[0] & 3) == coded_witness::code_one, "inputs[0] must be ONE");
   return start(&cw, nullptr, 0, between_stages);
@@ -618,8 +604,8 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   sync_and_time(t.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
     out.b_scalars.resize(d.counts.b_g2);
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(out.b_scalars.data(), d.sel, out.b_scalars.size() * sizeof(fr),
-                                    cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(
+        cudaMemcpyAsync(out.b_scalars.data(), d.sel, out.b_scalars.size() * sizeof(fr), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   } else {
     out.b2_sum = d.run_witness_msm(d.ctx_b2.get(), p.b_g2, d.sel, d.counts.b_g2, t.h2d_bytes);
@@ -639,16 +625,13 @@ proof gpu_prover::finalize(pending_proof&& pending, const fr& r, const fr& s) co
   ec::g2_jacobian b2_sum = pending.b2_sum;
   if (!pending.b2_done) {
     require(pending.b_scalars.size() == p.b_g2.size(), "pending proof lacks its B scalars");
-    b2_sum = msm::msm<ff::fp2>(std::span<const ec::g2_affine>(p.b_g2),
-                               std::span<const fr>(pending.b_scalars));
+    b2_sum = msm::msm<ff::fp2>(std::span<const ec::g2_affine>(p.b_g2), std::span<const fr>(pending.b_scalars));
   }
-  return assemble_proof(proof_points::of(p.vk),
-                        {pending.a_sum, pending.b1_sum, pending.l_sum, pending.h_sum, b2_sum}, r, s);
+  return assemble_proof(proof_points::of(p.vk), {pending.a_sum, pending.b1_sum, pending.l_sum, pending.h_sum, b2_sum},
+                        r, s);
 }
 
-proof gpu_prover::prove(const witness& w, const fr& r, const fr& s) {
-  return finalize(prove_start(w, {}), r, s);
-}
+proof gpu_prover::prove(const witness& w, const fr& r, const fr& s) { return finalize(prove_start(w, {}), r, s); }
 
 int gpu_prover::device() const { return _impl->cfg.device; }
 bool gpu_prover::queries_resident() const { return _impl->plan.all_resident(); }
@@ -659,8 +642,7 @@ std::size_t gpu_prover::device_bytes() const {
   std::size_t b = d.d_shape->device_bytes() + d.uploader->device_bytes() + d.a_aux.bytes() + d.b_in.bytes() +
                   d.b_aux.bytes() + d.ws->bytes() + ntt::gpu_twiddle_bytes(d.domain.lg_size());
   for (const auto& v : d.vectors) b += v.bytes();
-  b += sizeof(ec::g1_affine) *
-       (d.ctx_a->n_bases() + d.ctx_b1->n_bases() + d.ctx_l->n_bases() + d.ctx_h->n_bases());
+  b += sizeof(ec::g1_affine) * (d.ctx_a->n_bases() + d.ctx_b1->n_bases() + d.ctx_l->n_bases() + d.ctx_h->n_bases());
   b += sizeof(ec::g2_affine) * d.ctx_b2->n_bases();
   return b;
 }
@@ -690,8 +672,8 @@ std::vector<int> select_gpu_devices(std::span<const int> configured) {
   }
   for (const int dev : configured) {
     if (dev < 0 || dev >= n)
-      throw std::invalid_argument("groth16: configured GPU " + std::to_string(dev) +
-                                  " does not exist (" + std::to_string(n) + " visible)");
+      throw std::invalid_argument("groth16: configured GPU " + std::to_string(dev) + " does not exist (" +
+                                  std::to_string(n) + " visible)");
     if (std::find(out.begin(), out.end(), dev) != out.end())
       throw std::invalid_argument("groth16: GPU " + std::to_string(dev) + " listed twice");
     out.push_back(dev);

@@ -196,13 +196,13 @@ std::size_t affine_accumulators(std::size_t segments, unsigned k) {
 struct plan {
   std::size_t n;
   unsigned c, windows, lg_b;
-  std::size_t buckets;       // B = 2^(c-1) per window
-  unsigned wpb, batches;     // windows per batch
-  std::size_t nb;            // buckets per batch (wpb B)
+  std::size_t buckets;        // B = 2^(c-1) per window
+  unsigned wpb, batches;      // windows per batch
+  std::size_t nb;             // buckets per batch (wpb B)
   std::size_t multi, single;  // terms that may have several non-zero digits / at most one (in window 0)
-  std::size_t entries;       // bound on a batch's non-zero digits: single + wpb multi
-  std::size_t pairs;         // the partitioned scatter's pair buffer (entries); holds any one window
-  std::size_t seg0;          // bound on level-0 segments
+  std::size_t entries;        // bound on a batch's non-zero digits: single + wpb multi
+  std::size_t pairs;          // the partitioned scatter's pair buffer (entries); holds any one window
+  std::size_t seg0;           // bound on level-0 segments
   // later levels: partial-sum bounds and thread bounds, ping-pong buffers
   std::vector<std::size_t> level_parts, level_threads;
   std::size_t part_a, part_b;
@@ -214,8 +214,7 @@ struct plan {
   /// most one, in window 0.
   /// |min_lg_l|: the least lg of buckets per window-sum thread
   /// (reduce_min_lg_buckets<F>).
-  plan(std::size_t n_, unsigned c_, std::size_t xyzz_bytes, std::size_t multi_digit,
-       unsigned min_lg_l)
+  plan(std::size_t n_, unsigned c_, std::size_t xyzz_bytes, std::size_t multi_digit, unsigned min_lg_l)
       : n(n_), c(c_), point_bytes(xyzz_bytes) {
     windows = (256 + c - 1) / c;
     lg_b = c - 1;
@@ -229,8 +228,8 @@ struct plan {
     wpb = unsigned(std::clamp<std::size_t>(room / per_window, 1, windows));
     // offsets are 32-bit: a batch holds fewer than 2^32 entries
     const std::size_t max_entries = (std::size_t(1) << 32) - 1;
-    wpb = unsigned(std::min<std::size_t>(wpb, (max_entries - std::min(single, max_entries)) /
-                                                  std::max<std::size_t>(multi, 1)));
+    wpb = unsigned(
+        std::min<std::size_t>(wpb, (max_entries - std::min(single, max_entries)) / std::max<std::size_t>(multi, 1)));
     wpb = std::max(wpb, 1u);
     batches = unsigned(ceil_div(windows, wpb));
     wpb = unsigned(ceil_div(windows, batches));  // even batches
@@ -280,9 +279,9 @@ struct plan {
 unsigned choose_window(std::size_t n, unsigned requested) {
   if (requested) {
     if (requested < tune::min_explicit_window || requested > tune::max_window)
-      throw std::invalid_argument("cuzk::msm gpu: window_bits " + std::to_string(requested) +
-                                  " outside [" + std::to_string(tune::min_explicit_window) + ", " +
-                                  std::to_string(tune::max_window) + "]");
+      throw std::invalid_argument("cuzk::msm gpu: window_bits " + std::to_string(requested) + " outside [" +
+                                  std::to_string(tune::min_explicit_window) + ", " + std::to_string(tune::max_window) +
+                                  "]");
     return requested;
   }
   return gpu_default_window_bits(n);
@@ -298,8 +297,7 @@ void grow(gpu::device_buffer<T>& b, std::size_t n) {
 
 std::size_t scan_temp_bytes(std::size_t items) {
   std::size_t bytes = 0;
-  CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes,
-                                                static_cast<std::uint32_t*>(nullptr),
+  CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, bytes, static_cast<std::uint32_t*>(nullptr),
                                                 static_cast<std::uint32_t*>(nullptr), int(items)));
   return bytes;
 }
@@ -374,8 +372,8 @@ struct gpu_msm_workspace::impl {
   // scratch, grown to the largest plan seen; points as raw 16-byte units
   gpu::device_buffer<fr> scalars;  // host scalars are uploaded here
   gpu::device_buffer<std::uint32_t> entries, cnt, off, nseg, npart, seg_off, poff_a, poff_b;
-  gpu::device_buffer<uint2> pairs;             // the partitioned scatter's first pass
-  uint2* lent_pairs = nullptr;                 // lend_pair_buffer's, when set
+  gpu::device_buffer<uint2> pairs;  // the partitioned scatter's first pass
+  uint2* lent_pairs = nullptr;      // lend_pair_buffer's, when set
   std::size_t lent_pair_count = 0;
   uint2* pair_ptr = nullptr;                   // the one this MSM uses (reserve)
   gpu::device_buffer<std::uint32_t> bin_fill;  // its per-bin counts
@@ -426,8 +424,8 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK(cudaMemsetAsync(counter.data(), 0, sizeof(unsigned long long), s));
     // enough blocks to fill the device a few times over; threads stride
     const unsigned blocks = unsigned(std::min<std::size_t>(blocks_for(n, tune::digit_threads), 4096));
-    detail::count_multi_digit_kernel<<<blocks, tune::digit_threads, 0, s>>>(
-        reinterpret_cast<const fr_d*>(d_scalars), n, counter.data());
+    detail::count_multi_digit_kernel<<<blocks, tune::digit_threads, 0, s>>>(reinterpret_cast<const fr_d*>(d_scalars), n,
+                                                                            counter.data());
     CUZK_CUDA_CHECK_LAUNCH();
     unsigned long long count = 0;
     counter.download(&count, 1, s);
@@ -438,8 +436,8 @@ struct gpu_msm_workspace::impl {
   std::size_t bytes() const {
     std::size_t b = scalars.bytes() + temp.bytes() + counter.bytes() + pairs.bytes() + bin_fill.bytes() +
                     chunk_bufs[0].bytes() + chunk_bufs[1].bytes();
-    for (auto* a : {&entries, &cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b, &seg_keys,
-                    &seg_keys_sorted, &seg_order_in, &seg_order})
+    for (auto* a : {&entries, &cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b, &seg_keys, &seg_keys_sorted,
+                    &seg_order_in, &seg_order})
       b += a->bytes();
     for (auto* a : {&buckets, &part_a, &part_b, &block_sums, &accs}) b += a->bytes();
     return b;
@@ -450,13 +448,12 @@ struct gpu_msm_workspace::impl {
   /// once every kernel is queued, before the host waits (chunk streaming
   /// queues its next copy there).
   template <class F>
-  ec::jacobian<F> run(const affine_d<fd_of<F>>* d_bases, std::size_t n, const fr* h_scalars,
-                      const fr* d_scalars, unsigned window_bits, gpu_scalar_mix mix,
-                      cudaStream_t s, const std::function<void()>& after_launch = {}) {
+  ec::jacobian<F> run(const affine_d<fd_of<F>>* d_bases, std::size_t n, const fr* h_scalars, const fr* d_scalars,
+                      unsigned window_bits, gpu_scalar_mix mix, cudaStream_t s,
+                      const std::function<void()>& after_launch = {}) {
     using Fd = fd_of<F>;
     using xyzz_t = xyzz_d<Fd>;
-    if (n >= (std::size_t(1) << 31))
-      throw std::invalid_argument("cuzk::msm gpu: at most 2^31 - 1 terms");
+    if (n >= (std::size_t(1) << 31)) throw std::invalid_argument("cuzk::msm gpu: at most 2^31 - 1 terms");
     if (n == 0) {
       if (after_launch) after_launch();
       return ec::jacobian<F>::identity();
@@ -496,8 +493,7 @@ struct gpu_msm_workspace::impl {
       const unsigned w_first = bt * p.wpb;
       const unsigned w_count = std::min(p.wpb, p.windows - w_first);
       const std::size_t nb = std::size_t(w_count) * p.buckets;
-      const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c,
-                                  w_first, w_count};
+      const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c, w_first, w_count};
       sort_batch(bv, p, nb, scatters[bt], per_bin, s, phases);
       phases.mark(s, "scatter");
       sum_buckets<F>(d_bases, p, nb, d_buckets, affine_k, s, phases);
@@ -512,13 +508,12 @@ struct gpu_msm_workspace::impl {
     // every window's sum on the device, then one download
     xyzz_t* d_windows = d_sums + p.block_sums();
     const unsigned g = unsigned(p.per_window_sums());
-    detail::finish_windows_kernel<Fd><<<p.windows, g, g * sizeof(xyzz_t), s>>>(
-        d_sums, p.lg_rt + p.lg_l, d_windows);
+    detail::finish_windows_kernel<Fd><<<p.windows, g, g * sizeof(xyzz_t), s>>>(d_sums, p.lg_rt + p.lg_l, d_windows);
     CUZK_CUDA_CHECK_LAUNCH();
     phases.mark(s, "windows");
     std::vector<ec::xyzz<F>> h_windows(p.windows);
-    CUZK_CUDA_CHECK(cudaMemcpyAsync(h_windows.data(), d_windows, h_windows.size() * sizeof(xyzz_t),
-                                    cudaMemcpyDeviceToHost, s));
+    CUZK_CUDA_CHECK(
+        cudaMemcpyAsync(h_windows.data(), d_windows, h_windows.size() * sizeof(xyzz_t), cudaMemcpyDeviceToHost, s));
     if (after_launch) after_launch();
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 
@@ -560,9 +555,7 @@ struct gpu_msm_workspace::impl {
 
   /// Entries one bin of the partitioned scatter should hold: a share of
   /// the L2 (its size read once).
-  std::size_t l2_bin_entries() {
-    return std::max<std::size_t>((l2_size() >> tune::partition_lg_l2_share) / 4, 1);
-  }
+  std::size_t l2_bin_entries() { return std::max<std::size_t>((l2_size() >> tune::partition_lg_l2_share) / 4, 1); }
 
   /// The device's L2 size, read once.
   std::size_t l2_size() {
@@ -588,8 +581,7 @@ struct gpu_msm_workspace::impl {
   /// pass over the scalars in saved entries; the single-digit terms (the
   /// ones of a witness, all in one bucket) write in sequence either way and
   /// do not count. |forced|: partitioned whenever the batch outgrows a bin.
-  static scatter_plan plan_scatter(const plan& p, unsigned w_first, unsigned w_end,
-                                   std::size_t per_bin, bool forced) {
+  static scatter_plan plan_scatter(const plan& p, unsigned w_first, unsigned w_end, std::size_t per_bin, bool forced) {
     scatter_plan sp;
     for (unsigned wa = w_first; wa < w_end;) {
       unsigned wb = wa + 1;
@@ -600,21 +592,20 @@ struct gpu_msm_workspace::impl {
     const std::size_t all = p.entries_of(w_first, w_end);
     if (all <= per_bin) return sp;  // the whole batch stays in the L2
     const double random = double(all - (w_first == 0 ? p.single : 0));
-    sp.partitioned =
-        forced || random > tune::partition_pass_cost * double(sp.stages.size()) * double(p.n);
+    sp.partitioned = forced || random > tune::partition_pass_cost * double(sp.stages.size()) * double(p.n);
     return sp;
   }
 
   /// Steps 1-3: entries of every non-zero digit of the batch, grouped by
   /// bucket; off[b] .. off[b+1] is bucket b's range (nb + 1 offsets).
-  void sort_batch(const detail::batch_view& bv, const plan& p, std::size_t nb,
-                  const scatter_plan& sp, std::size_t per_bin, cudaStream_t s, phase_timer& ph) {
+  void sort_batch(const detail::batch_view& bv, const plan& p, std::size_t nb, const scatter_plan& sp,
+                  std::size_t per_bin, cudaStream_t s, phase_timer& ph) {
     CUZK_CUDA_CHECK(cudaMemsetAsync(cnt.data(), 0, (nb + 1) * sizeof(std::uint32_t), s));
     const unsigned blocks = blocks_for(bv.n, tune::digit_threads);
     // windows counted per pass: as many as keep their counters in a share
     // of the L2 (each pass reads the scalars again)
-    const std::size_t l2_counters = std::max<std::size_t>(
-        (l2_size() >> tune::count_lg_l2_share) / sizeof(std::uint32_t), 1);
+    const std::size_t l2_counters =
+        std::max<std::size_t>((l2_size() >> tune::count_lg_l2_share) / sizeof(std::uint32_t), 1);
     const unsigned per_pass = unsigned(std::clamp<std::size_t>(l2_counters / p.buckets, 1, bv.w_count));
     for (unsigned wa = bv.w_first; wa < bv.w_first + bv.w_count; wa += per_pass) {
       const unsigned wb = std::min(wa + per_pass, bv.w_first + bv.w_count);
@@ -624,8 +615,7 @@ struct gpu_msm_workspace::impl {
     ph.mark(s, "count");
     scan(cnt.data(), off.data(), nb + 1, s);
     if (!sp.partitioned) {
-      detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(),
-                                                                           entries.data());
+      detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(), entries.data());
       CUZK_CUDA_CHECK_LAUNCH();
       return;
     }
@@ -633,8 +623,8 @@ struct gpu_msm_workspace::impl {
   }
 
   /// The partitioned scatter of windows [wa, wb) of the batch.
-  void scatter_stage(const detail::batch_view& bv, const plan& p, unsigned wa, unsigned wb,
-                     std::size_t per_bin, cudaStream_t s) {
+  void scatter_stage(const detail::batch_view& bv, const plan& p, unsigned wa, unsigned wb, std::size_t per_bin,
+                     cudaStream_t s) {
     const std::size_t bound = p.entries_of(wa, wb);
     const std::size_t keys = std::size_t(wb - wa) * p.buckets;
     // bins of 2^lg_bin keys, each expected to hold about |per_bin| entries
@@ -643,8 +633,11 @@ struct gpu_msm_workspace::impl {
            (std::size_t(2) << lg_bin) * double(bound) / double(keys) <= double(per_bin))
       ++lg_bin;
     while (ceil_div(keys, std::size_t(1) << lg_bin) > tune::partition_max_bins) ++lg_bin;
-    const detail::stage_view st{wa, wb, std::uint32_t((wa - bv.w_first) * p.buckets),
-                                std::uint32_t((wb - bv.w_first) * p.buckets), lg_bin,
+    const detail::stage_view st{wa,
+                                wb,
+                                std::uint32_t((wa - bv.w_first) * p.buckets),
+                                std::uint32_t((wb - bv.w_first) * p.buckets),
+                                lg_bin,
                                 unsigned(ceil_div(keys, std::size_t(1) << lg_bin))};
     CUZK_CUDA_CHECK(cudaMemsetAsync(bin_fill.data(), 0, st.nbins * sizeof(std::uint32_t), s));
     const unsigned per_block = tune::partition_threads * tune::partition_terms_per_thread;
@@ -657,9 +650,8 @@ struct gpu_msm_workspace::impl {
   }
 
   /// The batch-affine level 0 with K = |k| segments per thread.
-  void launch_affine(unsigned k, const affine_d<fp_d>* d_bases, std::uint32_t bound,
-                     const detail::level_view& lv, xyzz_d<fp_d>* d_buckets, xyzz_d<fp_d>* pa,
-                     cudaStream_t s) {
+  void launch_affine(unsigned k, const affine_d<fp_d>* d_bases, std::uint32_t bound, const detail::level_view& lv,
+                     xyzz_d<fp_d>* d_buckets, xyzz_d<fp_d>* pa, cudaStream_t s) {
     const unsigned blocks = unsigned(affine_accumulators(bound, k) / (std::size_t(tune::affine_threads) * k));
     auto* a = reinterpret_cast<affine_d<fp_d>*>(accs.data());
     switch (k) {
@@ -671,17 +663,15 @@ struct gpu_msm_workspace::impl {
         detail::accumulate_affine_kernel<32><<<blocks, tune::affine_threads, 0, s>>>(
             d_bases, entries.data(), seg_order.data(), bound, lv, a, d_buckets, pa);
         break;
-      default:
-        throw std::logic_error("cuzk::msm gpu: batch-affine K " + std::to_string(k));
+      default: throw std::logic_error("cuzk::msm gpu: batch-affine K " + std::to_string(k));
     }
   }
 
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
   /// Level 0 by batch-affine additions when |affine_k| (G1 only).
   template <class F>
-  void sum_buckets(const affine_d<fd_of<F>>* d_bases, const plan& p, std::size_t nb,
-                   xyzz_d<fd_of<F>>* d_buckets, unsigned affine_k, cudaStream_t s,
-                   phase_timer& ph) {
+  void sum_buckets(const affine_d<fd_of<F>>* d_bases, const plan& p, std::size_t nb, xyzz_d<fd_of<F>>* d_buckets,
+                   unsigned affine_k, cudaStream_t s, phase_timer& ph) {
     using Fd = fd_of<F>;
     using xyzz_t = xyzz_d<Fd>;
     CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, nb * sizeof(xyzz_t), s));
@@ -697,13 +687,13 @@ struct gpu_msm_workspace::impl {
     scan(nseg.data(), seg_off.data(), nb + 1, s);
     scan(npart.data(), out_off, nb + 1, s);
     const std::uint32_t bound = std::uint32_t(p.seg0);
-    detail::segment_keys_kernel<<<blocks_for(bound, 256), 256, 0, s>>>(
-        in_off, seg_off.data(), nb32, cap, bound, seg_keys.data(), seg_order_in.data());
+    detail::segment_keys_kernel<<<blocks_for(bound, 256), 256, 0, s>>>(in_off, seg_off.data(), nb32, cap, bound,
+                                                                       seg_keys.data(), seg_order_in.data());
     CUZK_CUDA_CHECK_LAUNCH();
     std::size_t tb = temp.size();
-    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(
-        temp.data(), tb, seg_keys.data(), seg_keys_sorted.data(), seg_order_in.data(),
-        seg_order.data(), int(bound), 0, key_bits(cap), s));
+    CUZK_CUDA_CHECK(cub::DeviceRadixSort::SortPairs(temp.data(), tb, seg_keys.data(), seg_keys_sorted.data(),
+                                                    seg_order_in.data(), seg_order.data(), int(bound), 0, key_bits(cap),
+                                                    s));
     ph.mark(s, "segments");
     const detail::level_view lv0{in_off, seg_off.data(), out_off, nb32, cap};
     bool affine = false;
@@ -723,15 +713,13 @@ struct gpu_msm_workspace::impl {
     in_off = out_off;
     out_off = spare_off;
     for (unsigned lvl = 0; lvl < p.levels_after(); ++lvl) {
-      detail::segments_kernel<<<slot_blocks, 256, 0, s>>>(in_off, nb32, cap, nseg.data(),
-                                                          npart.data());
+      detail::segments_kernel<<<slot_blocks, 256, 0, s>>>(in_off, nb32, cap, nseg.data(), npart.data());
       CUZK_CUDA_CHECK_LAUNCH();
       scan(nseg.data(), seg_off.data(), nb + 1, s);
       scan(npart.data(), out_off, nb + 1, s);
       detail::accumulate_sums_kernel<Fd>
-          <<<blocks_for(p.level_threads[lvl], tune::accumulate_threads), tune::accumulate_threads,
-             0, s>>>(in, detail::level_view{in_off, seg_off.data(), out_off, nb32, cap}, d_buckets,
-                     out);
+          <<<blocks_for(p.level_threads[lvl], tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
+              in, detail::level_view{in_off, seg_off.data(), out_off, nb32, cap}, d_buckets, out);
       CUZK_CUDA_CHECK_LAUNCH();
       std::swap(in, out);
       std::swap(in_off, out_off);
@@ -785,16 +773,14 @@ struct gpu_msm_context_t<F>::impl {
 };
 
 template <class F>
-gpu_msm_context_t<F>::gpu_msm_context_t(int device, CUstream_st* stream,
-                                        std::shared_ptr<gpu_msm_workspace> workspace)
+gpu_msm_context_t<F>::gpu_msm_context_t(int device, CUstream_st* stream, std::shared_ptr<gpu_msm_workspace> workspace)
     : _impl(std::make_unique<impl>()) {
   _impl->device = device;
   _impl->s = reinterpret_cast<cudaStream_t>(stream);
   _impl->ws = workspace ? std::move(workspace) : std::make_shared<gpu_msm_workspace>(device);
   if (_impl->ws->device() != device)
-    throw std::invalid_argument("cuzk::msm gpu: workspace of device " +
-                                std::to_string(_impl->ws->device()) + " given to a context of device " +
-                                std::to_string(device));
+    throw std::invalid_argument("cuzk::msm gpu: workspace of device " + std::to_string(_impl->ws->device()) +
+                                " given to a context of device " + std::to_string(device));
 }
 template <class F>
 gpu_msm_context_t<F>::~gpu_msm_context_t() = default;
@@ -816,8 +802,8 @@ void gpu_msm_context_t<F>::upload_bases(std::span<const ec::affine<F>> h_bases) 
 }
 
 template <class F>
-void gpu_msm_context_t<F>::use_device_bases(std::shared_ptr<const void> owner,
-                                            const ec::affine<F>* d_bases, std::size_t n) {
+void gpu_msm_context_t<F>::use_device_bases(std::shared_ptr<const void> owner, const ec::affine<F>* d_bases,
+                                            std::size_t n) {
   if (n && !d_bases) throw std::invalid_argument("cuzk::msm gpu: null device bases");
   gpu::device_guard guard(_impl->device);
   _impl->bases.reset();
@@ -847,27 +833,24 @@ template <class F>
 void gpu_msm_context_t<F>::check_terms(std::size_t first, std::size_t n) const {
   const std::size_t have = _impl->n_bases();
   if (first > have || n > have - first)
-    throw std::invalid_argument("cuzk::msm gpu: " + std::to_string(n) + " scalars from base " +
-                                std::to_string(first) + " but " + std::to_string(have) +
-                                " resident bases");
+    throw std::invalid_argument("cuzk::msm gpu: " + std::to_string(n) + " scalars from base " + std::to_string(first) +
+                                " but " + std::to_string(have) + " resident bases");
 }
 
 template <class F>
-ec::jacobian<F> gpu_msm_context_t<F>::run(std::span<const fr> scalars, unsigned window_bits,
-                                          gpu_scalar_mix mix) {
+ec::jacobian<F> gpu_msm_context_t<F>::run(std::span<const fr> scalars, unsigned window_bits, gpu_scalar_mix mix) {
   check_terms(0, scalars.size());
-  return _impl->ws->internals().template run<F>(_impl->d_bases(), scalars.size(), scalars.data(),
-                                                nullptr, window_bits, mix, _impl->s);
+  return _impl->ws->internals().template run<F>(_impl->d_bases(), scalars.size(), scalars.data(), nullptr, window_bits,
+                                                mix, _impl->s);
 }
 
 template <class F>
-ec::jacobian<F> gpu_msm_context_t<F>::run_device(const fr* d_scalars, std::size_t n,
-                                                 std::size_t first_base, unsigned window_bits,
-                                                 gpu_scalar_mix mix) {
+ec::jacobian<F> gpu_msm_context_t<F>::run_device(const fr* d_scalars, std::size_t n, std::size_t first_base,
+                                                 unsigned window_bits, gpu_scalar_mix mix) {
   check_terms(first_base, n);
   if (n && !d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
-  return _impl->ws->internals().template run<F>(_impl->d_bases() + first_base, n, nullptr,
-                                                d_scalars, window_bits, mix, _impl->s);
+  return _impl->ws->internals().template run<F>(_impl->d_bases() + first_base, n, nullptr, d_scalars, window_bits, mix,
+                                                _impl->s);
 }
 
 template <class F>
@@ -878,10 +861,9 @@ std::size_t gpu_msm_context_t<F>::count_multi_digit_scalars(const fr* d_scalars,
 }
 
 template <class F>
-ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>> h_bases,
-                                                   const fr* d_scalars, std::size_t chunk_terms,
-                                                   unsigned window_bits, gpu_scalar_mix mix, void* lent,
-                                                   std::size_t lent_bytes) {
+ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>> h_bases, const fr* d_scalars,
+                                                   std::size_t chunk_terms, unsigned window_bits, gpu_scalar_mix mix,
+                                                   void* lent, std::size_t lent_bytes) {
   const std::size_t n = h_bases.size();
   if (n == 0) return ec::jacobian<F>::identity();
   if (!d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
@@ -933,26 +915,22 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
     const std::function<void()> next = [&] {
       if (k + 1 < chunks) queue_copy(k + 1);
     };
-    acc += w.template run<F>(
-        reinterpret_cast<const affine_d<fd_of<F>>*>(chunk_ptr(k)), len, nullptr,
-        d_scalars + first, window_bits, mix, m.s, next);
+    acc += w.template run<F>(reinterpret_cast<const affine_d<fd_of<F>>*>(chunk_ptr(k)), len, nullptr, d_scalars + first,
+                             window_bits, mix, m.s, next);
   }
   return acc;
 }
 
 template <class F>
-std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size_t lent_pair_bytes,
-                                  bool host_scalars) {
+std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size_t lent_pair_bytes, bool host_scalars) {
   if (n == 0) return 0;
   const std::size_t xb = sizeof(ec::xyzz<F>);
   const plan p(n, choose_window(n, window_bits), xb, n, reduce_min_lg_buckets<F>);
-  const std::size_t own_pairs = lent_pair_bytes / 8 >= p.pairs
-                                    ? std::min(p.pairs, tune::own_pair_bytes_when_lent / 8)
-                                    : p.pairs;
+  const std::size_t own_pairs =
+      lent_pair_bytes / 8 >= p.pairs ? std::min(p.pairs, tune::own_pair_bytes_when_lent / 8) : p.pairs;
   // the pair buffer is charged even where the direct scatter will be taken
   // (that choice needs the device's L2 size)
-  const std::size_t words =
-      p.entries + 2 * own_pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
+  const std::size_t words = p.entries + 2 * own_pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
   // the batch-affine level 0's accumulators (affine: half an XYZZ point)
   const std::size_t points = p.nb + p.part_a + p.part_b + p.sums() +
                              affine_accumulators(p.seg0, affine_batch_for<F>(p.seg0, gpu_scalar_mix::random)) / 2;
@@ -963,11 +941,10 @@ std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size
 }
 
 template <class F>
-ec::jacobian<F> msm_gpu(std::span<const ec::affine<F>> bases, std::span<const fr> scalars,
-                        const gpu_msm_config& cfg) {
+ec::jacobian<F> msm_gpu(std::span<const ec::affine<F>> bases, std::span<const fr> scalars, const gpu_msm_config& cfg) {
   if (bases.size() != scalars.size())
-    throw std::invalid_argument("cuzk::msm::msm_gpu: " + std::to_string(bases.size()) +
-                                " bases but " + std::to_string(scalars.size()) + " scalars");
+    throw std::invalid_argument("cuzk::msm::msm_gpu: " + std::to_string(bases.size()) + " bases but " +
+                                std::to_string(scalars.size()) + " scalars");
   if (scalars.empty()) return ec::jacobian<F>::identity();
   (void)choose_window(scalars.size(), cfg.window_bits);  // validate before touching the GPU
   gpu_msm_context_t<F> ctx(cfg.device, cfg.stream);
@@ -979,8 +956,7 @@ template class gpu_msm_context_t<ff::fp>;
 template class gpu_msm_context_t<ff::fp2>;
 template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t, bool);
 template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t, bool);
-template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const fr>,
-                                      const gpu_msm_config&);
+template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const fr>, const gpu_msm_config&);
 template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const fr>,
                                        const gpu_msm_config&);
 

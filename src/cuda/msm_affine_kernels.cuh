@@ -46,8 +46,7 @@ namespace cuzk::msm::detail {
 
 /// Entry |v| of a bucket's list as a point: the base, negated when the
 /// digit was negative.
-__device__ __forceinline__ affine_d<fp_d> entry_point(const affine_d<fp_d>* bases,
-                                                      std::uint32_t v) {
+__device__ __forceinline__ affine_d<fp_d> entry_point(const affine_d<fp_d>* bases, std::uint32_t v) {
   affine_d<fp_d> q = load16_ro(bases + (v & ~sign_bit));
   if (v & sign_bit) q.y = -q.y;
   return q;
@@ -55,8 +54,7 @@ __device__ __forceinline__ affine_d<fp_d> entry_point(const affine_d<fp_d>* base
 
 /// acc + q by the complete formula, back to affine with an inversion of
 /// its own: the additions a batch cannot take (infinity, equal x).
-__device__ __noinline__ affine_d<fp_d> add_outside_batch(const affine_d<fp_d>& acc,
-                                                         const affine_d<fp_d>& q) {
+__device__ __noinline__ affine_d<fp_d> add_outside_batch(const affine_d<fp_d>& acc, const affine_d<fp_d>& q) {
   if (q.is_infinity()) return acc;
   if (acc.is_infinity()) return q;
   const xyzz_d<fp_d> s = xyzz_d<fp_d>::from_affine(acc).add_affine(q);
@@ -70,11 +68,10 @@ __device__ __noinline__ affine_d<fp_d> add_outside_batch(const affine_d<fp_d>& a
 
 template <unsigned K>
 __global__ void __launch_bounds__(tune::affine_threads, tune::affine_min_blocks)
-    accumulate_affine_kernel(const affine_d<fp_d>* __restrict__ bases,
-                             const std::uint32_t* __restrict__ entries,
-                             const std::uint32_t* __restrict__ order, std::uint32_t bound,
-                             level_view lv, affine_d<fp_d>* __restrict__ accs,
-                             xyzz_d<fp_d>* __restrict__ buckets, xyzz_d<fp_d>* __restrict__ parts) {
+    accumulate_affine_kernel(const affine_d<fp_d>* __restrict__ bases, const std::uint32_t* __restrict__ entries,
+                             const std::uint32_t* __restrict__ order, std::uint32_t bound, level_view lv,
+                             affine_d<fp_d>* __restrict__ accs, xyzz_d<fp_d>* __restrict__ buckets,
+                             xyzz_d<fp_d>* __restrict__ parts) {
   static_assert(K >= 1 && K <= 32, "one bit per segment in a 32-bit mask");
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const std::uint32_t threads = gridDim.x * blockDim.x;
@@ -154,10 +151,8 @@ __global__ void __launch_bounds__(tune::affine_threads, tune::affine_min_blocks)
     const std::uint32_t b = find_bucket(lv.seg_off, lv.nb, s);
     const std::uint32_t j = s - lv.seg_off[b];
     const xyzz_d<fp_d> sum = xyzz_d<fp_d>::from_affine(load16(accs + std::size_t(k) * threads + t));
-    if (lv.seg_off[b + 1] - lv.seg_off[b] == 1)
-      store16(buckets + b, sum);
-    else
-      store16(parts + lv.part_off[b] + j, sum);
+    if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, sum);
+    else store16(parts + lv.part_off[b] + j, sum);
   }
 }
 

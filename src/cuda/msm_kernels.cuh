@@ -70,8 +70,7 @@ using gpu::store16;
 // ---- digits -------------------------------------------------------------------------
 
 /// Bits [bit, bit + c) of the 256-bit canonical scalar |s| (c <= 31).
-__device__ __forceinline__ std::uint32_t window_bits_at(const std::uint32_t* s, unsigned bit,
-                                                        unsigned c) {
+__device__ __forceinline__ std::uint32_t window_bits_at(const std::uint32_t* s, unsigned bit, unsigned c) {
   const unsigned word = bit / 32, sh = bit % 32;
   if (word >= 8) return 0;
   std::uint64_t v = s[word];
@@ -115,8 +114,7 @@ __device__ __forceinline__ fr_d canonical_scalar(const batch_view& bv, std::uint
 
 /// Window |w|'s signed digit of canonical |k|, with the borrow |carry|
 /// from window w - 1 in and window w's out.
-__device__ __forceinline__ std::int32_t signed_digit(const fr_d& k, unsigned w, unsigned c,
-                                                     std::int32_t& carry) {
+__device__ __forceinline__ std::int32_t signed_digit(const fr_d& k, unsigned w, unsigned c, std::int32_t& carry) {
   std::int32_t d = std::int32_t(window_bits_at(k.l, w * c, c)) + carry;
   carry = 0;
   if (d > (std::int32_t(1) << (c - 1))) {
@@ -138,8 +136,8 @@ __device__ __forceinline__ std::uint32_t digit_key(const batch_view& bv, unsigne
 /// digit there). Digits are in [-(2^(c-1) - 1), 2^(c-1)]: a window value
 /// above 2^(c-1) becomes value - 2^c and carries one into the next window.
 template <class Emit>
-__device__ __forceinline__ void for_each_digit_of(const batch_view& bv, const fr_d& k, unsigned wa,
-                                                  unsigned wb, Emit&& emit) {
+__device__ __forceinline__ void for_each_digit_of(const batch_view& bv, const fr_d& k, unsigned wa, unsigned wb,
+                                                  Emit&& emit) {
   std::int32_t carry = 0;
   for (unsigned w = 0; w < wb; ++w) {
     const std::int32_t d = signed_digit(k, w, bv.c, carry);
@@ -151,8 +149,7 @@ __device__ __forceinline__ void for_each_digit_of(const batch_view& bv, const fr
 /// The same over all the batch's windows for term |i| (|valid| false: a
 /// lane past the end, with no digits).
 template <class Emit>
-__device__ __forceinline__ void for_each_digit(const batch_view& bv, std::uint32_t i, bool valid,
-                                               Emit&& emit) {
+__device__ __forceinline__ void for_each_digit(const batch_view& bv, std::uint32_t i, bool valid, Emit&& emit) {
   const fr_d k = valid ? canonical_scalar(bv, i) : fr_d::zero();
   for_each_digit_of(bv, k, bv.w_first, bv.w_first + bv.w_count, emit);
 }
@@ -181,8 +178,7 @@ template <bool CountDown>
 __device__ __forceinline__ std::uint32_t claim_slot(unsigned peers, std::uint32_t* counter) {
   const unsigned leader = __ffs(peers) - 1, size = __popc(peers);
   std::uint32_t base = 0;
-  if (threadIdx.x % 32 == leader)
-    base = CountDown ? atomicSub(counter, size) - size : atomicAdd(counter, size);
+  if (threadIdx.x % 32 == leader) base = CountDown ? atomicSub(counter, size) - size : atomicAdd(counter, size);
   return __shfl_sync(peers, base, leader) + __popc(peers & lanes_below());
 }
 
@@ -206,8 +202,8 @@ __global__ void __launch_bounds__(tune::digit_threads)
 /// on entry and zeros on exit). Order inside a bucket is arbitrary; sums are
 /// exact group elements, so results do not depend on it.
 __global__ void __launch_bounds__(tune::digit_threads)
-    scatter_digits_kernel(batch_view bv, const std::uint32_t* __restrict__ off,
-                          std::uint32_t* __restrict__ cnt, std::uint32_t* __restrict__ entries) {
+    scatter_digits_kernel(batch_view bv, const std::uint32_t* __restrict__ off, std::uint32_t* __restrict__ cnt,
+                          std::uint32_t* __restrict__ entries) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   for_each_digit(bv, i, i < bv.n, [&](bool nz, std::uint32_t key, bool neg) {
     const unsigned active = __ballot_sync(full_mask, nz);
@@ -296,9 +292,8 @@ __global__ void __launch_bounds__(tune::partition_threads)
 /// down). Threads past the stage's entry count (known on the device only)
 /// do nothing.
 __global__ void __launch_bounds__(tune::digit_threads)
-    scatter_pairs_kernel(const uint2* __restrict__ pairs, stage_view st,
-                         const std::uint32_t* __restrict__ off, std::uint32_t* __restrict__ cnt,
-                         std::uint32_t* __restrict__ entries) {
+    scatter_pairs_kernel(const uint2* __restrict__ pairs, stage_view st, const std::uint32_t* __restrict__ off,
+                         std::uint32_t* __restrict__ cnt, std::uint32_t* __restrict__ entries) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = t < off[st.key_hi] - off[st.key_lo];
   const uint2 e = valid ? pairs[t] : make_uint2(0, 0);
@@ -311,8 +306,7 @@ __global__ void __launch_bounds__(tune::digit_threads)
 /// (Montgomery form compared word for word: both are unique there). Grid
 /// stride; one atomic per warp.
 __global__ void __launch_bounds__(tune::digit_threads)
-    count_multi_digit_kernel(const fr_d* __restrict__ scalars, std::size_t n,
-                             unsigned long long* __restrict__ count) {
+    count_multi_digit_kernel(const fr_d* __restrict__ scalars, std::size_t n, unsigned long long* __restrict__ count) {
   unsigned mine = 0;
   for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
@@ -331,9 +325,8 @@ __global__ void __launch_bounds__(tune::digit_threads)
 /// nseg[b] = ceil(size / cap) threads sum it; npart[b] = nseg[b] when that is
 /// more than one (those sums go to the next level), else 0. Entry nb of both
 /// is 0, so exclusive scans over nb + 1 entries end with the totals.
-__global__ void segments_kernel(const std::uint32_t* __restrict__ off, std::uint32_t nb,
-                                std::uint32_t cap, std::uint32_t* __restrict__ nseg,
-                                std::uint32_t* __restrict__ npart) {
+__global__ void segments_kernel(const std::uint32_t* __restrict__ off, std::uint32_t nb, std::uint32_t cap,
+                                std::uint32_t* __restrict__ nseg, std::uint32_t* __restrict__ npart) {
   const std::uint32_t b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b > nb) return;
   std::uint32_t ns = 0;
@@ -344,8 +337,7 @@ __global__ void segments_kernel(const std::uint32_t* __restrict__ off, std::uint
 
 /// The bucket whose segment range [seg_off[b], seg_off[b+1]) holds s: the
 /// last b with seg_off[b] <= s (empty buckets repeat an offset).
-__device__ __forceinline__ std::uint32_t find_bucket(const std::uint32_t* seg_off,
-                                                     std::uint32_t nb, std::uint32_t s) {
+__device__ __forceinline__ std::uint32_t find_bucket(const std::uint32_t* seg_off, std::uint32_t nb, std::uint32_t s) {
   std::uint32_t lo = 0, hi = nb;  // seg_off[lo] <= s < seg_off[hi]
   while (hi - lo > 1) {
     const std::uint32_t mid = (lo + hi) / 2;
@@ -361,11 +353,9 @@ __device__ __forceinline__ std::uint32_t find_bucket(const std::uint32_t* seg_of
 /// With buckets of Poisson-distributed sizes (random scalars), a warp of
 /// segments in bucket order waits for its longest one (~73% efficiency at a
 /// mean of 32); in length order its lanes do nearly equal work.
-__global__ void segment_keys_kernel(const std::uint32_t* __restrict__ off,
-                                    const std::uint32_t* __restrict__ seg_off, std::uint32_t nb,
-                                    std::uint32_t cap, std::uint32_t bound,
-                                    std::uint32_t* __restrict__ keys,
-                                    std::uint32_t* __restrict__ vals) {
+__global__ void segment_keys_kernel(const std::uint32_t* __restrict__ off, const std::uint32_t* __restrict__ seg_off,
+                                    std::uint32_t nb, std::uint32_t cap, std::uint32_t bound,
+                                    std::uint32_t* __restrict__ keys, std::uint32_t* __restrict__ vals) {
   const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= bound) return;
   std::uint32_t key = cap + 1;
@@ -402,18 +392,15 @@ struct level_view {
 /// than without. G2 stays as it was: at 255 registers the extra point
 /// would spill.
 template <class Fd>
-inline constexpr unsigned accumulate_min_blocks =
-    std::is_same_v<Fd, fp_d> ? tune::accumulate_min_blocks_g1 : 1;
+inline constexpr unsigned accumulate_min_blocks = std::is_same_v<Fd, fp_d> ? tune::accumulate_min_blocks_g1 : 1;
 template <class Fd>
 inline constexpr bool load_base_ahead = std::is_same_v<Fd, fp_d>;
 
 template <class Fd>
 __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_blocks<Fd>)
-    accumulate_points_kernel(const affine_d<Fd>* __restrict__ bases,
-                             const std::uint32_t* __restrict__ entries,
-                             const std::uint32_t* __restrict__ order, std::uint32_t bound,
-                             level_view lv, xyzz_d<Fd>* __restrict__ buckets,
-                             xyzz_d<Fd>* __restrict__ parts) {
+    accumulate_points_kernel(const affine_d<Fd>* __restrict__ bases, const std::uint32_t* __restrict__ entries,
+                             const std::uint32_t* __restrict__ order, std::uint32_t bound, level_view lv,
+                             xyzz_d<Fd>* __restrict__ buckets, xyzz_d<Fd>* __restrict__ parts) {
   const std::uint32_t tid = blockIdx.x * blockDim.x + threadIdx.x;
   if (tid >= bound) return;
   const std::uint32_t s = order[tid];  // segments longest first
@@ -452,8 +439,8 @@ __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_block
 /// Levels >= 1: the same over the previous level's partial sums.
 template <class Fd>
 __global__ void __launch_bounds__(tune::accumulate_threads)
-    accumulate_sums_kernel(const xyzz_d<Fd>* __restrict__ in, level_view lv,
-                           xyzz_d<Fd>* __restrict__ buckets, xyzz_d<Fd>* __restrict__ parts) {
+    accumulate_sums_kernel(const xyzz_d<Fd>* __restrict__ in, level_view lv, xyzz_d<Fd>* __restrict__ buckets,
+                           xyzz_d<Fd>* __restrict__ parts) {
   const std::uint32_t s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= lv.seg_off[lv.nb]) return;
   const std::uint32_t b = find_bucket(lv.seg_off, lv.nb, s);
@@ -482,9 +469,8 @@ __device__ __forceinline__ void block_sum(xyzz_d<Fd>* sh, unsigned j, unsigned n
 /// weighted = sum_j j r_j (= sum_{i >= 1} sum_{j >= i} r_j: a suffix scan,
 /// then a tree), both set in thread 0 only. Starts and ends synchronised.
 template <class Fd>
-__device__ __forceinline__ void block_weighted_sum(xyzz_d<Fd>* sh, unsigned j, unsigned n,
-                                                   const xyzz_d<Fd>& r, xyzz_d<Fd>& total,
-                                                   xyzz_d<Fd>& weighted) {
+__device__ __forceinline__ void block_weighted_sum(xyzz_d<Fd>* sh, unsigned j, unsigned n, const xyzz_d<Fd>& r,
+                                                   xyzz_d<Fd>& total, xyzz_d<Fd>& weighted) {
   sh[j] = r;
   __syncthreads();
   for (unsigned d = 1; d < n; d *= 2) {

@@ -114,8 +114,7 @@ struct geometry {
 };
 const geometry& geom() {
   static const geometry g = [] {
-    geometry r{env_or("CUZK_NTT_LG_TILE", lg_tile_max, 8, lg_tile_max), 0,
-               env_or("CUZK_NTT_LG_R", lg_r, 1, lg_r_max)};
+    geometry r{env_or("CUZK_NTT_LG_TILE", lg_tile_max, 8, lg_tile_max), 0, env_or("CUZK_NTT_LG_R", lg_r, 1, lg_r_max)};
     if (r.lg_r == 2) r.lg_tile = std::min(r.lg_tile, 10u);  // <= 256 threads (launch bounds)
     r.k_max = env_or("CUZK_NTT_K_MAX", k_max_max, 4, std::min(k_max_max, r.lg_tile - 1));
     return r;
@@ -130,9 +129,7 @@ using gpu::store16;
 
 // Shared-memory tile slot f: 32 bytes plus 16 bytes of padding after every
 // 8 elements, so that lanes 8 elements apart fall into different banks.
-__device__ __forceinline__ uint4* slot(uint4* smem, std::uint32_t f) {
-  return smem + 2 * f + (f >> 3);
-}
+__device__ __forceinline__ uint4* slot(uint4* smem, std::uint32_t f) { return smem + 2 * f + (f >> 3); }
 __device__ __forceinline__ std::uint32_t rev_bits(std::uint32_t v, unsigned bits) {
   return bits ? __brev(v) >> (32 - bits) : 0;
 }
@@ -205,8 +202,7 @@ struct pre_op {
   fr_d s{};
 };
 
-__device__ __forceinline__ fr_d apply_pre(const pre_op& p, const fr_d& v, std::uint32_t i,
-                                          unsigned lg_n) {
+__device__ __forceinline__ fr_d apply_pre(const pre_op& p, const fr_d& v, std::uint32_t i, unsigned lg_n) {
   switch (p.mode) {
     case pre_pow_nat: return v * p.t.at(i);
     case pre_pow_rev: return v * p.t.at(rev_bits(i, lg_n));
@@ -259,8 +255,7 @@ __global__ void __launch_bounds__(bound_threads<LgR>, bound_blocks<LgR>)
     const std::uint32_t gmask = (1u << gp.g) - 1;
     std::uint32_t f[R];
 #pragma unroll
-    for (unsigned m = 0; m < R; ++m)
-      f[m] = f0 | ((m & gmask) << gp.shift) | deposit(m >> gp.g, gp.xmask);
+    for (unsigned m = 0; m < R; ++m) f[m] = f0 | ((m & gmask) << gp.shift) | deposit(m >> gp.g, gp.xmask);
 
     if (gi == 0) {
 #pragma unroll
@@ -381,8 +376,7 @@ constexpr unsigned lg_bt = 4;
 constexpr unsigned bt = 1u << lg_bt;
 constexpr unsigned bt_row = 2 * bt + 1;  // uint4 per padded tile row
 template <post Post>
-__global__ void __launch_bounds__(bt * bt)
-    bit_reverse_tiled_kernel(fr_d* d_a, unsigned lg_n, fr_d s, pow_table pows) {
+__global__ void __launch_bounds__(bt* bt) bit_reverse_tiled_kernel(fr_d* d_a, unsigned lg_n, fr_d s, pow_table pows) {
   __shared__ uint4 buf[2][bt * bt_row];
   const unsigned lg_mid = lg_n - 2 * lg_bt, row_shift = lg_mid + lg_bt;
   const std::uint32_t m = blockIdx.x, mr = rev_bits(m, lg_mid);
@@ -417,8 +411,8 @@ __global__ void __launch_bounds__(bt * bt)
 
 /// The six-transform h (docs/H-SIX-TRANSFORMS.md): d_h[j] = D[rev j] * s -
 /// E[rev j] * t(j), D and E bit-reversed, t(j) = zeta^-j / (2n), s = 1/(2n).
-__global__ void h_combine_kernel(const fr_d* __restrict__ d_d, const fr_d* __restrict__ d_e,
-                                 fr_d* __restrict__ d_h, unsigned lg_n, fr_d s, pow_table t) {
+__global__ void h_combine_kernel(const fr_d* __restrict__ d_d, const fr_d* __restrict__ d_e, fr_d* __restrict__ d_h,
+                                 unsigned lg_n, fr_d s, pow_table t) {
   const std::uint32_t j = blockIdx.x * blockDim.x + threadIdx.x;
   if (j >= (1u << lg_n)) return;
   const std::uint32_t i = rev_bits(j, lg_n);
@@ -432,8 +426,8 @@ __global__ void scale_kernel(fr_d* d_a, std::uint32_t n, fr_d s) {
 
 /// a_i = a_i b_i - c_i, then (WithScale) times s.
 template <bool WithScale>
-__global__ void mul_sub_kernel(fr_d* d_a, const fr_d* __restrict__ d_b,
-                               const fr_d* __restrict__ d_c, std::uint32_t n, fr_d s) {
+__global__ void mul_sub_kernel(fr_d* d_a, const fr_d* __restrict__ d_b, const fr_d* __restrict__ d_c, std::uint32_t n,
+                               fr_d s) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   fr_d v = load16(d_a + i) * load16_ro(d_b + i) - load16_ro(d_c + i);
@@ -476,8 +470,7 @@ struct device_pow_table {
   device_pow_table(const fr& x, unsigned lg_count, cudaStream_t s, const fr& scale = fr::one()) {
     split = (lg_count + 1) / 2;
     const std::vector<fr> h_lo = powers(x, std::size_t(1) << split, scale);
-    const std::vector<fr> h_hi =
-        powers(x.pow(std::uint64_t(1) << split), std::size_t(1) << (lg_count - split));
+    const std::vector<fr> h_hi = powers(x.pow(std::uint64_t(1) << split), std::size_t(1) << (lg_count - split));
     lo = gpu::device_buffer<fr>(h_lo.size());
     hi = gpu::device_buffer<fr>(h_hi.size());
     lo.upload(h_lo.data(), h_lo.size(), s);
@@ -486,8 +479,7 @@ struct device_pow_table {
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   }
   pow_table view() const {
-    return {reinterpret_cast<const fr_d*>(lo.data()), reinterpret_cast<const fr_d*>(hi.data()),
-            split};
+    return {reinterpret_cast<const fr_d*>(lo.data()), reinterpret_cast<const fr_d*>(hi.data()), split};
   }
   static std::size_t bytes(unsigned lg_count) {
     const unsigned split = (lg_count + 1) / 2;
@@ -511,9 +503,8 @@ struct device_root_table {
     const std::size_t count = std::size_t(1) << lg;
     direct = gpu::device_buffer<fr>(count);
     const device_pow_table p(w, lg, s);
-    expand_powers_kernel<<<blocks_for(count, tune::pointwise_threads), tune::pointwise_threads, 0,
-                           s>>>(reinterpret_cast<fr_d*>(direct.data()), std::uint32_t(count),
-                                p.view());
+    expand_powers_kernel<<<blocks_for(count, tune::pointwise_threads), tune::pointwise_threads, 0, s>>>(
+        reinterpret_cast<fr_d*>(direct.data()), std::uint32_t(count), p.view());
     CUZK_CUDA_CHECK_LAUNCH();
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));  // before |p| is freed
   }
@@ -565,11 +556,11 @@ std::map<std::pair<int, unsigned>, std::shared_ptr<const device_root_table>> roo
 struct tables {
   unsigned lg_n;
   std::map<unsigned, std::shared_ptr<const device_root_table>> roots;
-  std::unique_ptr<device_pow_table> g_pows;         // g^i
-  std::unique_ptr<device_pow_table> g_inv_pows;     // g^-i
-  std::unique_ptr<device_pow_table> g_over_n;       // g^i / n
-  std::unique_ptr<device_pow_table> zeta_over_n;    // zeta^i / n
-  std::unique_ptr<device_pow_table> zeta_inv_2n;    // zeta^-i / (2n)
+  std::unique_ptr<device_pow_table> g_pows;       // g^i
+  std::unique_ptr<device_pow_table> g_inv_pows;   // g^-i
+  std::unique_ptr<device_pow_table> g_over_n;     // g^i / n
+  std::unique_ptr<device_pow_table> zeta_over_n;  // zeta^i / n
+  std::unique_ptr<device_pow_table> zeta_inv_2n;  // zeta^-i / (2n)
 
   root_view root(unsigned lg) const { return roots.at(lg)->view(); }
 };
@@ -578,8 +569,7 @@ std::map<std::pair<int, unsigned>, std::shared_ptr<const tables>> cache;
 
 /// Tables for the domain's size on the current device (built under the lock
 /// on |s| and complete when returned).
-std::shared_ptr<const tables> tables_for(const evaluation_domain& dom, int device,
-                                         cudaStream_t s) {
+std::shared_ptr<const tables> tables_for(const evaluation_domain& dom, int device, cudaStream_t s) {
   std::lock_guard lock(cache_mutex);
   auto& slot = cache[{device, dom.lg_size()}];
   if (slot) return slot;
@@ -606,22 +596,20 @@ std::shared_ptr<const tables> tables_for(const evaluation_domain& dom, int devic
 
 void check_domain(const evaluation_domain& dom) {
   if (dom.lg_size() > tune::lg_max)
-    throw std::invalid_argument("cuzk::ntt gpu: 2^" + std::to_string(dom.lg_size()) +
-                                " exceeds the GPU limit 2^" + std::to_string(tune::lg_max));
+    throw std::invalid_argument("cuzk::ntt gpu: 2^" + std::to_string(dom.lg_size()) + " exceeds the GPU limit 2^" +
+                                std::to_string(tune::lg_max));
 }
 
 void check_size(const evaluation_domain& dom, std::size_t size, const char* what) {
   check_domain(dom);
   if (size != dom.size())
-    throw std::invalid_argument(std::string("cuzk::ntt::") + what + ": span of " +
-                                std::to_string(size) + " elements, domain of " +
-                                std::to_string(dom.size()));
+    throw std::invalid_argument(std::string("cuzk::ntt::") + what + ": span of " + std::to_string(size) +
+                                " elements, domain of " + std::to_string(dom.size()));
 }
 
 void check_ptr(const void* p, const char* what) {
   if (!p || (reinterpret_cast<std::uintptr_t>(p) & 15))
-    throw std::invalid_argument(std::string("cuzk::ntt::") + what +
-                                ": device pointer is null or not 16-byte aligned");
+    throw std::invalid_argument(std::string("cuzk::ntt::") + what + ": device pointer is null or not 16-byte aligned");
 }
 
 unsigned lg_r_for(unsigned lg_n) { return std::min(geom().lg_r, lg_n); }
@@ -692,20 +680,18 @@ pass_plan make_plan(const tables& t, unsigned lg_top, unsigned k, bool dit, bool
 }
 
 template <unsigned LgR, bool Dit, bool Pre>
-void launch_pass(unsigned blocks, unsigned threads, std::size_t smem, cudaStream_t s,
-                 const fr_d* src, fr_d* dst, const pass_plan& pp, const pre_op& pre) {
+void launch_pass(unsigned blocks, unsigned threads, std::size_t smem, cudaStream_t s, const fr_d* src, fr_d* dst,
+                 const pass_plan& pp, const pre_op& pre) {
   auto* kernel = pass_kernel<LgR, Dit, Pre>;
   if (smem > 48 * 1024)
-    CUZK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(smem)));
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
   kernel<<<blocks, threads, smem, s>>>(src, dst, pp, pre);
   CUZK_CUDA_CHECK_LAUNCH();
 }
 
 template <bool Dit>
-void launch_pass_any(unsigned lgr, bool with_pre, unsigned blocks, unsigned threads,
-                     std::size_t smem, cudaStream_t s, const fr_d* src, fr_d* dst,
-                     const pass_plan& pp, const pre_op& pre) {
+void launch_pass_any(unsigned lgr, bool with_pre, unsigned blocks, unsigned threads, std::size_t smem, cudaStream_t s,
+                     const fr_d* src, fr_d* dst, const pass_plan& pp, const pre_op& pre) {
   switch (lgr * 2 + (with_pre ? 1 : 0)) {
     case 2: launch_pass<1, Dit, false>(blocks, threads, smem, s, src, dst, pp, pre); break;
     case 3: launch_pass<1, Dit, true>(blocks, threads, smem, s, src, dst, pp, pre); break;
@@ -719,8 +705,8 @@ void launch_pass_any(unsigned lgr, bool with_pre, unsigned blocks, unsigned thre
 /// The whole DIF (natural -> bit-reversed) or DIT (bit-reversed -> natural)
 /// transform of |src| into |dst| (may be equal), unscaled, |pre| fused into
 /// the first pass. lg_n >= 1.
-void run_transform(const tables& t, const fr_d* src, fr_d* dst, bool dit, bool inverse,
-                   const pre_op& pre, cudaStream_t s) {
+void run_transform(const tables& t, const fr_d* src, fr_d* dst, bool dit, bool inverse, const pre_op& pre,
+                   cudaStream_t s) {
   const unsigned lg_n = t.lg_n, lgr = lg_r_for(lg_n);
   struct shape {
     unsigned lg_top, k;
@@ -741,32 +727,23 @@ void run_transform(const tables& t, const fr_d* src, fr_d* dst, bool dit, bool i
     const std::size_t elems = std::size_t(1) << lg_e;
     const std::size_t smem = pp.ngroups > 1 ? (2 * elems + elems / 8 + 1) * sizeof(uint4) : 0;
     const bool with_pre = first && pre.mode != pre_none;
-    if (dit)
-      launch_pass_any<true>(lgr, with_pre, blocks, threads, smem, s, first ? src : dst, dst, pp,
-                            pre);
-    else
-      launch_pass_any<false>(lgr, with_pre, blocks, threads, smem, s, first ? src : dst, dst, pp,
-                             pre);
+    if (dit) launch_pass_any<true>(lgr, with_pre, blocks, threads, smem, s, first ? src : dst, dst, pp, pre);
+    else launch_pass_any<false>(lgr, with_pre, blocks, threads, smem, s, first ? src : dst, dst, pp, pre);
     first = false;
   }
 }
 
-void run_bit_reverse(unsigned lg_n, fr_d* d_a, post mode, const fr& scale, const pow_table& pows,
-                     cudaStream_t s) {
+void run_bit_reverse(unsigned lg_n, fr_d* d_a, post mode, const fr& scale, const pow_table& pows, cudaStream_t s) {
   const std::size_t n = std::size_t(1) << lg_n;
   const fr_d sd = to_device(scale);
   if (lg_n >= 2 * lg_bt) {
     const unsigned blocks = 1u << (lg_n - 2 * lg_bt);
     switch (mode) {
-      case post::none:
-        bit_reverse_tiled_kernel<post::none><<<blocks, bt * bt, 0, s>>>(d_a, lg_n, sd, pows);
-        break;
+      case post::none: bit_reverse_tiled_kernel<post::none><<<blocks, bt * bt, 0, s>>>(d_a, lg_n, sd, pows); break;
       case post::constant:
         bit_reverse_tiled_kernel<post::constant><<<blocks, bt * bt, 0, s>>>(d_a, lg_n, sd, pows);
         break;
-      case post::powers:
-        bit_reverse_tiled_kernel<post::powers><<<blocks, bt * bt, 0, s>>>(d_a, lg_n, sd, pows);
-        break;
+      case post::powers: bit_reverse_tiled_kernel<post::powers><<<blocks, bt * bt, 0, s>>>(d_a, lg_n, sd, pows); break;
     }
     CUZK_CUDA_CHECK_LAUNCH();
     return;
@@ -774,37 +751,28 @@ void run_bit_reverse(unsigned lg_n, fr_d* d_a, post mode, const fr& scale, const
   const unsigned threads = tune::pointwise_threads;
   const unsigned blocks = blocks_for(n, threads);
   switch (mode) {
-    case post::none:
-      bit_reverse_kernel<post::none><<<blocks, threads, 0, s>>>(d_a, lg_n, sd, pows);
-      break;
-    case post::constant:
-      bit_reverse_kernel<post::constant><<<blocks, threads, 0, s>>>(d_a, lg_n, sd, pows);
-      break;
-    case post::powers:
-      bit_reverse_kernel<post::powers><<<blocks, threads, 0, s>>>(d_a, lg_n, sd, pows);
-      break;
+    case post::none: bit_reverse_kernel<post::none><<<blocks, threads, 0, s>>>(d_a, lg_n, sd, pows); break;
+    case post::constant: bit_reverse_kernel<post::constant><<<blocks, threads, 0, s>>>(d_a, lg_n, sd, pows); break;
+    case post::powers: bit_reverse_kernel<post::powers><<<blocks, threads, 0, s>>>(d_a, lg_n, sd, pows); break;
   }
   CUZK_CUDA_CHECK_LAUNCH();
 }
 
 void run_scale(std::size_t n, fr_d* d_a, const fr& scale, cudaStream_t s) {
   if (n == 0) return;
-  scale_kernel<<<blocks_for(n, tune::pointwise_threads), tune::pointwise_threads, 0, s>>>(
-      d_a, std::uint32_t(n), to_device(scale));
+  scale_kernel<<<blocks_for(n, tune::pointwise_threads), tune::pointwise_threads, 0, s>>>(d_a, std::uint32_t(n),
+                                                                                          to_device(scale));
   CUZK_CUDA_CHECK_LAUNCH();
 }
 
-void run_mul_sub(std::size_t n, fr_d* d_a, const fr_d* d_b, const fr_d* d_c, const fr* scale,
-                 cudaStream_t s) {
+void run_mul_sub(std::size_t n, fr_d* d_a, const fr_d* d_b, const fr_d* d_c, const fr* scale, cudaStream_t s) {
   if (n == 0) return;
   const unsigned blocks = blocks_for(n, tune::pointwise_threads);
   if (scale)
-    mul_sub_kernel<true><<<blocks, tune::pointwise_threads, 0, s>>>(d_a, d_b, d_c,
-                                                                    std::uint32_t(n),
-                                                                    to_device(*scale));
+    mul_sub_kernel<true><<<blocks, tune::pointwise_threads, 0, s>>>(d_a, d_b, d_c, std::uint32_t(n), to_device(*scale));
   else
-    mul_sub_kernel<false><<<blocks, tune::pointwise_threads, 0, s>>>(
-        d_a, d_b, d_c, std::uint32_t(n), to_device(fr::one()));
+    mul_sub_kernel<false>
+        <<<blocks, tune::pointwise_threads, 0, s>>>(d_a, d_b, d_c, std::uint32_t(n), to_device(fr::one()));
   CUZK_CUDA_CHECK_LAUNCH();
 }
 
@@ -847,8 +815,7 @@ fr_d* dev(device_ptr p) { return reinterpret_cast<fr_d*>(p.ptr); }
 const fr_d* dev(const_device_ptr p) { return reinterpret_cast<const fr_d*>(p.ptr); }
 
 /// Host-span flavour of one transform: upload, run, download, wait.
-void host_transform(const evaluation_domain& dom, std::span<fr> a, op which,
-                    const gpu_config& cfg, const char* what) {
+void host_transform(const evaluation_domain& dom, std::span<fr> a, op which, const gpu_config& cfg, const char* what) {
   check_size(dom, a.size(), what);
   gpu::device_guard guard(cfg.device);
   const cudaStream_t s = stream_of(cfg);
@@ -859,8 +826,7 @@ void host_transform(const evaluation_domain& dom, std::span<fr> a, op which,
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-void device_transform(const evaluation_domain& dom, device_ptr d_a, op which,
-                      const gpu_config& cfg, const char* what) {
+void device_transform(const evaluation_domain& dom, device_ptr d_a, op which, const gpu_config& cfg, const char* what) {
   check_domain(dom);
   check_ptr(d_a.ptr, what);
   gpu::device_guard guard(cfg.device);
@@ -872,8 +838,7 @@ void device_transform(const evaluation_domain& dom, device_ptr d_a, op which,
 /// reversed) is paired with the coset DIT (reversed -> natural), the coset
 /// shift g^j / n applied at the reversed index; (A B - C)/Z(g) fused into
 /// the last inverse DIF's first pass; the final reversal applies g^-j / n.
-void h_seven(const evaluation_domain& dom, fr_d* a, fr_d* b, fr_d* c, int device,
-             cudaStream_t s) {
+void h_seven(const evaluation_domain& dom, fr_d* a, fr_d* b, fr_d* c, int device, cudaStream_t s) {
   const unsigned lg_n = dom.lg_size();
   const fr z_inv = dom.z_on_coset_inv();
   if (lg_n == 0) {  // every transform is the identity
@@ -899,8 +864,7 @@ void h_seven(const evaluation_domain& dom, fr_d* a, fr_d* b, fr_d* c, int device
 
 /// The six-transform h (docs/H-SIX-TRANSFORMS.md), device memory: h in a;
 /// b and scratch overwritten. Requires a_i b_i = c_i on the domain.
-void h_six(const evaluation_domain& dom, fr_d* a, fr_d* b, fr_d* scratch, int device,
-           cudaStream_t s) {
+void h_six(const evaluation_domain& dom, fr_d* a, fr_d* b, fr_d* scratch, int device, cudaStream_t s) {
   const unsigned lg_n = dom.lg_size();
   if (lg_n == 0) {  // n = 1: A B - C = 0, so h = 0
     CUZK_CUDA_CHECK(cudaMemsetAsync(a, 0, sizeof(fr_d), s));
@@ -949,8 +913,7 @@ void coset_intt_gpu(const evaluation_domain& dom, std::span<fr> a, const gpu_con
   host_transform(dom, a, op::coset_intt, cfg, "coset_intt_gpu");
 }
 
-void divide_by_z_on_coset_gpu(const evaluation_domain& dom, std::span<fr> a,
-                              const gpu_config& cfg) {
+void divide_by_z_on_coset_gpu(const evaluation_domain& dom, std::span<fr> a, const gpu_config& cfg) {
   check_size(dom, a.size(), "divide_by_z_on_coset_gpu");
   gpu::device_guard guard(cfg.device);
   const cudaStream_t s = stream_of(cfg);
@@ -961,12 +924,10 @@ void divide_by_z_on_coset_gpu(const evaluation_domain& dom, std::span<fr> a,
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-void mul_sub_gpu(std::span<fr> a, std::span<const fr> b, std::span<const fr> c,
-                 const gpu_config& cfg) {
+void mul_sub_gpu(std::span<fr> a, std::span<const fr> b, std::span<const fr> c, const gpu_config& cfg) {
   if (b.size() != a.size() || c.size() != a.size())
-    throw std::invalid_argument("cuzk::ntt::mul_sub_gpu: sizes " + std::to_string(a.size()) +
-                                ", " + std::to_string(b.size()) + ", " + std::to_string(c.size()) +
-                                " differ");
+    throw std::invalid_argument("cuzk::ntt::mul_sub_gpu: sizes " + std::to_string(a.size()) + ", " +
+                                std::to_string(b.size()) + ", " + std::to_string(c.size()) + " differ");
   if (a.size() > (std::size_t(1) << tune::lg_max))
     throw std::invalid_argument("cuzk::ntt::mul_sub_gpu: too many elements");
   gpu::device_guard guard(cfg.device);
@@ -982,8 +943,8 @@ void mul_sub_gpu(std::span<fr> a, std::span<const fr> b, std::span<const fr> c,
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 }
 
-void compute_h_gpu(const evaluation_domain& dom, std::span<fr> a, std::span<const fr> b,
-                   std::span<const fr> c, const gpu_config& cfg) {
+void compute_h_gpu(const evaluation_domain& dom, std::span<fr> a, std::span<const fr> b, std::span<const fr> c,
+                   const gpu_config& cfg) {
   check_size(dom, a.size(), "compute_h_gpu");
   check_size(dom, b.size(), "compute_h_gpu");
   check_size(dom, c.size(), "compute_h_gpu");
@@ -1009,8 +970,7 @@ void compute_h_from_ab_gpu(const evaluation_domain& dom, std::span<fr> a, std::s
   gpu::device_buffer<fr> d_a(n), d_b(n), d_t(n);
   d_a.upload(a.data(), n, s);
   d_b.upload(b.data(), n, s);
-  compute_h_from_ab_gpu(dom, device_ptr{d_a.data()}, device_ptr{d_b.data()},
-                        device_ptr{d_t.data()}, cfg);
+  compute_h_from_ab_gpu(dom, device_ptr{d_a.data()}, device_ptr{d_b.data()}, device_ptr{d_t.data()}, cfg);
   d_a.download(a.data(), n, s);
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
 }
@@ -1028,19 +988,16 @@ void coset_intt_gpu(const evaluation_domain& dom, device_ptr d_a, const gpu_conf
   device_transform(dom, d_a, op::coset_intt, cfg, "coset_intt_gpu");
 }
 
-void divide_by_z_on_coset_gpu(const evaluation_domain& dom, device_ptr d_a,
-                              const gpu_config& cfg) {
+void divide_by_z_on_coset_gpu(const evaluation_domain& dom, device_ptr d_a, const gpu_config& cfg) {
   check_domain(dom);
   check_ptr(d_a.ptr, "divide_by_z_on_coset_gpu");
   gpu::device_guard guard(cfg.device);
   run_scale(dom.size(), dev(d_a), dom.z_on_coset_inv(), stream_of(cfg));
 }
 
-void mul_sub_gpu(std::size_t n, device_ptr d_a, const_device_ptr d_b, const_device_ptr d_c,
-                 const gpu_config& cfg) {
+void mul_sub_gpu(std::size_t n, device_ptr d_a, const_device_ptr d_b, const_device_ptr d_c, const gpu_config& cfg) {
   if (n == 0) return;
-  if (n > (std::size_t(1) << tune::lg_max))
-    throw std::invalid_argument("cuzk::ntt::mul_sub_gpu: too many elements");
+  if (n > (std::size_t(1) << tune::lg_max)) throw std::invalid_argument("cuzk::ntt::mul_sub_gpu: too many elements");
   check_ptr(d_a.ptr, "mul_sub_gpu");
   check_ptr(d_b.ptr, "mul_sub_gpu");
   check_ptr(d_c.ptr, "mul_sub_gpu");
@@ -1058,8 +1015,8 @@ void compute_h_gpu(const evaluation_domain& dom, device_ptr d_a, device_ptr d_b,
   h_seven(dom, dev(d_a), dev(d_b), dev(d_c), cfg.device, stream_of(cfg));
 }
 
-void compute_h_from_ab_gpu(const evaluation_domain& dom, device_ptr d_a, device_ptr d_b,
-                           device_ptr d_scratch, const gpu_config& cfg) {
+void compute_h_from_ab_gpu(const evaluation_domain& dom, device_ptr d_a, device_ptr d_b, device_ptr d_scratch,
+                           const gpu_config& cfg) {
   check_domain(dom);
   check_ptr(d_a.ptr, "compute_h_from_ab_gpu");
   check_ptr(d_b.ptr, "compute_h_from_ab_gpu");
@@ -1068,8 +1025,7 @@ void compute_h_from_ab_gpu(const evaluation_domain& dom, device_ptr d_a, device_
   h_six(dom, dev(d_a), dev(d_b), dev(d_scratch), cfg.device, stream_of(cfg));
 }
 
-void dif_nr_gpu(const evaluation_domain& dom, device_ptr d_a, bool inverse,
-                const gpu_config& cfg) {
+void dif_nr_gpu(const evaluation_domain& dom, device_ptr d_a, bool inverse, const gpu_config& cfg) {
   check_domain(dom);
   check_ptr(d_a.ptr, "dif_nr_gpu");
   if (dom.lg_size() == 0) return;
@@ -1079,8 +1035,7 @@ void dif_nr_gpu(const evaluation_domain& dom, device_ptr d_a, bool inverse,
   run_transform(*t, dev(d_a), dev(d_a), false, inverse, pre_op{}, s);
 }
 
-void dit_rn_gpu(const evaluation_domain& dom, device_ptr d_a, bool inverse,
-                const gpu_config& cfg) {
+void dit_rn_gpu(const evaluation_domain& dom, device_ptr d_a, bool inverse, const gpu_config& cfg) {
   check_domain(dom);
   check_ptr(d_a.ptr, "dit_rn_gpu");
   if (dom.lg_size() == 0) return;
@@ -1095,8 +1050,7 @@ void bit_reverse_gpu(const evaluation_domain& dom, device_ptr d_a, const gpu_con
   check_ptr(d_a.ptr, "bit_reverse_gpu");
   if (dom.lg_size() == 0) return;
   gpu::device_guard guard(cfg.device);
-  run_bit_reverse(dom.lg_size(), dev(d_a), post::none, fr::one(), pow_table{nullptr, nullptr, 0},
-                  stream_of(cfg));
+  run_bit_reverse(dom.lg_size(), dev(d_a), post::none, fr::one(), pow_table{nullptr, nullptr, 0}, stream_of(cfg));
 }
 
 std::size_t gpu_twiddle_bytes(unsigned lg_n) {

@@ -24,8 +24,7 @@
 namespace cuzk::groth16 {
 namespace {
 
-constexpr std::array<query_id, 5> file_order = {query_id::h, query_id::l, query_id::a, query_id::b_g1,
-                                                query_id::b_g2};
+constexpr std::array<query_id, 5> file_order = {query_id::h, query_id::l, query_id::a, query_id::b_g1, query_id::b_g2};
 
 gpu::device_buffer<ec::g1_affine>& g1_of(device_queries& q, query_id id) {
   switch (id) {
@@ -51,9 +50,7 @@ struct upload_target {
 
 }  // namespace
 
-query_sizes sizes_of(const parameters& p) {
-  return {p.h.size(), p.l.size(), p.a.size(), p.b_g1.size(), p.b_g2.size()};
-}
+query_sizes sizes_of(const parameters& p) { return {p.h.size(), p.l.size(), p.a.size(), p.b_g1.size(), p.b_g2.size()}; }
 
 query_sizes sizes_of(const gpu_parameters& p) {
   if (!p.queries) return {};

@@ -20,8 +20,7 @@ namespace cuzk::groth16::setup_gpu {
 
 inline constexpr unsigned fb_windows = ec::fixed_base_table<ff::fp>::n_windows;
 inline constexpr unsigned fb_per_window = unsigned(ec::fixed_base_table<ff::fp>::per_window);
-static_assert(ec::fixed_base_table<ff::fp>::window_bits == 8 && fb_windows == 32 &&
-                  fb_per_window == 255,
+static_assert(ec::fixed_base_table<ff::fp>::window_bits == 8 && fb_windows == 32 && fb_per_window == 255,
               "the kernel reads one byte of the scalar per window");
 
 /// Thread t of block b makes the points b * Threads * K + j * Threads + t,
@@ -29,8 +28,8 @@ static_assert(ec::fixed_base_table<ff::fp>::window_bits == 8 && fb_windows == 32
 /// inversion (ec/detail/batch_affine.hpp).
 template <class Fd, unsigned Threads, int K, unsigned MinBlocks>
 __global__ void __launch_bounds__(Threads, MinBlocks)
-    fixed_base_kernel(const affine_d<Fd>* __restrict__ d_table, const fr_d* __restrict__ d_scalars,
-                      std::uint64_t n, affine_d<Fd>* __restrict__ d_out) {
+    fixed_base_kernel(const affine_d<Fd>* __restrict__ d_table, const fr_d* __restrict__ d_scalars, std::uint64_t n,
+                      affine_d<Fd>* __restrict__ d_out) {
   const std::uint64_t first = std::uint64_t(blockIdx.x) * Threads * K + threadIdx.x;
   Fd px[K], py[K], d[K], prefix[K];
   fr_d one_raw = fr_d::zero();
@@ -60,15 +59,15 @@ __global__ void __launch_bounds__(Threads, MinBlocks)
 /// |MinBlocks| resident blocks per SM bounds the registers (65536 / (Threads
 /// MinBlocks)): the Montgomery carry chains need several warps per scheduler.
 template <class Fd, unsigned Threads, int K, unsigned MinBlocks, class HostPoint>
-void launch_fixed_base(const HostPoint* d_table, const ff::fr* d_scalars, std::size_t n,
-                       HostPoint* d_out, CUstream_st* s) {
+void launch_fixed_base(const HostPoint* d_table, const ff::fr* d_scalars, std::size_t n, HostPoint* d_out,
+                       CUstream_st* s) {
   static_assert(sizeof(affine_d<Fd>) == sizeof(HostPoint));
   if (n == 0) return;
   const std::size_t per_block = std::size_t(Threads) * K;
   const std::size_t blocks = (n + per_block - 1) / per_block;
   fixed_base_kernel<Fd, Threads, K, MinBlocks><<<unsigned(blocks), Threads, 0, s>>>(
-      reinterpret_cast<const affine_d<Fd>*>(d_table), reinterpret_cast<const fr_d*>(d_scalars),
-      std::uint64_t(n), reinterpret_cast<affine_d<Fd>*>(d_out));
+      reinterpret_cast<const affine_d<Fd>*>(d_table), reinterpret_cast<const fr_d*>(d_scalars), std::uint64_t(n),
+      reinterpret_cast<affine_d<Fd>*>(d_out));
   CUZK_CUDA_CHECK_LAUNCH();
 }
 

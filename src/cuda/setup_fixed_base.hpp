@@ -20,9 +20,9 @@ struct CUstream_st;
 
 namespace cuzk::groth16::setup_gpu {
 
-void fixed_base_g1(const ec::g1_affine* d_table, const ff::fr* d_scalars, std::size_t n,
-                   ec::g1_affine* d_out, CUstream_st* s);
-void fixed_base_g2(const ec::g2_affine* d_table, const ff::fr* d_scalars, std::size_t n,
-                   ec::g2_affine* d_out, CUstream_st* s);
+void fixed_base_g1(const ec::g1_affine* d_table, const ff::fr* d_scalars, std::size_t n, ec::g1_affine* d_out,
+                   CUstream_st* s);
+void fixed_base_g2(const ec::g2_affine* d_table, const ff::fr* d_scalars, std::size_t n, ec::g2_affine* d_out,
+                   CUstream_st* s);
 
 }  // namespace cuzk::groth16::setup_gpu

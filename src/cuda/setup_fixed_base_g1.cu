@@ -10,8 +10,8 @@
 
 namespace cuzk::groth16::setup_gpu {
 
-void fixed_base_g1(const ec::g1_affine* d_table, const ff::fr* d_scalars, std::size_t n,
-                   ec::g1_affine* d_out, CUstream_st* s) {
+void fixed_base_g1(const ec::g1_affine* d_table, const ff::fr* d_scalars, std::size_t n, ec::g1_affine* d_out,
+                   CUstream_st* s) {
   launch_fixed_base<fp_d, 256, 8, 2>(d_table, d_scalars, n, d_out, s);
 }
 

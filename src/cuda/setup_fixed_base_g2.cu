@@ -12,8 +12,8 @@
 
 namespace cuzk::groth16::setup_gpu {
 
-void fixed_base_g2(const ec::g2_affine* d_table, const ff::fr* d_scalars, std::size_t n,
-                   ec::g2_affine* d_out, CUstream_st* s) {
+void fixed_base_g2(const ec::g2_affine* d_table, const ff::fr* d_scalars, std::size_t n, ec::g2_affine* d_out,
+                   CUstream_st* s) {
   launch_fixed_base<fp2_d, 128, 4, 1>(d_table, d_scalars, n, d_out, s);
 }
 

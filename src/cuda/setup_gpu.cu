@@ -57,9 +57,7 @@ using gpu::fr_d;
 constexpr unsigned pointwise_threads = 256;
 constexpr unsigned long_threads = 256;
 
-unsigned blocks_for(std::size_t n, unsigned threads) {
-  return unsigned((n + threads - 1) / threads);
-}
+unsigned blocks_for(std::size_t n, unsigned threads) { return unsigned((n + threads - 1) / threads); }
 
 fr_d to_device(const fr& x) {
   static_assert(sizeof(fr_d) == sizeof(fr));
@@ -79,13 +77,12 @@ __global__ void powers_kernel(const fr_d* __restrict__ d_tables, fr_d scale, std
   if (i >= n) return;
   constexpr std::uint64_t size = plan::power_split_size, mask = size - 1;
   constexpr unsigned bits = plan::power_split_bits;
-  d_out[i] = scale * (d_tables[i & mask] * d_tables[size + ((i >> bits) & mask)] *
-                      d_tables[2 * size + (i >> (2 * bits))]);
+  d_out[i] =
+      scale * (d_tables[i & mask] * d_tables[size + ((i >> bits) & mask)] * d_tables[2 * size + (i >> (2 * bits))]);
 }
 
-__global__ void combine_kernel(fr_d alpha, fr_d beta, fr_d gamma_inv, fr_d delta_inv,
-                               std::uint64_t num_inputs, std::uint64_t n,
-                               const fr_d* __restrict__ d_u, const fr_d* __restrict__ d_v,
+__global__ void combine_kernel(fr_d alpha, fr_d beta, fr_d gamma_inv, fr_d delta_inv, std::uint64_t num_inputs,
+                               std::uint64_t n, const fr_d* __restrict__ d_u, const fr_d* __restrict__ d_v,
                                fr_d* __restrict__ d_w) {
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i >= n) return;
@@ -101,8 +98,7 @@ __global__ void count_kernel(const std::uint32_t* __restrict__ d_cols, std::uint
   atomicAdd(d_counts + d_cols[k], 1u);
 }
 
-__global__ void scatter_kernel(const std::uint64_t* __restrict__ d_row_ptr,
-                               const std::uint32_t* __restrict__ d_cols,
+__global__ void scatter_kernel(const std::uint64_t* __restrict__ d_row_ptr, const std::uint32_t* __restrict__ d_cols,
                                const std::uint32_t* __restrict__ d_ids, std::uint64_t rows,
                                std::uint32_t* __restrict__ d_cursor, uint2* __restrict__ d_entries) {
   const std::uint64_t row = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -114,19 +110,16 @@ __global__ void scatter_kernel(const std::uint64_t* __restrict__ d_row_ptr,
 }
 
 /// coeffs[id] * L[row] for one entry (ids 0 / 1 are +1 / -1).
-__device__ __forceinline__ fr_d term(const uint2 e, const fr_d* __restrict__ d_lag,
-                                     const fr_d* __restrict__ d_coeffs) {
+__device__ __forceinline__ fr_d term(const uint2 e, const fr_d* __restrict__ d_lag, const fr_d* __restrict__ d_coeffs) {
   const fr_d x = d_lag[e.x];
   if (e.y == r1cs::r1cs_shape::coeff_one) return x;
   if (e.y == r1cs::r1cs_shape::coeff_minus_one) return -x;
   return x * d_coeffs[e.y];
 }
 
-__global__ void column_sum_kernel(const std::uint32_t* __restrict__ d_col_ptr,
-                                  const uint2* __restrict__ d_entries,
-                                  const fr_d* __restrict__ d_lag,
-                                  const fr_d* __restrict__ d_coeffs, std::uint64_t n_cols,
-                                  fr_d* __restrict__ d_out, std::uint32_t* __restrict__ d_long,
+__global__ void column_sum_kernel(const std::uint32_t* __restrict__ d_col_ptr, const uint2* __restrict__ d_entries,
+                                  const fr_d* __restrict__ d_lag, const fr_d* __restrict__ d_coeffs,
+                                  std::uint64_t n_cols, fr_d* __restrict__ d_out, std::uint32_t* __restrict__ d_long,
                                   std::uint32_t* __restrict__ d_n_long) {
   const std::uint64_t c = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (c >= n_cols) return;
@@ -141,16 +134,14 @@ __global__ void column_sum_kernel(const std::uint32_t* __restrict__ d_col_ptr,
 }
 
 __global__ void __launch_bounds__(long_threads)
-    long_column_kernel(const std::uint32_t* __restrict__ d_col_ptr,
-                       const uint2* __restrict__ d_entries, const fr_d* __restrict__ d_lag,
-                       const fr_d* __restrict__ d_coeffs, const std::uint32_t* __restrict__ d_long,
-                       fr_d* __restrict__ d_out) {
+    long_column_kernel(const std::uint32_t* __restrict__ d_col_ptr, const uint2* __restrict__ d_entries,
+                       const fr_d* __restrict__ d_lag, const fr_d* __restrict__ d_coeffs,
+                       const std::uint32_t* __restrict__ d_long, fr_d* __restrict__ d_out) {
   __shared__ fr_d partial[long_threads];
   const std::uint32_t c = d_long[blockIdx.x];
   const std::uint32_t begin = d_col_ptr[c], end = d_col_ptr[c + 1];
   fr_d acc = fr_d::zero();
-  for (std::uint32_t p = begin + threadIdx.x; p < end; p += long_threads)
-    acc += term(d_entries[p], d_lag, d_coeffs);
+  for (std::uint32_t p = begin + threadIdx.x; p < end; p += long_threads) acc += term(d_entries[p], d_lag, d_coeffs);
   partial[threadIdx.x] = acc;
   __syncthreads();
   for (unsigned half = long_threads / 2; half > 0; half /= 2) {
@@ -162,8 +153,8 @@ __global__ void __launch_bounds__(long_threads)
 
 /// d_out[c] = (M^T L)[c] for every column c < nv. Synchronous (frees its
 /// scratch before returning).
-void transposed_product(const r1cs::csr_matrix& m, std::size_t nv, const fr* d_lag,
-                        const fr* d_coeffs, fr* d_out, cudaStream_t s) {
+void transposed_product(const r1cs::csr_matrix& m, std::size_t nv, const fr* d_lag, const fr* d_coeffs, fr* d_out,
+                        cudaStream_t s) {
   const std::size_t rows = m.rows(), nnz = m.nnz();
   if (nnz >= (std::uint64_t(1) << 32))
     throw std::invalid_argument("groth16 gpu setup: a matrix has " + std::to_string(nnz) +
@@ -178,19 +169,16 @@ void transposed_product(const r1cs::csr_matrix& m, std::size_t nv, const fr* d_l
   gpu::device_buffer<std::uint32_t> counts(nv + 1), col_ptr(nv + 1);
   CUZK_CUDA_CHECK(cudaMemsetAsync(counts.data(), 0, counts.bytes(), s));
   if (nnz) {
-    count_kernel<<<blocks_for(nnz, pointwise_threads), pointwise_threads, 0, s>>>(cols.data(), nnz,
-                                                                                   counts.data());
+    count_kernel<<<blocks_for(nnz, pointwise_threads), pointwise_threads, 0, s>>>(cols.data(), nnz, counts.data());
     CUZK_CUDA_CHECK_LAUNCH();
   }
   std::size_t temp_bytes = 0;
-  CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts.data(),
-                                                col_ptr.data(), int(nv + 1), s));
+  CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts.data(), col_ptr.data(), int(nv + 1), s));
   // never a null pointer: CUB would take it for another size query and do nothing
   gpu::device_buffer<std::uint8_t> temp(std::max<std::size_t>(temp_bytes, 16));
-  CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, counts.data(),
-                                                col_ptr.data(), int(nv + 1), s));
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(counts.data(), col_ptr.data(), col_ptr.bytes(),
-                                  cudaMemcpyDeviceToDevice, s));
+  CUZK_CUDA_CHECK(
+      cub::DeviceScan::ExclusiveSum(temp.data(), temp_bytes, counts.data(), col_ptr.data(), int(nv + 1), s));
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(counts.data(), col_ptr.data(), col_ptr.bytes(), cudaMemcpyDeviceToDevice, s));
   gpu::device_buffer<uint2> entries(nnz);
   if (rows) {
     scatter_kernel<<<blocks_for(rows, pointwise_threads), pointwise_threads, 0, s>>>(
@@ -208,16 +196,14 @@ void transposed_product(const r1cs::csr_matrix& m, std::size_t nv, const fr* d_l
   CUZK_CUDA_CHECK(cudaMemsetAsync(n_long.data(), 0, sizeof(std::uint32_t), s));
   if (nv) {
     column_sum_kernel<<<blocks_for(nv, pointwise_threads), pointwise_threads, 0, s>>>(
-        col_ptr.data(), entries.data(), dev(d_lag), dev(d_coeffs), nv, dev(d_out),
-        long_cols.data(), n_long.data());
+        col_ptr.data(), entries.data(), dev(d_lag), dev(d_coeffs), nv, dev(d_out), long_cols.data(), n_long.data());
     CUZK_CUDA_CHECK_LAUNCH();
   }
   std::uint32_t h_n_long = 0;
   n_long.download(&h_n_long, 1, s);
   CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   if (h_n_long) {
-    long_column_kernel<<<h_n_long, long_threads, 0, s>>>(col_ptr.data(), entries.data(),
-                                                         dev(d_lag), dev(d_coeffs),
+    long_column_kernel<<<h_n_long, long_threads, 0, s>>>(col_ptr.data(), entries.data(), dev(d_lag), dev(d_coeffs),
                                                          long_cols.data(), dev(d_out));
     CUZK_CUDA_CHECK_LAUNCH();
   }
@@ -226,8 +212,8 @@ void transposed_product(const r1cs::csr_matrix& m, std::size_t nv, const fr* d_l
 
 void powers(const fr* d_tables, const fr& scale, std::size_t n, fr* d_out, cudaStream_t s) {
   if (n == 0) return;
-  powers_kernel<<<blocks_for(n, pointwise_threads), pointwise_threads, 0, s>>>(
-      dev(d_tables), to_device(scale), n, dev(d_out));
+  powers_kernel<<<blocks_for(n, pointwise_threads), pointwise_threads, 0, s>>>(dev(d_tables), to_device(scale), n,
+                                                                               dev(d_out));
   CUZK_CUDA_CHECK_LAUNCH();
 }
 
@@ -237,19 +223,16 @@ void check_shape(const r1cs::r1cs_shape& shape) {
         m->row_ptr.back() != m->cols.size())
       throw std::invalid_argument("groth16 gpu setup: a matrix does not match num_constraints " +
                                   std::to_string(shape.num_constraints));
-  if (shape.coeffs.size() < 2)
-    throw std::invalid_argument("groth16 gpu setup: coefficient dictionary lacks 1 and -1");
-  if (shape.num_variables() >= (std::size_t(1) << 31) ||
-      shape.num_constraints >= (std::size_t(1) << 32))
-    throw std::invalid_argument("groth16 gpu setup: " + std::to_string(shape.num_variables()) +
-                                " variables / " + std::to_string(shape.num_constraints) +
+  if (shape.coeffs.size() < 2) throw std::invalid_argument("groth16 gpu setup: coefficient dictionary lacks 1 and -1");
+  if (shape.num_variables() >= (std::size_t(1) << 31) || shape.num_constraints >= (std::size_t(1) << 32))
+    throw std::invalid_argument("groth16 gpu setup: " + std::to_string(shape.num_variables()) + " variables / " +
+                                std::to_string(shape.num_constraints) +
                                 " constraints exceed the 32-bit indices of the kernels");
   for (const r1cs::csr_matrix* m : {&shape.a, &shape.b, &shape.c})
     for (std::uint32_t c : m->cols)
       if (c >= shape.num_variables())
-        throw std::invalid_argument("groth16 gpu setup: column " + std::to_string(c) +
-                                    " beyond " + std::to_string(shape.num_variables()) +
-                                    " variables");
+        throw std::invalid_argument("groth16 gpu setup: column " + std::to_string(c) + " beyond " +
+                                    std::to_string(shape.num_variables()) + " variables");
 }
 
 using steady = std::chrono::steady_clock;
@@ -264,16 +247,15 @@ std::size_t gpu_setup_peak_bytes(const r1cs::r1cs_shape& shape) {
   return plan::plan_memory(shape, ntt::gpu_twiddle_bytes(domain.lg_size())).peak();
 }
 
-gpu_parameters generate_parameters_gpu(const r1cs::r1cs_shape& shape, const toxic_waste& t,
-                                       const gpu_setup_config& cfg, gpu_setup_timings* timings) {
+gpu_parameters generate_parameters_gpu(const r1cs::r1cs_shape& shape, const toxic_waste& t, const gpu_setup_config& cfg,
+                                       gpu_setup_timings* timings) {
   const auto t0 = steady::now();
   if (auto j = shape.first_unconstrained_aux())
     throw std::invalid_argument("groth16 setup: aux variable " + std::to_string(*j) +
                                 " is unconstrained (its L point would be infinity)");
   check_shape(shape);
   const ntt::evaluation_domain domain(shape.num_constraints);
-  const std::size_t m = domain.size(), ni = shape.num_inputs, na = shape.num_aux,
-                    nv = ni + na;
+  const std::size_t m = domain.size(), ni = shape.num_inputs, na = shape.num_aux, nv = ni + na;
   const plan::memory_plan mp = plan::plan_memory(shape, ntt::gpu_twiddle_bytes(domain.lg_size()));
   gpu_setup_timings tm;
   tm.planned_peak_bytes = mp.peak();
@@ -285,11 +267,10 @@ gpu_parameters generate_parameters_gpu(const r1cs::r1cs_shape& shape, const toxi
     // the NTT tables may already be cached; if not, their allocation reports itself
     const std::size_t need = mp.peak() - mp.ntt_tables;
     if (need > free_bytes)
-      throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
-                            "groth16 gpu setup: needs " + std::to_string(need) +
-                                " bytes of device memory at its peak, device " +
-                                std::to_string(cfg.device) + " has " +
-                                std::to_string(free_bytes) + " free");
+      throw gpu::cuda_error(int(cudaErrorMemoryAllocation), "groth16 gpu setup: needs " + std::to_string(need) +
+                                                                " bytes of device memory at its peak, device " +
+                                                                std::to_string(cfg.device) + " has " +
+                                                                std::to_string(free_bytes) + " free");
   }
   gpu::stream s;
   const ntt::gpu_config ncfg{.device = cfg.device, .stream = s.get()};
@@ -340,8 +321,8 @@ gpu_parameters generate_parameters_gpu(const r1cs::r1cs_shape& shape, const toxi
   // 4. IC / L scalars in place in w; IC to the host, L points
   if (nv) {
     combine_kernel<<<blocks_for(nv, pointwise_threads), pointwise_threads, 0, s>>>(
-        to_device(k.alpha), to_device(k.beta), to_device(k.gamma_inv), to_device(k.delta_inv), ni,
-        nv, dev(d_u.data()), dev(d_v.data()), dev(d_w.data()));
+        to_device(k.alpha), to_device(k.beta), to_device(k.gamma_inv), to_device(k.delta_inv), ni, nv, dev(d_u.data()),
+        dev(d_v.data()), dev(d_w.data()));
     CUZK_CUDA_CHECK_LAUNCH();
   }
   std::vector<fr> ic_scalars(ni);

@@ -83,9 +83,8 @@ using gpu::store16;
 /// acc += coefficient(id) * w[col] for the |batch| non-zeros k, k + stride,
 /// ... that lie before |end|: all index loads first, then all w gathers,
 /// then the additions, so the loads of a batch are in flight together.
-__device__ __forceinline__ void add_batch(fr_d& acc, const matrix_view& m, std::uint64_t k,
-                                          std::uint64_t end, unsigned stride,
-                                          const fr_d* __restrict__ w,
+__device__ __forceinline__ void add_batch(fr_d& acc, const matrix_view& m, std::uint64_t k, std::uint64_t end,
+                                          unsigned stride, const fr_d* __restrict__ w,
                                           const fr_d* __restrict__ coeffs) {
   constexpr unsigned B = tune::spmv::batch;
   std::uint32_t col[B], id[B];
@@ -106,12 +105,9 @@ __device__ __forceinline__ void add_batch(fr_d& acc, const matrix_view& m, std::
 #pragma unroll
   for (unsigned j = 0; j < B; ++j) {
     if (id[j] == no_id) continue;
-    if (id[j] == r1cs_shape::coeff_one)
-      acc += x[j];
-    else if (id[j] == r1cs_shape::coeff_minus_one)
-      acc -= x[j];
-    else
-      acc += x[j] * load16_ro(coeffs + id[j]);
+    if (id[j] == r1cs_shape::coeff_one) acc += x[j];
+    else if (id[j] == r1cs_shape::coeff_minus_one) acc -= x[j];
+    else acc += x[j] * load16_ro(coeffs + id[j]);
   }
 }
 
@@ -150,11 +146,9 @@ __global__ void __launch_bounds__(tune::spmv::threads)
   const std::uint64_t begin = m.tasks[t].begin, end = begin + m.tasks[t].len;
   const std::uint32_t dst = m.tasks[t].dst;
   fr_d acc = fr_d::zero();
-  for (std::uint64_t k = begin + lane; k < end; k += 32 * tune::spmv::batch)
-    add_batch(acc, m, k, end, 32, w, coeffs);
+  for (std::uint64_t k = begin + lane; k < end; k += 32 * tune::spmv::batch) add_batch(acc, m, k, end, 32, w, coeffs);
   acc = warp_sum(acc);
-  if (lane == 0)
-    store16((dst & partial_flag) ? m.partials + (dst & ~partial_flag) : m.out + dst, acc);
+  if (lane == 0) store16((dst & partial_flag) ? m.partials + (dst & ~partial_flag) : m.out + dst, acc);
 }
 
 __global__ void __launch_bounds__(tune::spmv::threads) long_rows_kernel(matrix_views v) {
@@ -177,17 +171,16 @@ struct host_plan {
   std::size_t partials = 0;
 
   std::size_t bytes() const {
-    return tasks.size() * sizeof(warp_task) + longs.size() * sizeof(long_row) +
-           partials * sizeof(ff::fr);
+    return tasks.size() * sizeof(warp_task) + longs.size() * sizeof(long_row) + partials * sizeof(ff::fr);
   }
 };
 
 void check_config(const gpu_spmv_config& cfg) {
-  if (cfg.short_row_max < 1 || cfg.short_row_max > tune::spmv::short_row_cap ||
-      cfg.warp_chunk < 32 || cfg.warp_chunk % 32 != 0)
+  if (cfg.short_row_max < 1 || cfg.short_row_max > tune::spmv::short_row_cap || cfg.warp_chunk < 32 ||
+      cfg.warp_chunk % 32 != 0)
     throw std::invalid_argument("r1cs::gpu_shape: spmv config out of range (short_row_max " +
-                                std::to_string(cfg.short_row_max) + ", warp_chunk " +
-                                std::to_string(cfg.warp_chunk) + ")");
+                                std::to_string(cfg.short_row_max) + ", warp_chunk " + std::to_string(cfg.warp_chunk) +
+                                ")");
 }
 
 /// Rows longer than |short_row_max| (in order), found with all host threads;
@@ -212,8 +205,7 @@ host_plan make_plan(const csr_matrix& m, const gpu_spmv_config& cfg) {
         p.tasks.push_back({begin, std::uint32_t(len), i});
         continue;
       }
-      if (p.partials + n >= partial_flag)
-        throw std::invalid_argument("r1cs::gpu_shape: too many partial sums");
+      if (p.partials + n >= partial_flag) throw std::invalid_argument("r1cs::gpu_shape: too many partial sums");
       p.longs.push_back({i, std::uint32_t(p.partials), std::uint32_t(n), 0});
       for (std::uint64_t c = 0; c < n; ++c) {
         const std::uint64_t lo = begin + c * cfg.warp_chunk;
@@ -225,9 +217,7 @@ host_plan make_plan(const csr_matrix& m, const gpu_spmv_config& cfg) {
   return p;
 }
 
-std::size_t csr_bytes(const csr_matrix& m) {
-  return m.row_ptr.size() * 8 + m.cols.size() * 4 + m.coeff_ids.size() * 4;
-}
+std::size_t csr_bytes(const csr_matrix& m) { return m.row_ptr.size() * 8 + m.cols.size() * 4 + m.coeff_ids.size() * 4; }
 
 /// Rows [r0, r1) of a streamed matrix: non-zeros [nz0, nz1), warp tasks
 /// [t0, t1), long rows [l0, l1) (every task of a row lies in its block).
@@ -245,8 +235,8 @@ std::vector<row_block> make_blocks(const csr_matrix& m, const host_plan& p, std:
     // the last row end within k non-zeros of row r0's start, at most k rows on
     const auto first = m.row_ptr.begin() + std::ptrdiff_t(r0 + 1);
     const auto last = m.row_ptr.begin() + std::ptrdiff_t(std::min(rows, r0 + k) + 1);
-    const std::uint64_t r1 =
-        std::max<std::uint64_t>(r0 + 1, std::uint64_t(std::upper_bound(first, last, m.row_ptr[r0] + k) - m.row_ptr.begin()) - 1);
+    const std::uint64_t r1 = std::max<std::uint64_t>(
+        r0 + 1, std::uint64_t(std::upper_bound(first, last, m.row_ptr[r0] + k) - m.row_ptr.begin()) - 1);
     row_block b{r0, r1, m.row_ptr[r0], m.row_ptr[r1], t, t, l, l};
     while (t < p.task_rows.size() && p.task_rows[t] < r1) ++t;
     while (l < p.longs.size() && p.longs[l].row < r1) ++l;
@@ -271,7 +261,7 @@ struct staging_size {
   std::size_t bytes() const { return nnz * 8 + offsets * 8; }
 };
 struct device_csr {
-  gpu::device_buffer<std::uint64_t> row_ptr;  // resident only
+  gpu::device_buffer<std::uint64_t> row_ptr;    // resident only
   gpu::device_buffer<std::uint32_t> cols, ids;  // resident only
   gpu::device_buffer<warp_task> tasks;
   gpu::device_buffer<long_row> longs;
@@ -299,8 +289,7 @@ struct device_csr {
     ids.upload(m.coeff_ids.data(), m.coeff_ids.size(), s);
   }
   std::size_t bytes() const {
-    return row_ptr.bytes() + cols.bytes() + ids.bytes() + tasks.bytes() + longs.bytes() +
-           partials.bytes();
+    return row_ptr.bytes() + cols.bytes() + ids.bytes() + tasks.bytes() + longs.bytes() + partials.bytes();
   }
 };
 
@@ -310,12 +299,9 @@ void check_matrices(const r1cs_shape& shape) {
         m->row_ptr.back() != m->cols.size())
       throw std::invalid_argument("r1cs::gpu_shape: a matrix does not match num_constraints " +
                                   std::to_string(shape.num_constraints));
-  if (shape.num_constraints >= partial_flag)
-    throw std::invalid_argument("r1cs::gpu_shape: more than 2^31 - 1 rows");
-  if (shape.coeffs.size() < 2)
-    throw std::invalid_argument("r1cs::gpu_shape: coefficient dictionary lacks 1 and -1");
-  if (shape.coeffs.size() >= no_id)
-    throw std::invalid_argument("r1cs::gpu_shape: coefficient dictionary too large");
+  if (shape.num_constraints >= partial_flag) throw std::invalid_argument("r1cs::gpu_shape: more than 2^31 - 1 rows");
+  if (shape.coeffs.size() < 2) throw std::invalid_argument("r1cs::gpu_shape: coefficient dictionary lacks 1 and -1");
+  if (shape.coeffs.size() >= no_id) throw std::invalid_argument("r1cs::gpu_shape: coefficient dictionary too large");
 }
 
 bool aligned16(const void* p) { return (reinterpret_cast<std::uintptr_t>(p) & 15) == 0; }
@@ -443,24 +429,19 @@ bool gpu_shape::streamed_pinned() const { return _impl->streamed() && _impl->pin
 
 bool gpu_shape::has_c() const { return _impl->with_c; }
 
-void gpu_shape::evaluate_ab(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b,
-                            CUstream_st* stream) const {
+void gpu_shape::evaluate_ab(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, CUstream_st* stream) const {
   evaluate(d_w, d_a, d_b, nullptr, stream);
 }
 
-void gpu_shape::evaluate_abc(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c,
-                             CUstream_st* stream) const {
+void gpu_shape::evaluate_abc(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c, CUstream_st* stream) const {
   if (!d_c) throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: null device pointer");
-  if (!_impl->with_c)
-    throw std::logic_error("r1cs::gpu_shape::evaluate_abc: built without the C matrix");
+  if (!_impl->with_c) throw std::logic_error("r1cs::gpu_shape::evaluate_abc: built without the C matrix");
   evaluate(d_w, d_a, d_b, d_c, stream);
 }
 
-void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c,
-                         CUstream_st* stream) const {
+void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c, CUstream_st* stream) const {
   if (_impl->rows == 0) return;
-  if (!d_w || !d_a || !d_b)
-    throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: null device pointer");
+  if (!d_w || !d_a || !d_b) throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: null device pointer");
   if (!aligned16(d_w) || !aligned16(d_a) || !aligned16(d_b) || (d_c && !aligned16(d_c)))
     throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: device vectors must be 16-byte aligned");
   gpu::device_guard guard(_impl->device);
@@ -479,8 +460,8 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
       max_tasks = std::max(max_tasks, v.m[k].n_tasks);
       max_longs = std::max(max_longs, v.m[k].n_longs);
     }
-    short_rows_kernel<<<dim3(unsigned((max_rows + threads - 1) / threads), count), threads, 0, s>>>(
-        v, w, coeffs, short_row_max);
+    short_rows_kernel<<<dim3(unsigned((max_rows + threads - 1) / threads), count), threads, 0, s>>>(v, w, coeffs,
+                                                                                                    short_row_max);
     CUZK_CUDA_CHECK_LAUNCH();
     if (max_tasks) {
       warp_tasks_kernel<<<dim3(unsigned((max_tasks + warps - 1) / warps), count), threads, 0, s>>>(v, w, coeffs);
@@ -495,9 +476,18 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
     matrix_views v{};
     for (unsigned k = 0; k < mats; ++k) {
       const device_csr& d = _impl->m[k];
-      v.m[k] = {d.row_ptr.data(), d.cols.data(), d.ids.data(), reinterpret_cast<fr_d*>(outs[k]),
-                d.tasks.data(),   d.longs.data(), reinterpret_cast<fr_d*>(d.partials.data()),
-                d.tasks.size(),   d.longs.size(), _impl->rows, 0, 0};
+      v.m[k] = {d.row_ptr.data(),
+                d.cols.data(),
+                d.ids.data(),
+                reinterpret_cast<fr_d*>(outs[k]),
+                d.tasks.data(),
+                d.longs.data(),
+                reinterpret_cast<fr_d*>(d.partials.data()),
+                d.tasks.size(),
+                d.longs.size(),
+                _impl->rows,
+                0,
+                0};
     }
     launch(v, mats);
     return;
@@ -535,13 +525,12 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
 void gpu_shape::evaluate_abc(std::span<const ff::fr> w, std::span<ff::fr> a, std::span<ff::fr> b,
                              std::span<ff::fr> c) const {
   if (w.size() != _impl->vars)
-    throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: assignment has " +
-                                std::to_string(w.size()) + " values, shape has " +
-                                std::to_string(_impl->vars) + " variables");
+    throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: assignment has " + std::to_string(w.size()) +
+                                " values, shape has " + std::to_string(_impl->vars) + " variables");
   for (const auto* o : {&a, &b, &c})
     if (o->size() < _impl->rows)
-      throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: output shorter than " +
-                                  std::to_string(_impl->rows) + " rows");
+      throw std::invalid_argument("r1cs::gpu_shape::evaluate_abc: output shorter than " + std::to_string(_impl->rows) +
+                                  " rows");
   std::lock_guard lock(_impl->host_call);
   gpu::device_guard guard(_impl->device);
   gpu::stream s;

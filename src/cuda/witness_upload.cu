@@ -58,12 +58,9 @@ __global__ void __launch_bounds__(expand_threads)
   slot += unsigned(__popcll(below));
   const unsigned code = unsigned(word >> (2 * lane)) & 3;
   fr_d v;
-  if (code == coded_witness::code_zero)
-    v = fr_d::zero();
-  else if (code == coded_witness::code_one)
-    v = fr_d::one();
-  else
-    v = others[slot];
+  if (code == coded_witness::code_zero) v = fr_d::zero();
+  else if (code == coded_witness::code_one) v = fr_d::one();
+  else v = others[slot];
   d_w[i] = v;
 }
 
@@ -89,9 +86,7 @@ struct witness_stage {
   witness_stage()
       : buf{gpu::pinned_buffer<unsigned char>(witness_stage_bytes),
             gpu::pinned_buffer<unsigned char>(witness_stage_bytes)} {}
-  unsigned char* slot(std::size_t k) {
-    return buf[k / slots_per_buffer].data() + (k % slots_per_buffer) * slot_bytes;
-  }
+  unsigned char* slot(std::size_t k) { return buf[k / slots_per_buffer].data() + (k % slots_per_buffer) * slot_bytes; }
 };
 
 /// The staging of |device| (the current device), made on first use.
@@ -130,12 +125,10 @@ void staged_copy(int device, std::span<const segment> segs, cudaStream_t s) {
       const std::size_t len = std::min(witness_stage::slot_bytes - fill, g.bytes - seg_off);
       const unsigned char* from = g.src + seg_off;
       unsigned char* to = stage + fill;
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, len, std::size_t(256) << 10),
-                        [&](const tbb::blocked_range<std::size_t>& r) {
-                          std::memcpy(to + r.begin(), from + r.begin(), r.size());
-                        });
-      if (len)
-        CUZK_CUDA_CHECK(cudaMemcpyAsync(g.dst + seg_off, to, len, cudaMemcpyHostToDevice, s));
+      tbb::parallel_for(
+          tbb::blocked_range<std::size_t>(0, len, std::size_t(256) << 10),
+          [&](const tbb::blocked_range<std::size_t>& r) { std::memcpy(to + r.begin(), from + r.begin(), r.size()); });
+      if (len) CUZK_CUDA_CHECK(cudaMemcpyAsync(g.dst + seg_off, to, len, cudaMemcpyHostToDevice, s));
       fill += len;
       seg_off += len;
       if (seg_off == g.bytes) ++seg, seg_off = 0;
@@ -147,8 +140,7 @@ void staged_copy(int device, std::span<const segment> segs, cudaStream_t s) {
 
 template <class T>
 segment seg_of(const std::vector<T>& v, void* d) {
-  return {reinterpret_cast<const unsigned char*>(v.data()), v.size() * sizeof(T),
-          static_cast<unsigned char*>(d)};
+  return {reinterpret_cast<const unsigned char*>(v.data()), v.size() * sizeof(T), static_cast<unsigned char*>(d)};
 }
 
 }  // namespace
@@ -160,8 +152,7 @@ struct gpu_witness_uploader::impl {
   gpu::device_buffer<std::uint32_t> group_others;
 };
 
-gpu_witness_uploader::gpu_witness_uploader(int device, std::size_t max_values)
-    : _impl(std::make_unique<impl>()) {
+gpu_witness_uploader::gpu_witness_uploader(int device, std::size_t max_values) : _impl(std::make_unique<impl>()) {
   gpu::device_guard guard(device);
   _impl->device = device;
   _impl->max_values = max_values;
@@ -178,30 +169,25 @@ std::size_t gpu_witness_uploader::device_bytes_for(std::size_t max_values) {
          coded_witness::groups(max_values) * sizeof(std::uint32_t);
 }
 
-std::size_t gpu_witness_uploader::device_bytes() const {
-  return _impl->codes.bytes() + _impl->group_others.bytes();
-}
+std::size_t gpu_witness_uploader::device_bytes() const { return _impl->codes.bytes() + _impl->group_others.bytes(); }
 
-void gpu_witness_uploader::upload(const coded_witness& cw, fr* d_w, fr* d_others,
-                                  CUstream_st* stream) {
+void gpu_witness_uploader::upload(const coded_witness& cw, fr* d_w, fr* d_others, CUstream_st* stream) {
   if (cw.size > _impl->max_values)
     throw std::invalid_argument("groth16::gpu_witness_uploader: " + std::to_string(cw.size) +
                                 " values, uploader holds " + std::to_string(_impl->max_values));
-  if (cw.codes.size() != coded_witness::code_words(cw.size) ||
-      cw.group_others.size() != coded_witness::groups(cw.size))
+  if (cw.codes.size() != coded_witness::code_words(cw.size) || cw.group_others.size() != coded_witness::groups(cw.size))
     throw std::invalid_argument("groth16::gpu_witness_uploader: inconsistent coded witness");
   if (cw.size == 0) return;
   if (!d_w || (!cw.others.empty() && !d_others))
     throw std::invalid_argument("groth16::gpu_witness_uploader: null device pointer");
   gpu::device_guard guard(_impl->device);
   const auto s = reinterpret_cast<cudaStream_t>(stream);
-  const segment segs[3] = {seg_of(cw.codes, _impl->codes.data()),
-                           seg_of(cw.group_others, _impl->group_others.data()),
+  const segment segs[3] = {seg_of(cw.codes, _impl->codes.data()), seg_of(cw.group_others, _impl->group_others.data()),
                            seg_of(cw.others, d_others)};
   staged_copy(_impl->device, segs, s);
   expand_kernel<<<unsigned(coded_witness::groups(cw.size)), expand_threads, 0, s>>>(
-      _impl->codes.data(), _impl->group_others.data(), reinterpret_cast<const fr_d*>(d_others),
-      cw.size, reinterpret_cast<fr_d*>(d_w));
+      _impl->codes.data(), _impl->group_others.data(), reinterpret_cast<const fr_d*>(d_others), cw.size,
+      reinterpret_cast<fr_d*>(d_w));
   CUZK_CUDA_CHECK_LAUNCH();
 }
 
@@ -209,16 +195,15 @@ void gpu_witness_uploader::upload_raw(std::span<const fr> inputs, std::span<cons
                                       CUstream_st* stream) {
   const std::size_t n = inputs.size() + aux.size();
   if (n > _impl->max_values)
-    throw std::invalid_argument("groth16::gpu_witness_uploader: " + std::to_string(n) +
-                                " values, uploader holds " + std::to_string(_impl->max_values));
+    throw std::invalid_argument("groth16::gpu_witness_uploader: " + std::to_string(n) + " values, uploader holds " +
+                                std::to_string(_impl->max_values));
   if (n == 0) return;
   if (!d_w) throw std::invalid_argument("groth16::gpu_witness_uploader: null device pointer");
   gpu::device_guard guard(_impl->device);
-  const segment segs[2] = {
-      {reinterpret_cast<const unsigned char*>(inputs.data()), inputs.size_bytes(),
-       reinterpret_cast<unsigned char*>(d_w)},
-      {reinterpret_cast<const unsigned char*>(aux.data()), aux.size_bytes(),
-       reinterpret_cast<unsigned char*>(d_w + inputs.size())}};
+  const segment segs[2] = {{reinterpret_cast<const unsigned char*>(inputs.data()), inputs.size_bytes(),
+                            reinterpret_cast<unsigned char*>(d_w)},
+                           {reinterpret_cast<const unsigned char*>(aux.data()), aux.size_bytes(),
+                            reinterpret_cast<unsigned char*>(d_w + inputs.size())}};
   staged_copy(_impl->device, segs, reinterpret_cast<cudaStream_t>(stream));
 }
 

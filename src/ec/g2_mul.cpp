@@ -16,9 +16,9 @@ using ff::fp;
 using ff::fp2;
 using ff::fr;
 
-constexpr unsigned gls_w = 4;                     // window bits
+constexpr unsigned gls_w = 4;                      // window bits
 constexpr unsigned gls_table = 1u << (gls_w - 1);  // odd multiples 1, 3, ..., 15
-constexpr unsigned gls_digits = 16;               // 15 * 4 + top digit covers 64 bits
+constexpr unsigned gls_digits = 16;                // 15 * 4 + top digit covers 64 bits
 
 using digits = std::array<std::int8_t, gls_digits>;
 using table = std::array<g2_affine, gls_table>;
@@ -39,9 +39,7 @@ inline void cmov(g2_jacobian& r, const g2_jacobian& a, std::uint64_t mask) {
 }
 
 /// all ones when a == b, else 0 (a, b < 2^63)
-inline std::uint64_t eq_mask(std::uint64_t a, std::uint64_t b) {
-  return 0 - (((a ^ b) - 1) >> 63);
-}
+inline std::uint64_t eq_mask(std::uint64_t a, std::uint64_t b) { return 0 - (((a ^ b) - 1) >> 63); }
 
 /// [d]T for an odd digit d in [-15, 15], reading all eight entries of the
 /// table and negating y by a mask: the memory access pattern and the
@@ -164,8 +162,6 @@ g2_jacobian mul_gls(const g2_jacobian& p, const ff::fr& k) {
   return acc;
 }
 
-g2_jacobian mul_gls(const g2_affine& p, const ff::fr& k) {
-  return mul_gls(g2_jacobian::from_affine(p), k);
-}
+g2_jacobian mul_gls(const g2_affine& p, const ff::fr& k) { return mul_gls(g2_jacobian::from_affine(p), k); }
 
 }  // namespace cuzk::ec

@@ -150,11 +150,10 @@ gt final_exponentiation(const gt& f) {
   fp12 t = f.conjugate() * f.inverse();
   t = t.frobenius_map(2) * t;
   // hard part: t^(3 (p^4 - p^2 + 1)/r) = t^((x-1)^2 (x+p)(x^2+p^2-1) + 3)
-  const fp12 a1 = t.cyclotomic_pow_x() * t.conjugate();    // t^(x-1)
-  const fp12 a = a1.cyclotomic_pow_x() * a1.conjugate();   // t^((x-1)^2)
-  const fp12 b = a.cyclotomic_pow_x() * a.frobenius_map(1);  // a^(x+p)
-  const fp12 c = b.cyclotomic_pow_x().cyclotomic_pow_x() * b.frobenius_map(2) *
-                 b.conjugate();  // b^(x^2 + p^2 - 1)
+  const fp12 a1 = t.cyclotomic_pow_x() * t.conjugate();                                         // t^(x-1)
+  const fp12 a = a1.cyclotomic_pow_x() * a1.conjugate();                                        // t^((x-1)^2)
+  const fp12 b = a.cyclotomic_pow_x() * a.frobenius_map(1);                                     // a^(x+p)
+  const fp12 c = b.cyclotomic_pow_x().cyclotomic_pow_x() * b.frobenius_map(2) * b.conjugate();  // b^(x^2 + p^2 - 1)
   return c * t.cyclotomic_sqr() * t;
 }
 
@@ -164,9 +163,7 @@ gt pairing(const g1_affine& p, const g2_affine& q) {
   return final_exponentiation(miller_loop(p, qp));
 }
 
-gt multi_pairing(std::span<const miller_term> terms) {
-  return final_exponentiation(miller_loop(terms));
-}
+gt multi_pairing(std::span<const miller_term> terms) { return final_exponentiation(miller_loop(terms)); }
 
 gt multi_pairing(std::span<const g1_affine> ps, std::span<const g2_affine> qs) {
   if (ps.size() != qs.size()) throw std::invalid_argument("multi_pairing: length mismatch");

@@ -142,8 +142,8 @@ decode_result<affine<F>> decode_uncompressed(std::span<const std::uint8_t> in, d
 }
 
 template <class F, class Decode>
-batch_decode_result decode_many(std::span<const std::uint8_t> in, std::span<affine<F>> out,
-                                std::size_t stride, batch_decode_options opt, Decode decode_one) {
+batch_decode_result decode_many(std::span<const std::uint8_t> in, std::span<affine<F>> out, std::size_t stride,
+                                batch_decode_options opt, Decode decode_one) {
   const std::size_t n = out.size();
   if (in.size() != n * stride) return {decode_error::wrong_length, batch_decode_result::no_index};
   const decode_options single{.check_subgroup = opt.check_subgroup};
@@ -164,20 +164,19 @@ batch_decode_result decode_many(std::span<const std::uint8_t> in, std::span<affi
   std::atomic<std::size_t> first_bad{n};
   // Grain: an unchecked G1 decode is ~0.3 us, so 256 points keep the task
   // overhead (~1 us) small; checked decodes are 50x heavier and balance anyway.
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256),
-                    [&](const tbb::blocked_range<std::size_t>& range) {
-                      for (std::size_t i = range.begin(); i != range.end(); ++i) {
-                        if (i >= first_bad.load(std::memory_order_relaxed)) return;
-                        const auto r = decode_one(at(i), single);
-                        if (!r) {
-                          std::size_t cur = first_bad.load(std::memory_order_relaxed);
-                          while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
-                          }
-                          return;
-                        }
-                        out[i] = r.point;
-                      }
-                    });
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 256), [&](const tbb::blocked_range<std::size_t>& range) {
+    for (std::size_t i = range.begin(); i != range.end(); ++i) {
+      if (i >= first_bad.load(std::memory_order_relaxed)) return;
+      const auto r = decode_one(at(i), single);
+      if (!r) {
+        std::size_t cur = first_bad.load(std::memory_order_relaxed);
+        while (i < cur && !first_bad.compare_exchange_weak(cur, i)) {
+        }
+        return;
+      }
+      out[i] = r.point;
+    }
+  });
   const std::size_t bad = first_bad.load();
   if (bad == n) return {};
   return {decode_one(at(bad), single).error, bad};
@@ -187,34 +186,26 @@ batch_decode_result decode_many(std::span<const std::uint8_t> in, std::span<affi
 
 std::string_view decode_error_message(decode_error e) noexcept {
   switch (e) {
-    case decode_error::none:
-      return "no error";
+    case decode_error::none: return "no error";
     case decode_error::wrong_length:
       return "wrong length: the input is not the size of the requested encoding "
              "(G1 48/96 bytes, G2 96/192 bytes compressed/uncompressed)";
     case decode_error::compression_flag_mismatch:
       return "compression flag (0x80) does not match the requested encoding: "
              "it must be set for compressed and clear for uncompressed";
-    case decode_error::sign_flag_on_uncompressed:
-      return "sign flag (0x20) set on an uncompressed encoding";
-    case decode_error::infinity_with_sign:
-      return "infinity flag (0x40) set together with the sign flag (0x20)";
-    case decode_error::infinity_not_zero:
-      return "infinity flag (0x40) set but the remaining bits are not all zero";
+    case decode_error::sign_flag_on_uncompressed: return "sign flag (0x20) set on an uncompressed encoding";
+    case decode_error::infinity_with_sign: return "infinity flag (0x40) set together with the sign flag (0x20)";
+    case decode_error::infinity_not_zero: return "infinity flag (0x40) set but the remaining bits are not all zero";
     case decode_error::non_canonical_coordinate:
       return "non-canonical coordinate: an Fp value (or Fp2 half) is not below p";
-    case decode_error::x_not_on_curve:
-      return "x is not the x-coordinate of a curve point: x^3 + b has no square root";
-    case decode_error::point_not_on_curve:
-      return "point not on the curve: y^2 != x^3 + b";
-    case decode_error::not_in_subgroup:
-      return "point on the curve but not in the prime-order subgroup";
+    case decode_error::x_not_on_curve: return "x is not the x-coordinate of a curve point: x^3 + b has no square root";
+    case decode_error::point_not_on_curve: return "point not on the curve: y^2 != x^3 + b";
+    case decode_error::not_in_subgroup: return "point on the curve but not in the prime-order subgroup";
   }
   return "unknown decode_error";
 }
 
-decode_failure::decode_failure(decode_error e)
-    : std::runtime_error(std::string(decode_error_message(e))), _code(e) {}
+decode_failure::decode_failure(decode_error e) : std::runtime_error(std::string(decode_error_message(e))), _code(e) {}
 
 std::array<std::uint8_t, g1_compressed_size> encode_g1_compressed(const g1_affine& p) {
   return encode<fp, g1_compressed_size>(p, true);
@@ -229,37 +220,33 @@ std::array<std::uint8_t, g2_uncompressed_size> encode_g2_uncompressed(const g2_a
   return encode<fp2, g2_uncompressed_size>(p, false);
 }
 
-decode_result<g1_affine> decode_g1_compressed(std::span<const std::uint8_t> in,
-                                              decode_options opt) {
+decode_result<g1_affine> decode_g1_compressed(std::span<const std::uint8_t> in, decode_options opt) {
   return decode_compressed<fp>(in, opt);
 }
-decode_result<g1_affine> decode_g1_uncompressed(std::span<const std::uint8_t> in,
-                                                decode_options opt) {
+decode_result<g1_affine> decode_g1_uncompressed(std::span<const std::uint8_t> in, decode_options opt) {
   return decode_uncompressed<fp>(in, opt);
 }
-decode_result<g2_affine> decode_g2_compressed(std::span<const std::uint8_t> in,
-                                              decode_options opt) {
+decode_result<g2_affine> decode_g2_compressed(std::span<const std::uint8_t> in, decode_options opt) {
   return decode_compressed<fp2>(in, opt);
 }
-decode_result<g2_affine> decode_g2_uncompressed(std::span<const std::uint8_t> in,
-                                                decode_options opt) {
+decode_result<g2_affine> decode_g2_uncompressed(std::span<const std::uint8_t> in, decode_options opt) {
   return decode_uncompressed<fp2>(in, opt);
 }
 
-batch_decode_result decode_g1s_uncompressed(std::span<const std::uint8_t> in,
-                                            std::span<g1_affine> out, batch_decode_options opt) {
+batch_decode_result decode_g1s_uncompressed(std::span<const std::uint8_t> in, std::span<g1_affine> out,
+                                            batch_decode_options opt) {
   return decode_many<fp>(in, out, g1_uncompressed_size, opt, decode_uncompressed<fp>);
 }
-batch_decode_result decode_g2s_uncompressed(std::span<const std::uint8_t> in,
-                                            std::span<g2_affine> out, batch_decode_options opt) {
+batch_decode_result decode_g2s_uncompressed(std::span<const std::uint8_t> in, std::span<g2_affine> out,
+                                            batch_decode_options opt) {
   return decode_many<fp2>(in, out, g2_uncompressed_size, opt, decode_uncompressed<fp2>);
 }
-batch_decode_result decode_g1s_compressed(std::span<const std::uint8_t> in,
-                                          std::span<g1_affine> out, batch_decode_options opt) {
+batch_decode_result decode_g1s_compressed(std::span<const std::uint8_t> in, std::span<g1_affine> out,
+                                          batch_decode_options opt) {
   return decode_many<fp>(in, out, g1_compressed_size, opt, decode_compressed<fp>);
 }
-batch_decode_result decode_g2s_compressed(std::span<const std::uint8_t> in,
-                                          std::span<g2_affine> out, batch_decode_options opt) {
+batch_decode_result decode_g2s_compressed(std::span<const std::uint8_t> in, std::span<g2_affine> out,
+                                          batch_decode_options opt) {
   return decode_many<fp2>(in, out, g2_compressed_size, opt, decode_compressed<fp2>);
 }
 

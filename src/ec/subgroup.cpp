@@ -61,9 +61,7 @@ bool slow_check(const J& p) {
 }
 
 // -phi(P) on Jacobian coordinates: (beta X, -Y, Z) = [x^2]P on G1.
-g1_jacobian neg_phi(const g1_jacobian& p, const fp& beta) {
-  return {p.x * beta, -p.y, p.z};
-}
+g1_jacobian neg_phi(const g1_jacobian& p, const fp& beta) { return {p.x * beta, -p.y, p.z}; }
 
 }  // namespace
 
@@ -71,19 +69,11 @@ const fp& g1_beta() {
   static const fp beta = compute_beta();
   return beta;
 }
-const fp2& g2_psi_coeff_x() {
-  return psi_constants().cx;
-}
-const fp2& g2_psi_coeff_y() {
-  return psi_constants().cy;
-}
+const fp2& g2_psi_coeff_x() { return psi_constants().cx; }
+const fp2& g2_psi_coeff_y() { return psi_constants().cy; }
 
-g1_affine phi(const g1_affine& p) {
-  return {p.x * g1_beta(), p.y};
-}
-g1_jacobian phi(const g1_jacobian& p) {
-  return {p.x * g1_beta(), p.y, p.z};
-}
+g1_affine phi(const g1_affine& p) { return {p.x * g1_beta(), p.y}; }
+g1_jacobian phi(const g1_jacobian& p) { return {p.x * g1_beta(), p.y, p.z}; }
 
 g2_affine psi(const g2_affine& p) {
   const auto& c = psi_constants();
@@ -111,18 +101,10 @@ bool is_in_subgroup(const g2_jacobian& p) {
   return psi(p) == mul_by_x(p);
 }
 
-bool is_in_subgroup_slow(const g1_affine& p) {
-  return slow_check(g1_jacobian::from_affine(p));
-}
-bool is_in_subgroup_slow(const g1_jacobian& p) {
-  return slow_check(p);
-}
-bool is_in_subgroup_slow(const g2_affine& p) {
-  return slow_check(g2_jacobian::from_affine(p));
-}
-bool is_in_subgroup_slow(const g2_jacobian& p) {
-  return slow_check(p);
-}
+bool is_in_subgroup_slow(const g1_affine& p) { return slow_check(g1_jacobian::from_affine(p)); }
+bool is_in_subgroup_slow(const g1_jacobian& p) { return slow_check(p); }
+bool is_in_subgroup_slow(const g2_affine& p) { return slow_check(g2_jacobian::from_affine(p)); }
+bool is_in_subgroup_slow(const g2_jacobian& p) { return slow_check(p); }
 
 glv_scalars glv_decompose(const scalar_limbs<4>& k) {
   // k = (q * |x| + r2) * |x| + r1 = q * x^2 + (r2 * |x| + r1), with r2*|x| + r1 < x^2.
@@ -159,8 +141,6 @@ g1_jacobian mul_glv(const g1_jacobian& p, const ff::fr& k) {
   return acc;
 }
 
-g1_jacobian mul_glv(const g1_affine& p, const ff::fr& k) {
-  return mul_glv(g1_jacobian::from_affine(p), k);
-}
+g1_jacobian mul_glv(const g1_affine& p, const ff::fr& k) { return mul_glv(g1_jacobian::from_affine(p), k); }
 
 }  // namespace cuzk::ec

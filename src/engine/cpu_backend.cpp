@@ -64,13 +64,11 @@ class cpu_backend final : public prover_backend {
     } catch (const msm::stopped&) {
       throw cancelled_error("job cancelled while proving on the cpu backend");
     }
-    out->stage_ms = {{"spmv", t.spmv_ms},   {"ntt_h", t.ntt_h_ms}, {"msm_a", t.msm_a_ms}, {"msm_b1", t.msm_b1_ms},
+    out->stage_ms = {{"spmv", t.spmv_ms},     {"ntt_h", t.ntt_h_ms}, {"msm_a", t.msm_a_ms}, {"msm_b1", t.msm_b1_ms},
                      {"msm_b2", t.msm_b2_ms}, {"msm_l", t.msm_l_ms}, {"msm_h", t.msm_h_ms}};
     return out;
   }
-  groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
-    return static_cast<cpu_pending&>(*p).proof;
-  }
+  groth16::proof finalize(std::unique_ptr<pending_proof> p) override { return static_cast<cpu_pending&>(*p).proof; }
 
  private:
   std::size_t _n;
@@ -78,8 +76,6 @@ class cpu_backend final : public prover_backend {
 
 }  // namespace
 
-std::unique_ptr<prover_backend> make_cpu_backend(std::size_t devices) {
-  return std::make_unique<cpu_backend>(devices);
-}
+std::unique_ptr<prover_backend> make_cpu_backend(std::size_t devices) { return std::make_unique<cpu_backend>(devices); }
 
 }  // namespace cuzk::engine

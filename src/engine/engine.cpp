@@ -27,9 +27,8 @@ std::uint64_t reserve_of(const engine_config& c, std::uint64_t total) {
 query_loader query_loader_of(prover_backend& b) {
   if (!b.loads_queries()) return {};
   return [&b](const io::mapped_parameter_file& f, const groth16::parameters& vk_only, const r1cs::r1cs_shape& shape,
-              const io::read_options& opt, const cancel_token* token) {
-    return b.load_queries(f, vk_only, shape, opt, token);
-  };
+              const io::read_options& opt,
+              const cancel_token* token) { return b.load_queries(f, vk_only, shape, opt, token); };
 }
 
 /// The backend's parameter pinning for the SRS manager.

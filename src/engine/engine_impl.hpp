@@ -151,8 +151,8 @@ struct work_item {
   groth16::witness w;
   holder_slot holder;
   std::unique_ptr<pending_proof> pending;
-  partition_timing times;        // appended stage by stage
-  clock::time_point mark;        // end of the last timed stage
+  partition_timing times;  // appended stage by stage
+  clock::time_point mark;  // end of the last timed stage
 };
 
 using qkey = std::tuple<int, std::uint64_t, std::size_t>;  // (-priority, job seq, partition)
@@ -194,7 +194,7 @@ struct engine::impl {
   reservation resident;  // the backend's resident host buffers
   std::uint64_t completed = 0, failed = 0, cancelled = 0, synthesized = 0;
   std::array<std::uint64_t, proof_kind_count> completed_by{}, failed_by{};
-  std::deque<std::pair<proof_kind, double>> recent;  // last 1000 durations
+  std::deque<std::pair<proof_kind, double>> recent;                            // last 1000 durations
   std::map<std::uint64_t, std::function<void(const std::string&)>> done_subs;  // subscribe_done
   std::uint64_t next_sub = 1;
   // last member: its thread stops first, before anything it looks at goes

@@ -128,8 +128,7 @@ std::size_t event_log::drain_once() {
     r->tail.store(h, std::memory_order_release);
   }
   if (batch.empty()) return 0;
-  std::stable_sort(batch.begin(), batch.end(),
-                   [](const record& a, const record& b) { return a.t_ns < b.t_ns; });
+  std::stable_sort(batch.begin(), batch.end(), [](const record& a, const record& b) { return a.t_ns < b.t_ns; });
   sink_fn sink;
   {
     std::lock_guard lk(_mu);
@@ -140,8 +139,14 @@ std::size_t event_log::drain_once() {
     for (const record& e : batch) {
       char ms[32];
       std::snprintf(ms, sizeof ms, "%lld", (long long)(e.t_ns / 1000000));
-      line.assign("TIMELINE,").append(ms).append(",").append(e.event).append(",").append(e.job).append(",").append(
-          e.detail);
+      line.assign("TIMELINE,")
+          .append(ms)
+          .append(",")
+          .append(e.event)
+          .append(",")
+          .append(e.job)
+          .append(",")
+          .append(e.detail);
       sink(line);
     }
   }
@@ -180,7 +185,8 @@ std::uint64_t event_log::emitted() const {
 
 std::uint64_t event_log::dropped() const {
   std::uint64_t n = 0;
-  for (ring* r = _rings.load(std::memory_order_acquire); r; r = r->next) n += r->dropped.load(std::memory_order_relaxed);
+  for (ring* r = _rings.load(std::memory_order_acquire); r; r = r->next)
+    n += r->dropped.load(std::memory_order_relaxed);
   return n;
 }
 

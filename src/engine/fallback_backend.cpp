@@ -77,8 +77,7 @@ class fallback_backend final : public prover_backend {
     const bool host_queries = !params.h.empty() || !params.l.empty() || !params.a.empty();
     try {
       return std::make_unique<tagged_pending>(
-          _primary->prove_start(device, params, shape, std::move(w), r, s, token, std::move(prepared),
-                                at_boundary),
+          _primary->prove_start(device, params, shape, std::move(w), r, s, token, std::move(prepared), at_boundary),
           false);
     } catch (const cancelled_error&) {
       throw;
@@ -87,8 +86,9 @@ class fallback_backend final : public prover_backend {
       if (!host_queries)
         throw std::runtime_error(std::string(e.what()) + " (no " + _fallback->name() +
                                  " fallback: this circuit's proving queries live in device memory only)");
-      if (_notice) _notice(_primary->name() + " backend failed on device " + std::to_string(device) + " (" + e.what() +
-                           "); proving this partition on the " + _fallback->name() + " backend");
+      if (_notice)
+        _notice(_primary->name() + " backend failed on device " + std::to_string(device) + " (" + e.what() +
+                "); proving this partition on the " + _fallback->name() + " backend");
     }
     const std::size_t fb_device = device % std::max<std::size_t>(1, _fallback->devices().size());
     return std::make_unique<tagged_pending>(

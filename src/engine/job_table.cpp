@@ -92,7 +92,6 @@ std::shared_ptr<circuit_job> engine::impl::input_of(const job& j) const {
   return j.cj;
 }
 
-
 engine::submitted engine::submit(proof_request req) {
   impl& p = *_p;
   const auto kit = p.kinds.find(req.kind);
@@ -164,7 +163,8 @@ job_result engine::await(const std::string& job_id, std::optional<std::chrono::m
   impl& p = *_p;
   std::unique_lock lk(p.mu);
   auto it = p.jobs.find(job_id);
-  if (it == p.jobs.end()) throw not_found_error("unknown job id " + quoted_id(job_id) + " (never submitted or expired)");
+  if (it == p.jobs.end())
+    throw not_found_error("unknown job id " + quoted_id(job_id) + " (never submitted or expired)");
   const std::shared_ptr<job> j = it->second;
   const auto pred = [&] { return j->done; };
   if (timeout) {

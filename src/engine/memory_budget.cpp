@@ -123,8 +123,7 @@ reservation memory_budget::acquire(std::uint64_t bytes, priority p, const cancel
     const auto changed = [&] { return _changes != seen; };
     if (tried_evict && retry_at != std::chrono::steady_clock::time_point::max())
       _cv.wait_until(lk, stop, retry_at, changed);
-    else
-      _cv.wait(lk, stop, changed);
+    else _cv.wait(lk, stop, changed);
     tried_evict = false;
   }
 }
@@ -166,8 +165,7 @@ std::string format_bytes(std::uint64_t n) {
     std::snprintf(buf, sizeof buf, "%.2f GiB (%llu bytes)", double(n) / double(1ull << 30), (unsigned long long)n);
   else if (n >= (1ull << 20))
     std::snprintf(buf, sizeof buf, "%.2f MiB (%llu bytes)", double(n) / double(1ull << 20), (unsigned long long)n);
-  else
-    std::snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)n);
+  else std::snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)n);
   return buf;
 }
 

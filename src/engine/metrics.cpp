@@ -49,7 +49,8 @@ std::string prometheus_text(const engine_status& s) {
   head(o, "cuzk_queue_depth", "gauge", "Jobs queued and not started.");
   line(o, "cuzk_queue_depth", "", double(pending));
   head(o, "cuzk_proofs_completed", "counter", "Proofs completed per kind.");
-  for (std::size_t k = 1; k < proof_kind_count; ++k) line(o, "cuzk_proofs_completed", kl(k), double(s.completed_by_kind[k]));
+  for (std::size_t k = 1; k < proof_kind_count; ++k)
+    line(o, "cuzk_proofs_completed", kl(k), double(s.completed_by_kind[k]));
   head(o, "cuzk_proofs_failed", "counter", "Proofs failed per kind.");
   for (std::size_t k = 1; k < proof_kind_count; ++k) line(o, "cuzk_proofs_failed", kl(k), double(s.failed_by_kind[k]));
   head(o, "cuzk_proof_duration_seconds", "summary", "Submit-to-result time of the last 1000 proofs.");

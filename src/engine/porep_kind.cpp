@@ -39,7 +39,6 @@ namespace {
 
 constexpr std::uint64_t porep_sizes[] = {2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
 
-
 class porep_job final : public circuit_job {
  public:
   porep_job(std::string id, io::c1_output c1, std::vector<circuits::stacked_porep_circuit> partitions,
@@ -107,9 +106,9 @@ class porep_kind final : public proof_kind_handler {
     if (req.vanilla_proof.empty()) throw invalid_request("vanilla_proof is empty: a PoRep needs the C1 output JSON");
     io::c1_output c1;
     try {
-      c1 = io::parse_c1_json(std::string_view(reinterpret_cast<const char*>(req.vanilla_proof.data()),
-                                              req.vanilla_proof.size()),
-                             "vanilla_proof");
+      c1 = io::parse_c1_json(
+          std::string_view(reinterpret_cast<const char*>(req.vanilla_proof.data()), req.vanilla_proof.size()),
+          "vanilla_proof");
     } catch (const io::format_error& e) {
       throw invalid_request(e.what());
     }

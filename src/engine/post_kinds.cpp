@@ -24,8 +24,7 @@
 namespace cuzk::engine {
 namespace {
 
-constexpr std::array<std::uint64_t, 5> published_sizes{2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30,
-                                                        64ull << 30};
+constexpr std::array<std::uint64_t, 5> published_sizes{2ull << 10, 8ull << 20, 512ull << 20, 32ull << 30, 64ull << 30};
 
 // The revision of the FallbackPoSt circuit's constraints (circuits/
 // fallback_post.hpp and its gadgets; WinningPoSt and WindowPoSt share it),
@@ -45,8 +44,9 @@ post_setup resolve_post(const proof_request& req, bool winning) {
   circuits::post_api_version api = circuits::post_api_version::v1_0_0;
   if (winning) {
     if (rp > 4)
-      throw invalid_request("registered_proof " + std::to_string(rp) +
-                            " is not a WinningPoSt proof type (0-4: StackedDrgWinning{2KiB,8MiB,512MiB,32GiB,64GiB}V1)");
+      throw invalid_request(
+          "registered_proof " + std::to_string(rp) +
+          " is not a WinningPoSt proof type (0-4: StackedDrgWinning{2KiB,8MiB,512MiB,32GiB,64GiB}V1)");
     size = published_sizes[rp];
   } else {
     if (rp < 5 || rp > 14)
@@ -65,7 +65,8 @@ std::array<std::uint8_t, 32> parse_randomness(const proof_request& req) {
   if (req.randomness.size() != 32)
     throw invalid_request("randomness must be 32 bytes, got " + std::to_string(req.randomness.size()));
   if (!ff::fr::from_bytes_le(req.randomness.data()))
-    throw invalid_request("randomness is not a canonical field element (little-endian, below the BLS12-381 scalar modulus)");
+    throw invalid_request(
+        "randomness is not a canonical field element (little-endian, below the BLS12-381 scalar modulus)");
   std::array<std::uint8_t, 32> r{};
   std::copy(req.randomness.begin(), req.randomness.end(), r.begin());
   return r;
@@ -94,7 +95,7 @@ std::string size_suffix(std::uint64_t s) { return sector_size_tag(s); }
 
 // Where slot |slot|, challenge |j| came from in the request, for messages.
 struct slot_origin {
-  bool winning = false;                  // 66 slots of one challenge, all from vanilla_proofs[0]
+  bool winning = false;  // 66 slots of one challenge, all from vanilla_proofs[0]
   std::uint32_t partition = 0;
   std::vector<std::uint64_t> sector_ids;  // per vanilla proof
   std::string operator()(std::size_t slot, std::size_t j) const {
@@ -159,8 +160,8 @@ void check_challenges(const circuits::fallback_post_params& params, const std::a
                       std::uint64_t sector_id, std::size_t sector_index, const io::post_sector_proof& sp,
                       std::size_t challenge_count, const std::string& where) {
   if (sp.inclusion_proofs.size() != challenge_count)
-    throw invalid_request(where + " has " + std::to_string(sp.inclusion_proofs.size()) + " inclusion proofs, expected " +
-                          std::to_string(challenge_count));
+    throw invalid_request(where + " has " + std::to_string(sp.inclusion_proofs.size()) +
+                          " inclusion proofs, expected " + std::to_string(challenge_count));
   const auto want = circuits::sector_leaf_challenges(params, rand, sector_id, sector_index, challenge_count);
   for (std::size_t j = 0; j < challenge_count; ++j) {
     const std::uint64_t got = sp.inclusion_proofs[j].leaf_index();

@@ -37,8 +37,7 @@ class sha256 {
 
  private:
   void raw(const void* p, std::size_t n) {
-    if (n && EVP_DigestUpdate(_ctx.get(), p, n) != 1)
-      throw std::runtime_error("request digest: SHA-256 failed");
+    if (n && EVP_DigestUpdate(_ctx.get(), p, n) != 1) throw std::runtime_error("request digest: SHA-256 failed");
   }
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> _ctx;
 };
@@ -65,8 +64,7 @@ request_identity identity_of(const proof_request& r) {
 
 std::string identity_difference(const request_identity& have, const request_identity& want) {
   if (have.kind != want.kind)
-    return "a " + std::string(kind_label(have.kind)) + " job, this request is " +
-           std::string(kind_label(want.kind));
+    return "a " + std::string(kind_label(have.kind)) + " job, this request is " + std::string(kind_label(want.kind));
   return "a job with another payload (vanilla proofs, randomness, commitments or partition differ)";
 }
 

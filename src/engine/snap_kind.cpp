@@ -57,7 +57,8 @@ class snap_job final : public circuit_job {
                              .take();
     groth16::witness w{std::move(inputs), std::move(aux)};
     if (w.inputs.size() != shape.num_inputs || w.aux.size() != shape.num_aux)
-      throw std::runtime_error("snap: witness of partition " + std::to_string(p) + " does not match the shape of " + _id);
+      throw std::runtime_error("snap: witness of partition " + std::to_string(p) + " does not match the shape of " +
+                               _id);
     token.check();
     return w;
   }
@@ -70,8 +71,9 @@ class snap_job final : public circuit_job {
   void check_vanilla() const override {
     // partitions are independent: checked in parallel, reported in order
     std::vector<std::vector<std::string>> per_part(_proofs.size());
-    tbb::parallel_for(std::size_t(0), _proofs.size(),
-                      [&](std::size_t k) { per_part[k] = circuits::check_snap_partition(_params, _pub, k, _proofs[k]); });
+    tbb::parallel_for(std::size_t(0), _proofs.size(), [&](std::size_t k) {
+      per_part[k] = circuits::check_snap_partition(_params, _pub, k, _proofs[k]);
+    });
     std::vector<std::string> problems;
     for (auto& v : per_part)
       for (std::string& p : v) problems.push_back(std::move(p));
@@ -116,8 +118,9 @@ class snap_kind final : public proof_kind_handler {
       throw invalid_request(e.what());
     }
     if (req.sector_size != 0 && req.sector_size != size)
-      throw invalid_request("sector_size " + std::to_string(req.sector_size) + " does not match registered update proof " +
-                            std::to_string(req.registered_proof) + " (sector size " + std::to_string(size) + ")");
+      throw invalid_request("sector_size " + std::to_string(req.sector_size) +
+                            " does not match registered update proof " + std::to_string(req.registered_proof) +
+                            " (sector size " + std::to_string(size) + ")");
     const circuits::snap_params params = circuits::snap_params_for(size);
     circuits::snap_public pub;
     pub.comm_r_old = commitment(req.comm_r_old, "comm_r_old");

@@ -78,7 +78,7 @@ struct srs_manager::entry {
   std::filesystem::path shape_path;  ///< empty: the shape is not cached on disk
   srs_tier tier = srs_tier::cold;
   std::unique_ptr<io::mapped_parameter_file> mapped;
-  file_identity mapped_id;  ///< the file |mapped| was made from
+  file_identity mapped_id;    ///< the file |mapped| was made from
   file_identity verified_id;  ///< the file identity whose digest matched parameters.json
   std::shared_ptr<const loaded_circuit> loaded;
   reservation srs_res, shape_res;
@@ -241,13 +241,13 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     // the shape first: a backend that loads the queries itself sizes its
     // device buffers from it
     const io::parameter_layout& layout = mapped->layout();
-    std::tie(lc->shape, lc->shape_note) =
-        load_shape(e.info, e.shape_path, layout.at("ic").count, layout.at("l").count);
+    std::tie(lc->shape, lc->shape_note) = load_shape(e.info, e.shape_path, layout.at("ic").count, layout.at("l").count);
     if (lc->shape.num_inputs != layout.at("ic").count || layout.at("l").count != lc->shape.num_aux)
-      throw std::runtime_error("parameter file " + e.path.filename().string() + " does not match circuit '" + id + "' (" +
-                               std::to_string(layout.at("ic").count) + " inputs and " +
+      throw std::runtime_error("parameter file " + e.path.filename().string() + " does not match circuit '" + id +
+                               "' (" + std::to_string(layout.at("ic").count) + " inputs and " +
                                std::to_string(layout.at("l").count) + " aux in the file, the circuit has " +
-                               std::to_string(lc->shape.num_inputs) + " and " + std::to_string(lc->shape.num_aux) + ")");
+                               std::to_string(lc->shape.num_inputs) + " and " + std::to_string(lc->shape.num_aux) +
+                               ")");
     reservation sres = _budget.acquire(shape_bytes(lc->shape), p, token, "the shape of circuit '" + id + "'");
     const io::read_options ro{.check_points = _opt.check_points};
     // a file truncated while it is read raises SIGBUS on the lost pages: the
@@ -267,12 +267,12 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     if (_opt.load_queries) {
       guarded([&] { lc->params.vk = io::decode_verifying_key(layout, ro); });
       // the loader's two pinned staging buffers, for the length of the load
-      const reservation staging = _budget.acquire(device_load_staging_bytes, p, token,
-                                                  "the staging buffers loading circuit '" + id + "'");
+      const reservation staging =
+          _budget.acquire(device_load_staging_bytes, p, token, "the staging buffers loading circuit '" + id + "'");
       guarded([&] { lc->device_queries = _opt.load_queries(*mapped, lc->params, lc->shape, ro, token); });
       if (lc->device_queries)
-        res = _budget.acquire(verifying_key_bytes(lc->params.vk), p, token,
-                              "the verifying key of circuit '" + id + "'");
+        res =
+            _budget.acquire(verifying_key_bytes(lc->params.vk), p, token, "the verifying key of circuit '" + id + "'");
       if (lc->device_queries && lc->device_queries->holds_shape()) {
         // every device proves from its own copy of the matrices: the host
         // keeps counts and density masks (32 GiB PoRep: 8.9 GiB -> ~50 MB)
@@ -300,7 +300,8 @@ srs_manager::lease srs_manager::acquire(const std::string& id, priority p, const
     ++e.refs;
     e.used = true;
     e.last_used = clock::now();
-    if (load_ms) *load_ms = std::uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0).count());
+    if (load_ms)
+      *load_ms = std::uint64_t(std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0).count());
     _cv.notify_all();
     return lease(this, &e, e.loaded);
   } catch (...) {
@@ -325,17 +326,16 @@ void srs_manager::install(const std::string& id, groth16::parameters params, r1c
   }
   auto lc = std::make_shared<loaded_circuit>();
   lc->id = id;
-  const std::uint64_t param_bytes =
-      sizeof(ec::g1_affine) * (params.vk.ic.size() + params.h.size() + params.l.size() + params.a.size() +
-                               params.b_g1.size()) +
-      sizeof(ec::g2_affine) * params.b_g2.size();
+  const std::uint64_t param_bytes = sizeof(ec::g1_affine) * (params.vk.ic.size() + params.h.size() + params.l.size() +
+                                                             params.a.size() + params.b_g1.size()) +
+                                    sizeof(ec::g2_affine) * params.b_g2.size();
   lc->params = std::move(params);
   if (_opt.pin_parameters) lc->host_pins = _opt.pin_parameters(lc->params);
   lc->pvk = groth16::prepare_verifying_key(lc->params.vk);
   lc->shape = std::move(shape);
   reservation res = _budget.acquire(param_bytes, priority::high, nullptr, "the parameters of circuit '" + id + "'");
-  reservation sres = _budget.acquire(shape_bytes(lc->shape), priority::high, nullptr,
-                                     "the shape of circuit '" + id + "'");
+  reservation sres =
+      _budget.acquire(shape_bytes(lc->shape), priority::high, nullptr, "the shape of circuit '" + id + "'");
   lc->charged_bytes = res.bytes() + sres.bytes();
   std::lock_guard lk(_mu);
   entry& e = *_entries.at(id);
@@ -408,10 +408,8 @@ memory_budget::eviction srs_manager::evict_idle_for_budget(std::uint64_t needed)
   const auto min_idle = std::min<std::chrono::milliseconds>(_opt.eviction_min_idle, std::chrono::hours(24 * 365));
   for (auto& [id, e] : _entries) {
     if (e->tier != srs_tier::hot || e->refs != 0 || e->loading || e->installed) continue;
-    if (now - e->last_used >= min_idle)
-      idle.push_back(e.get());
-    else
-      out.retry_at = std::min(out.retry_at, e->last_used + min_idle);
+    if (now - e->last_used >= min_idle) idle.push_back(e.get());
+    else out.retry_at = std::min(out.retry_at, e->last_used + min_idle);
   }
   std::sort(idle.begin(), idle.end(), [](entry* a, entry* b) { return a->last_used < b->last_used; });
   for (entry* e : idle) {

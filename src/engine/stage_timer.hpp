@@ -38,13 +38,9 @@ class stage_timer {
   }
 
   /// An event inside the stage: the stage's detail plus |extra| (",k=v").
-  void event(const char* name, std::string_view extra) const {
-    _log.emit(name, _job, _detail + std::string(extra));
-  }
+  void event(const char* name, std::string_view extra) const { _log.emit(name, _job, _detail + std::string(extra)); }
   /// Appends ",|key|=|value|" to the end event's detail.
-  void add(std::string_view key, std::string_view value) {
-    _fields.append(",").append(key).append("=").append(value);
-  }
+  void add(std::string_view key, std::string_view value) { _fields.append(",").append(key).append("=").append(value); }
   void add(std::string_view key, std::uint64_t value) { add(key, std::to_string(value)); }
   /// Emits the end event now; later calls and the destructor do nothing.
   void end() noexcept {

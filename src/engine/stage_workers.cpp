@@ -99,10 +99,9 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     }
     if (bytes + item->lease->charged_bytes > budget.limit_for(j->prio))
       throw budget_error("partition " + std::to_string(part) + " of job " + j->id + " needs " + format_bytes(bytes) +
-                         " besides the " + format_bytes(item->lease->charged_bytes) + " its circuit '" +
-                         j->circuit_id + "' holds, more than the memory budget allows (" +
-                         format_bytes(budget.limit_for(j->prio)) + " for " + std::string(priority_label(j->prio)) +
-                         " priority work)");
+                         " besides the " + format_bytes(item->lease->charged_bytes) + " its circuit '" + j->circuit_id +
+                         "' holds, more than the memory budget allows (" + format_bytes(budget.limit_for(j->prio)) +
+                         " for " + std::string(priority_label(j->prio)) + " priority work)");
     // the witness's share of the charge travels with its buffer into the
     // pool; only when the backend frees at least the witness after the device
     const std::uint64_t wbytes = witness_pool::bytes_of(shape.num_inputs, shape.num_aux);
@@ -146,9 +145,7 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     j->t.synthesis_ms += sms;
     j->stage[part] = pstage::synth_done;
     j->stage_since[part] = clock::now();
-    space_cv.wait(lk, [&] {
-      return stopping || j->done || j->prio >= priority::high || gpu_q.size() < gpu_capacity;
-    });
+    space_cv.wait(lk, [&] { return stopping || j->done || j->prio >= priority::high || gpu_q.size() < gpu_capacity; });
     if (stopping || j->done) return;  // item dropped below, outside the lock
     stage(*item, "gpu_queue_space_wait", clock::now());
     tl("GPU_QUEUE", j->id, "partition=" + std::to_string(part));  // before a worker can pick it up
@@ -335,8 +332,9 @@ void engine::impl::run_finalize(std::unique_ptr<work_item> item) {
     timer.add("verified", j->verify ? (ok ? "yes" : "FAILED") : "skipped");
     timer.end();
     if (!ok) {
-      fail(j, part, "partition " + std::to_string(part) + " proof of job " + j->id +
-                        " failed self-verification against its public inputs (not returned)");
+      fail(j, part,
+           "partition " + std::to_string(part) + " proof of job " + j->id +
+               " failed self-verification against its public inputs (not returned)");
       return;
     }
     item.reset();  // reservation and lease go back before the job completes

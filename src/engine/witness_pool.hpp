@@ -42,7 +42,7 @@ class witness_pool {
     reservation mem;
   };
   struct stats {
-    std::size_t idle = 0;        ///< buffers kept now
+    std::size_t idle = 0;  ///< buffers kept now
     std::uint64_t idle_bytes = 0;
     std::uint64_t reused = 0;    ///< takes served from the pool since start
     std::uint64_t released = 0;  ///< buffers let go (evict, clear)

@@ -157,8 +157,7 @@ matrix invert(const matrix& a, std::size_t n) {
 // with C = M' M''. Starting from C = B (= M^T), each step keeps M'' and
 // continues with C = B M'; after |n| steps C is the pre-sparse matrix and
 // the M'' list, reversed, is in application order.
-void factor_to_sparse(const matrix& base, std::size_t t, std::size_t n, matrix& pre_sparse,
-                      std::vector<fr>& sparse) {
+void factor_to_sparse(const matrix& base, std::size_t t, std::size_t n, matrix& pre_sparse, std::vector<fr>& sparse) {
   const std::size_t h = t - 1;
   std::vector<std::vector<fr>> steps;  // each: w_hat (t) then v_rest (t - 1)
   steps.reserve(n);
@@ -196,9 +195,7 @@ std::vector<fr> compress_round_constants(const poseidon_constants& c) {
   const std::size_t t = c.width;
   const std::size_t half = c.half_full_rounds;
   const std::size_t rp = c.partial_rounds;
-  const auto round_keys = [&](std::size_t r) {
-    return std::span<const fr>(c.round_constants.data() + r * t, t);
-  };
+  const auto round_keys = [&](std::size_t r) { return std::span<const fr>(c.round_constants.data() + r * t, t); };
   std::vector<fr> res;
   res.reserve(c.full_rounds * t + rp);
 
@@ -311,8 +308,7 @@ const poseidon_constants& poseidon_constants_for(std::size_t arity) {
 }
 
 poseidon_hash_type poseidon_hash_type::custom(std::uint64_t id) {
-  if (id < 1 || id > 256)
-    throw std::invalid_argument("poseidon: custom domain tag id must be in [1, 256]");
+  if (id < 1 || id > 256) throw std::invalid_argument("poseidon: custom domain tag id must be in [1, 256]");
   return poseidon_hash_type(id);
 }
 

@@ -26,16 +26,12 @@ constexpr std::size_t chunk_values = 256 * coded_witness::group_size;
 static_assert(coded_witness::group_size % 32 == 0 && chunk_values % coded_witness::group_size == 0);
 
 /// Bit 2j set where code j of |word| is 2 (other).
-constexpr std::uint64_t other_bits(std::uint64_t word) {
-  return (word >> 1) & ~word & 0x5555555555555555ull;
-}
+constexpr std::uint64_t other_bits(std::uint64_t word) { return (word >> 1) & ~word & 0x5555555555555555ull; }
 
 /// Value |i| of inputs || aux.
 struct joined {
   std::span<const fr> inputs, aux;
-  const fr& operator[](std::size_t i) const {
-    return i < inputs.size() ? inputs[i] : aux[i - inputs.size()];
-  }
+  const fr& operator[](std::size_t i) const { return i < inputs.size() ? inputs[i] : aux[i - inputs.size()]; }
   /// Values [i, i + len) when they lie in one of the two parts, else null.
   const fr* run(std::size_t i, std::size_t len) const {
     if (i + len <= inputs.size()) return inputs.data() + i;
@@ -73,8 +69,7 @@ std::optional<coded_witness> encode_witness(std::span<const fr> inputs, std::spa
                                             std::size_t max_others) {
   const std::size_t n = inputs.size() + aux.size();
   if (n > 0xffffffffull)
-    throw std::invalid_argument("groth16::encode_witness: " + std::to_string(n) +
-                                " values, at most 2^32 - 1");
+    throw std::invalid_argument("groth16::encode_witness: " + std::to_string(n) + " values, at most 2^32 - 1");
   const joined w{inputs, aux};
   coded_witness cw;
   cw.size = n;
@@ -92,8 +87,7 @@ std::optional<coded_witness> encode_witness(std::span<const fr> inputs, std::spa
       for (std::size_t i0 = g0; i0 < g1; i0 += 32) {
         const std::size_t len = std::min(g1, i0 + 32) - i0;
         std::uint64_t word = 0;
-        if (const fr* p = w.run(i0, len))
-          word = code_word(p, len);
+        if (const fr* p = w.run(i0, len)) word = code_word(p, len);
         else  // the word straddles inputs and aux
           for (std::size_t k = 0; k < len; ++k) word |= code_of(w[i0 + k]) << (2 * k);
         cw.codes[i0 / 32] = word;
@@ -124,10 +118,9 @@ std::optional<coded_witness> encode_witness(std::span<const fr> inputs, std::spa
 
 std::vector<fr> decode_witness(const coded_witness& cw) {
   const std::size_t n = cw.size;
-  if (cw.codes.size() != coded_witness::code_words(n) ||
-      cw.group_others.size() != coded_witness::groups(n))
-    throw std::invalid_argument("groth16::decode_witness: code or count arrays do not match " +
-                                std::to_string(n) + " values");
+  if (cw.codes.size() != coded_witness::code_words(n) || cw.group_others.size() != coded_witness::groups(n))
+    throw std::invalid_argument("groth16::decode_witness: code or count arrays do not match " + std::to_string(n) +
+                                " values");
   std::vector<fr> out(n);
   const std::size_t chunks = (n + chunk_values - 1) / chunk_values;
   tbb::parallel_for(std::size_t(0), chunks, [&](std::size_t c) {

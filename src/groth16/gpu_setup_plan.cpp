@@ -43,8 +43,7 @@ csc_matrix transpose(const r1cs::csr_matrix& m, std::size_t num_variables) {
   if (m.nnz() >= (std::uint64_t(1) << 32))
     throw std::invalid_argument("gpu setup: a matrix has " + std::to_string(m.nnz()) +
                                 " non-zeros, the transpose takes fewer than 2^32");
-  if (m.rows() >= (std::uint64_t(1) << 32))
-    throw std::invalid_argument("gpu setup: more than 2^32 - 1 rows");
+  if (m.rows() >= (std::uint64_t(1) << 32)) throw std::invalid_argument("gpu setup: more than 2^32 - 1 rows");
   csc_matrix t;
   std::vector<std::uint32_t> cursor(num_variables + 1, 0);
   for (std::uint32_t c : m.cols) {
@@ -72,8 +71,7 @@ csc_matrix transpose(const r1cs::csr_matrix& m, std::size_t num_variables) {
   return t;
 }
 
-void column_sums(const csc_matrix& t, std::span<const fr> coeffs, std::span<const fr> lagrange,
-                 std::span<fr> out) {
+void column_sums(const csc_matrix& t, std::span<const fr> coeffs, std::span<const fr> lagrange, std::span<fr> out) {
   for (std::size_t c = 0; c + 1 < t.col_ptr.size(); ++c) {
     fr acc = fr::zero();
     for (std::uint32_t p = t.col_ptr[c]; p < t.col_ptr[c + 1]; ++p) {
@@ -104,8 +102,7 @@ query_density finish_density(std::vector<std::uint64_t> words, std::size_t n_bit
 }
 
 /// Bits [0, ni) from |inputs| (or all set when null), then [ni, ni + na) from |aux|.
-query_density unified_density(std::size_t ni, const r1cs::density_mask* inputs,
-                              const r1cs::density_mask& aux) {
+query_density unified_density(std::size_t ni, const r1cs::density_mask* inputs, const r1cs::density_mask& aux) {
   const std::size_t na = aux.size(), n = ni + na;
   std::vector<std::uint64_t> words((n + 63) / 64, 0);
   for (std::size_t i = 0; i < ni; ++i)
@@ -155,8 +152,8 @@ scalar_constants make_scalar_constants(const toxic_waste& t, std::size_t domain_
   return k;
 }
 
-void combine_ic_l(const scalar_constants& k, std::size_t num_inputs, std::span<const fr> u,
-                  std::span<const fr> v, std::span<fr> w) {
+void combine_ic_l(const scalar_constants& k, std::size_t num_inputs, std::span<const fr> u, std::span<const fr> v,
+                  std::span<fr> w) {
   for (std::size_t i = 0; i < w.size(); ++i)
     w[i] = (k.beta * u[i] + k.alpha * v[i] + w[i]) * (i < num_inputs ? k.gamma_inv : k.delta_inv);
 }
@@ -191,10 +188,10 @@ query_scalars host_query_scalars(const r1cs::r1cs_shape& shape, const toxic_wast
 
 std::size_t transpose_bytes(const r1cs::csr_matrix& m, std::size_t num_variables) {
   const std::size_t nnz = m.nnz();
-  return 8 * (m.rows() + 1) + 8 * nnz      // CSR: row_ptr, cols + ids
-         + 2 * 4 * (num_variables + 1)     // counts / cursors, column offsets
-         + 8 * nnz                         // (row, id) per non-zero
-         + 4 * (nnz / long_column + 2);    // long-column list and its length
+  return 8 * (m.rows() + 1) + 8 * nnz    // CSR: row_ptr, cols + ids
+         + 2 * 4 * (num_variables + 1)   // counts / cursors, column offsets
+         + 8 * nnz                       // (row, id) per non-zero
+         + 4 * (nnz / long_column + 2);  // long-column list and its length
 }
 
 std::size_t memory_plan::peak() const {
@@ -202,13 +199,13 @@ std::size_t memory_plan::peak() const {
   const std::size_t u = uvw / 3;
   const std::size_t base = ntt_tables + fixed_tables;
   const std::size_t phases[] = {
-      base + lagrange + uvw + transpose,          // u, v, w (one matrix at a time)
-      base + lagrange + uvw + h,                  // H from the scalars in the L buffer
-      base + uvw + h + l,                         // L from w (combined in place)
-      base + 2 * u + scratch_a + h + l,           // A scalars compacted from u
-      base + u + scratch_a + h + l + a,           // A points (u freed)
-      base + u + scratch_b + h + l + a,           // B scalars compacted from v
-      base + scratch_b + queries(),               // B_G1, B_G2 points (v freed)
+      base + lagrange + uvw + transpose,  // u, v, w (one matrix at a time)
+      base + lagrange + uvw + h,          // H from the scalars in the L buffer
+      base + uvw + h + l,                 // L from w (combined in place)
+      base + 2 * u + scratch_a + h + l,   // A scalars compacted from u
+      base + u + scratch_a + h + l + a,   // A points (u freed)
+      base + u + scratch_b + h + l + a,   // B scalars compacted from v
+      base + scratch_b + queries(),       // B_G1, B_G2 points (v freed)
   };
   return *std::max_element(std::begin(phases), std::end(phases));
 }
@@ -222,8 +219,7 @@ memory_plan plan_memory(const r1cs::r1cs_shape& shape, std::size_t ntt_table_byt
   memory_plan p;
   p.lagrange = s * m;
   p.uvw = 3 * s * nv;
-  p.transpose = std::max({transpose_bytes(shape.a, nv), transpose_bytes(shape.b, nv),
-                          transpose_bytes(shape.c, nv)}) +
+  p.transpose = std::max({transpose_bytes(shape.a, nv), transpose_bytes(shape.b, nv), transpose_bytes(shape.c, nv)}) +
                 s * shape.coeffs.size() + 3 * s * power_split_size;
   p.ntt_tables = ntt_table_bytes;
   p.h = g1 * (m - 1);

@@ -24,8 +24,7 @@ void require(bool ok, const std::string& what) {
   if (!ok) throw std::invalid_argument("groth16::prove: " + what);
 }
 
-void check_sizes(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w,
-                 std::size_t m) {
+void check_sizes(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w, std::size_t m) {
   const auto n = [](std::size_t v) { return std::to_string(v); };
   require(w.inputs.size() == shape.num_inputs,
           "witness has " + n(w.inputs.size()) + " inputs, circuit has " + n(shape.num_inputs));
@@ -33,20 +32,16 @@ void check_sizes(const parameters& p, const r1cs::r1cs_shape& shape, const witne
           "witness has " + n(w.aux.size()) + " aux values, circuit has " + n(shape.num_aux));
   require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
   require(p.vk.ic.size() == shape.num_inputs,
-          "verifying key has " + n(p.vk.ic.size()) + " IC points, circuit has " +
-              n(shape.num_inputs) + " inputs");
-  require(p.h.size() == m - 1, "parameters have " + n(p.h.size()) + " H points, domain needs " +
-                                   n(m - 1));
+          "verifying key has " + n(p.vk.ic.size()) + " IC points, circuit has " + n(shape.num_inputs) + " inputs");
+  require(p.h.size() == m - 1, "parameters have " + n(p.h.size()) + " H points, domain needs " + n(m - 1));
   require(p.l.size() == shape.num_aux,
-          "parameters have " + n(p.l.size()) + " L points, circuit has " + n(shape.num_aux) +
-              " aux variables");
+          "parameters have " + n(p.l.size()) + " L points, circuit has " + n(shape.num_aux) + " aux variables");
   const std::size_t a_len = shape.num_inputs + shape.a_aux_density.count();
-  require(p.a.size() == a_len,
-          "parameters have " + n(p.a.size()) + " A points, circuit density needs " + n(a_len));
+  require(p.a.size() == a_len, "parameters have " + n(p.a.size()) + " A points, circuit density needs " + n(a_len));
   const std::size_t b_len = shape.b_input_density.count() + shape.b_aux_density.count();
-  require(p.b_g1.size() == b_len && p.b_g2.size() == b_len,
-          "parameters have " + n(p.b_g1.size()) + " B_G1 / " + n(p.b_g2.size()) +
-              " B_G2 points, circuit density needs " + n(b_len));
+  require(p.b_g1.size() == b_len && p.b_g2.size() == b_len, "parameters have " + n(p.b_g1.size()) + " B_G1 / " +
+                                                                n(p.b_g2.size()) +
+                                                                " B_G2 points, circuit density needs " + n(b_len));
 }
 
 double ms_since(std::chrono::steady_clock::time_point& t) {
@@ -95,9 +90,8 @@ std::vector<fr> compute_h(const r1cs::r1cs_shape& shape, const witness& w) {
   return compute_h_timed(shape, w, nullptr, nullptr);
 }
 
-proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w, const fr& r,
-            const fr& s, prove_timings* t, const std::atomic<bool>* stop,
-            const std::function<void()>& between_steps) {
+proof prove(const parameters& p, const r1cs::r1cs_shape& shape, const witness& w, const fr& r, const fr& s,
+            prove_timings* t, const std::atomic<bool>* stop, const std::function<void()>& between_steps) {
   auto start = std::chrono::steady_clock::now();
   const std::size_t m = ntt::evaluation_domain(shape.num_constraints).size();
   check_sizes(p, shape, w, m);

@@ -36,8 +36,8 @@ fr random_nonzero(std::mt19937_64& rng) {
 }
 
 /// acc[col] += coeff * lagrange[row] over every non-zero of |m|.
-void accumulate_columns(const r1cs::r1cs_shape& shape, const r1cs::csr_matrix& m,
-                        const std::vector<fr>& lagrange, std::vector<fr>& acc) {
+void accumulate_columns(const r1cs::r1cs_shape& shape, const r1cs::csr_matrix& m, const std::vector<fr>& lagrange,
+                        std::vector<fr>& acc) {
   for (std::size_t row = 0; row < m.rows(); ++row) {
     const auto cols = m.row_cols(row);
     const auto ids = m.row_coeff_ids(row);

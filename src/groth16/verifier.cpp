@@ -12,12 +12,10 @@ namespace {
 
 using ff::fr;
 
-ec::g1_jacobian input_accumulator(const prepared_verifying_key& pvk,
-                                  std::span<const fr> public_inputs) {
+ec::g1_jacobian input_accumulator(const prepared_verifying_key& pvk, std::span<const fr> public_inputs) {
   if (public_inputs.size() + 1 != pvk.ic.size())
     throw std::invalid_argument("groth16::verify: " + std::to_string(public_inputs.size()) +
-                                " public inputs, verifying key expects " +
-                                std::to_string(pvk.ic.size() - 1));
+                                " public inputs, verifying key expects " + std::to_string(pvk.ic.size() - 1));
   ec::g1_jacobian acc = ec::g1_jacobian::from_affine(pvk.ic[0]);
   acc += msm::msm<ff::fp>(std::span(pvk.ic).subspan(1), public_inputs);
   return acc;
@@ -27,12 +25,11 @@ ec::g1_jacobian input_accumulator(const prepared_verifying_key& pvk,
 
 prepared_verifying_key prepare_verifying_key(const verifying_key& vk) {
   if (vk.ic.empty()) throw std::invalid_argument("groth16: verifying key has no IC points");
-  return {ec::pairing(vk.alpha_g1, vk.beta_g2), vk.alpha_g1, ec::g2_prepared(vk.beta_g2),
-          ec::g2_prepared(-vk.gamma_g2), ec::g2_prepared(-vk.delta_g2), vk.ic};
+  return {ec::pairing(vk.alpha_g1, vk.beta_g2), vk.alpha_g1, ec::g2_prepared(vk.beta_g2), ec::g2_prepared(-vk.gamma_g2),
+          ec::g2_prepared(-vk.delta_g2),        vk.ic};
 }
 
-bool verify(const prepared_verifying_key& pvk, const proof& pi,
-            std::span<const fr> public_inputs) {
+bool verify(const prepared_verifying_key& pvk, const proof& pi, std::span<const fr> public_inputs) {
   const ec::g1_affine acc = input_accumulator(pvk, public_inputs).to_affine();
   const ec::g2_prepared b(pi.b);
   const ec::miller_term terms[] = {{pi.a, &b}, {acc, &pvk.neg_gamma}, {pi.c, &pvk.neg_delta}};
@@ -42,9 +39,8 @@ bool verify(const prepared_verifying_key& pvk, const proof& pi,
 bool verify_batch(const prepared_verifying_key& pvk, std::span<const proof> proofs,
                   std::span<const std::vector<fr>> public_inputs, std::uint64_t seed) {
   if (proofs.size() != public_inputs.size())
-    throw std::invalid_argument("groth16::verify_batch: " + std::to_string(proofs.size()) +
-                                " proofs but " + std::to_string(public_inputs.size()) +
-                                " input vectors");
+    throw std::invalid_argument("groth16::verify_batch: " + std::to_string(proofs.size()) + " proofs but " +
+                                std::to_string(public_inputs.size()) + " input vectors");
   if (proofs.empty()) return true;
   std::mt19937_64 rng(seed);
   std::vector<ec::g2_prepared> bs;

@@ -71,8 +71,8 @@ std::optional<base64_error> decode_into(std::string_view text, base64_mode mode,
       while (i + 4 <= n) {
         const int a = values[in[i]], b = values[in[i + 1]], c = values[in[i + 2]], d = values[in[i + 3]];
         if ((a | b | c | d) < 0) break;
-        const std::uint32_t w = std::uint32_t(a) << 18 | std::uint32_t(b) << 12 | std::uint32_t(c) << 6 |
-                                std::uint32_t(d);
+        const std::uint32_t w =
+            std::uint32_t(a) << 18 | std::uint32_t(b) << 12 | std::uint32_t(c) << 6 | std::uint32_t(d);
         o[0] = std::uint8_t(w >> 16);
         o[1] = std::uint8_t(w >> 8);
         o[2] = std::uint8_t(w);

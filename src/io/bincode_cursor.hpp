@@ -25,7 +25,7 @@ namespace cuzk::io::bincode {
 
 inline constexpr std::size_t domain_size = 32;
 // Smallest encodings, used to bound Vec lengths by the bytes that remain.
-inline constexpr std::size_t min_path_element = 8 + 8;                     // empty hashes, index
+inline constexpr std::size_t min_path_element = 8 + 8;                    // empty hashes, index
 inline constexpr std::size_t min_merkle_proof = 4 + 8 + 2 * domain_size;  // Single, empty path
 
 class bincode_reader {
@@ -97,8 +97,7 @@ class bincode_reader {
     const std::uint64_t n = u64("a Vec length");
     if (min_element != 0 && n > remaining() / min_element)
       fail(at, "truncated or corrupt: Vec length " + std::to_string(n) + " needs at least " +
-                   std::to_string(min_element) + " bytes per element, " + std::to_string(remaining()) +
-                   " left");
+                   std::to_string(min_element) + " bytes per element, " + std::to_string(remaining()) + " left");
     return std::size_t(n);
   }
 

@@ -8,8 +8,8 @@ namespace cuzk::io {
 
 namespace {
 
-std::string describe(const std::string& kind, const std::string& path, const std::string& section,
-                     std::uint64_t offset, const std::string& detail) {
+std::string describe(const std::string& kind, const std::string& path, const std::string& section, std::uint64_t offset,
+                     const std::string& detail) {
   std::string s = kind + " file '" + path + "'";
   if (!section.empty()) s += ": " + section;
   if (offset != format_error::no_offset) s += " at byte offset " + std::to_string(offset);
@@ -18,8 +18,8 @@ std::string describe(const std::string& kind, const std::string& path, const std
 
 }  // namespace
 
-format_error::format_error(std::string kind, std::string path, std::string section,
-                           std::uint64_t offset, const std::string& detail)
+format_error::format_error(std::string kind, std::string path, std::string section, std::uint64_t offset,
+                           const std::string& detail)
     : std::runtime_error(describe(kind, path, section, offset, detail)),
       _kind(std::move(kind)),
       _path(std::move(path)),

@@ -47,9 +47,7 @@ namespace {
 constexpr std::size_t g1_size = ec::g1_uncompressed_size;
 constexpr std::size_t g2_size = ec::g2_uncompressed_size;
 
-const char* kind_name(parameter_file_kind kind) {
-  return kind == parameter_file_kind::verifying_key ? "vk" : "params";
-}
+const char* kind_name(parameter_file_kind kind) { return kind == parameter_file_kind::verifying_key ? "vk" : "params"; }
 
 /// Kind label for error messages about a file known only by its path.
 const char* kind_of_path(const std::filesystem::path& path) {
@@ -59,9 +57,7 @@ const char* kind_of_path(const std::filesystem::path& path) {
   return "params";
 }
 
-std::string quoted_section(std::string_view name) {
-  return "section '" + std::string(name) + "'";
-}
+std::string quoted_section(std::string_view name) { return "section '" + std::string(name) + "'"; }
 
 // ---- layout walking -------------------------------------------------------
 
@@ -74,48 +70,43 @@ class layout_walker {
   std::uint64_t left() const { return _bytes.size() - _pos; }
   std::uint64_t pos() const { return _pos; }
 
-  [[noreturn]] void fail(std::string_view name, std::uint64_t offset,
-                         const std::string& detail) const {
+  [[noreturn]] void fail(std::string_view name, std::uint64_t offset, const std::string& detail) const {
     throw format_error(kind_name(_kind), _label, quoted_section(name), offset, detail);
   }
 
   void single(std::string_view name, std::size_t size) {
     if (left() < size)
       fail(name, _pos,
-           "truncated: the point needs " + std::to_string(size) + " bytes, " +
-               std::to_string(left()) + " left");
+           "truncated: the point needs " + std::to_string(size) + " bytes, " + std::to_string(left()) + " left");
     push(name, 1, size);
   }
 
   void vector(std::string_view name, std::size_t size) {
     if (left() < 4)
-      fail(name, _pos,
-           "truncated: the u32 length field needs 4 bytes, " + std::to_string(left()) + " left");
+      fail(name, _pos, "truncated: the u32 length field needs 4 bytes, " + std::to_string(left()) + " left");
     const std::uint8_t* p = _bytes.data() + _pos;
-    const std::uint64_t count = (std::uint64_t(p[0]) << 24) | (std::uint64_t(p[1]) << 16) |
-                                (std::uint64_t(p[2]) << 8) | std::uint64_t(p[3]);
+    const std::uint64_t count =
+        (std::uint64_t(p[0]) << 24) | (std::uint64_t(p[1]) << 16) | (std::uint64_t(p[2]) << 8) | std::uint64_t(p[3]);
     _pos += 4;
     const std::uint64_t need = count * size;  // <= (2^32 - 1) * 192: no overflow
     if (left() < need)
       fail(name, _pos,
-           "truncated: the length field says " + std::to_string(count) + " points (" +
-               std::to_string(need) + " bytes), " + std::to_string(left()) + " left");
+           "truncated: the length field says " + std::to_string(count) + " points (" + std::to_string(need) +
+               " bytes), " + std::to_string(left()) + " left");
     push(name, count, size);
   }
 
   void finish() const {
     if (left() != 0)
-      throw format_error(kind_name(_kind), _label, "after " + quoted_section(_out.back().name),
-                         _pos,
+      throw format_error(kind_name(_kind), _label, "after " + quoted_section(_out.back().name), _pos,
                          std::to_string(left()) + " trailing bytes after the last section");
   }
 
  private:
   void push(std::string_view name, std::uint64_t count, std::size_t size) {
     const std::uint64_t n = count * size;
-    _out.push_back(section{name, _pos, count, size,
-                           _bytes.subspan(static_cast<std::size_t>(_pos),
-                                          static_cast<std::size_t>(n))});
+    _out.push_back(
+        section{name, _pos, count, size, _bytes.subspan(static_cast<std::size_t>(_pos), static_cast<std::size_t>(n))});
     _pos += n;
   }
 
@@ -144,54 +135,48 @@ std::size_t first_infinity(std::span<const Point> pts) {
 
 /// Whether bellperson rejects the point at infinity in this section.
 bool infinity_forbidden(std::string_view name) {
-  return name == "ic" || name == "h" || name == "l" || name == "a" || name == "b_g1" ||
-         name == "b_g2";
+  return name == "ic" || name == "h" || name == "l" || name == "a" || name == "b_g1" || name == "b_g2";
 }
 
 /// Decodes points [first, first + out.size()) of |s| into |out|; indices in
 /// messages count from the start of the section.
 template <class Point>
-void decode_section(const parameter_layout& layout, const section& s, std::uint64_t first,
-                    std::span<Point> out, bool check_subgroup) {
+void decode_section(const parameter_layout& layout, const section& s, std::uint64_t first, std::span<Point> out,
+                    bool check_subgroup) {
   constexpr bool g2 = std::is_same_v<Point, ec::g2_affine>;
   const ec::batch_decode_options bopt{.check_subgroup = check_subgroup, .parallel = true};
   const std::span<const std::uint8_t> in =
       s.bytes.subspan(std::size_t(first * s.point_size), out.size() * s.point_size);
   ec::batch_decode_result r;
-  if constexpr (g2)
-    r = ec::decode_g2s_uncompressed(in, out, bopt);
-  else
-    r = ec::decode_g1s_uncompressed(in, out, bopt);
+  if constexpr (g2) r = ec::decode_g2s_uncompressed(in, out, bopt);
+  else r = ec::decode_g1s_uncompressed(in, out, bopt);
   const char* kind = kind_name(layout.kind());
   if (!r) {
     const std::uint64_t i = first + (r.index == ec::batch_decode_result::no_index ? 0 : r.index);
     throw format_error(kind, layout.label(), quoted_section(s.name), s.offset + i * s.point_size,
-                       "point " + std::to_string(i) + " of " + std::to_string(s.count) + " (" +
-                           (g2 ? "G2" : "G1") +
+                       "point " + std::to_string(i) + " of " + std::to_string(s.count) + " (" + (g2 ? "G2" : "G1") +
                            "): " + std::string(ec::decode_error_message(r.error)));
   }
   if (infinity_forbidden(s.name)) {
     const std::size_t j = first_infinity<Point>(out);
     if (j != out.size()) {
       const std::uint64_t i = first + j;
-      throw format_error(kind, layout.label(), quoted_section(s.name),
-                         s.offset + i * s.point_size,
+      throw format_error(kind, layout.label(), quoted_section(s.name), s.offset + i * s.point_size,
                          "point " + std::to_string(i) + " of " + std::to_string(s.count) +
-                             " is the point at infinity, which is not allowed in '" +
-                             std::string(s.name) + "' (bellperson rejects it)");
+                             " is the point at infinity, which is not allowed in '" + std::string(s.name) +
+                             "' (bellperson rejects it)");
     }
   }
 }
 
 template <class Point>
-void decode_section(const parameter_layout& layout, const section& s, std::span<Point> out,
-                    bool check_subgroup) {
+void decode_section(const parameter_layout& layout, const section& s, std::span<Point> out, bool check_subgroup) {
   decode_section(layout, s, 0, out, check_subgroup);
 }
 
 template <class Point>
-void decode_range_checked(const parameter_layout& layout, const section& s, std::uint64_t first,
-                          std::span<Point> out, const read_options& opt) {
+void decode_range_checked(const parameter_layout& layout, const section& s, std::uint64_t first, std::span<Point> out,
+                          const read_options& opt) {
   constexpr bool g2 = std::is_same_v<Point, ec::g2_affine>;
   if (s.is_g2() != g2)
     throw std::invalid_argument("decode_section_range: section '" + std::string(s.name) + "' holds " +
@@ -211,16 +196,13 @@ struct decode_target {
 };
 
 /// Decodes every target in parallel; rethrows the first failure in file order.
-void decode_all(const parameter_layout& layout, std::span<const decode_target> targets,
-                bool check_subgroup) {
+void decode_all(const parameter_layout& layout, std::span<const decode_target> targets, bool check_subgroup) {
   std::vector<std::exception_ptr> errors(targets.size());
   tbb::parallel_for(std::size_t(0), targets.size(), [&](std::size_t k) {
     try {
       const auto& t = targets[k];
-      if (t.sec->is_g2())
-        decode_section(layout, *t.sec, t.g2, check_subgroup);
-      else
-        decode_section(layout, *t.sec, t.g1, check_subgroup);
+      if (t.sec->is_g2()) decode_section(layout, *t.sec, t.g2, check_subgroup);
+      else decode_section(layout, *t.sec, t.g1, check_subgroup);
     } catch (...) {
       errors[k] = std::current_exception();
     }
@@ -229,14 +211,9 @@ void decode_all(const parameter_layout& layout, std::span<const decode_target> t
     if (e) std::rethrow_exception(e);
 }
 
-void add_vk_targets(const parameter_layout& layout, groth16::verifying_key& vk,
-                    std::vector<decode_target>& targets) {
-  auto one_g1 = [&](std::string_view n, ec::g1_affine& p) {
-    targets.push_back({&layout.at(n), std::span(&p, 1), {}});
-  };
-  auto one_g2 = [&](std::string_view n, ec::g2_affine& p) {
-    targets.push_back({&layout.at(n), {}, std::span(&p, 1)});
-  };
+void add_vk_targets(const parameter_layout& layout, groth16::verifying_key& vk, std::vector<decode_target>& targets) {
+  auto one_g1 = [&](std::string_view n, ec::g1_affine& p) { targets.push_back({&layout.at(n), std::span(&p, 1), {}}); };
+  auto one_g2 = [&](std::string_view n, ec::g2_affine& p) { targets.push_back({&layout.at(n), {}, std::span(&p, 1)}); };
   one_g1("alpha_g1", vk.alpha_g1);
   one_g1("beta_g1", vk.beta_g1);
   one_g2("beta_g2", vk.beta_g2);
@@ -284,18 +261,17 @@ class buffered_writer {
     for (std::size_t start = 0; start < pts.size(); start += chunk) {
       const std::size_t n = std::min(chunk, pts.size() - start);
       std::uint8_t* dst = reserve(n * size);
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024),
-                        [&](const tbb::blocked_range<std::size_t>& r) {
-                          for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                            if constexpr (g2) {
-                              const auto e = ec::encode_g2_uncompressed(pts[start + i]);
-                              std::memcpy(dst + i * size, e.data(), size);
-                            } else {
-                              const auto e = ec::encode_g1_uncompressed(pts[start + i]);
-                              std::memcpy(dst + i * size, e.data(), size);
-                            }
-                          }
-                        });
+      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) {
+          if constexpr (g2) {
+            const auto e = ec::encode_g2_uncompressed(pts[start + i]);
+            std::memcpy(dst + i * size, e.data(), size);
+          } else {
+            const auto e = ec::encode_g1_uncompressed(pts[start + i]);
+            std::memcpy(dst + i * size, e.data(), size);
+          }
+        }
+      });
       commit(n * size);
     }
   }
@@ -353,8 +329,8 @@ struct evp_ctx {
 
 // ---- parameter_layout ---------------------------------------------------------
 
-parameter_layout parameter_layout::parse(std::span<const std::uint8_t> bytes,
-                                         parameter_file_kind kind, std::string_view label) {
+parameter_layout parameter_layout::parse(std::span<const std::uint8_t> bytes, parameter_file_kind kind,
+                                         std::string_view label) {
   parameter_layout l;
   l._kind = kind;
   l._bytes = bytes;
@@ -387,22 +363,19 @@ const section* parameter_layout::find(std::string_view name) const noexcept {
 
 const section& parameter_layout::at(std::string_view name) const {
   if (const section* s = find(name)) return *s;
-  throw std::out_of_range("parameter file '" + _label + "' has no section '" + std::string(name) +
-                          "'");
+  throw std::out_of_range("parameter file '" + _label + "' has no section '" + std::string(name) + "'");
 }
 
 // ---- mapped_parameter_file ----------------------------------------------------
 
-mapped_parameter_file::mapped_parameter_file(const std::filesystem::path& path,
-                                             parameter_file_kind kind)
+mapped_parameter_file::mapped_parameter_file(const std::filesystem::path& path, parameter_file_kind kind)
     : _path(path), _map(path, kind_name(kind)) {
   _layout = parameter_layout::parse(bytes(), kind, path.string());
 }
 
 // ---- reading ----------------------------------------------------------------------
 
-groth16::verifying_key decode_verifying_key(const parameter_layout& layout,
-                                            const read_options& opt) {
+groth16::verifying_key decode_verifying_key(const parameter_layout& layout, const read_options& opt) {
   groth16::verifying_key vk;
   std::vector<decode_target> targets;
   add_vk_targets(layout, vk, targets);
@@ -412,8 +385,7 @@ groth16::verifying_key decode_verifying_key(const parameter_layout& layout,
 
 groth16::parameters decode_parameters(const parameter_layout& layout, const read_options& opt) {
   if (layout.kind() != parameter_file_kind::parameters)
-    throw std::invalid_argument("decode_parameters: '" + layout.label() +
-                                "' was parsed as a .vk, not a .params");
+    throw std::invalid_argument("decode_parameters: '" + layout.label() + "' was parsed as a .vk, not a .params");
   groth16::parameters p;
   std::vector<decode_target> targets;
   add_vk_targets(layout, p.vk, targets);
@@ -458,17 +430,15 @@ groth16::parameters read_parameters(const std::filesystem::path& path, const rea
   return decode_parameters(file.layout(), opt);
 }
 
-groth16::verifying_key read_verifying_key(const std::filesystem::path& path,
-                                          const read_options& opt) {
+groth16::verifying_key read_verifying_key(const std::filesystem::path& path, const read_options& opt) {
   maybe_check_digest(path, opt);
   const mapped_parameter_file file(path, parameter_file_kind::verifying_key);
   return decode_verifying_key(file.layout(), opt);
 }
 
-groth16::verifying_key read_verifying_key(std::span<const std::uint8_t> bytes,
-                                          const read_options& opt, std::string_view label) {
-  if (opt.check_digest)
-    throw std::invalid_argument("read_verifying_key: check_digest needs a file, not bytes");
+groth16::verifying_key read_verifying_key(std::span<const std::uint8_t> bytes, const read_options& opt,
+                                          std::string_view label) {
+  if (opt.check_digest) throw std::invalid_argument("read_verifying_key: check_digest needs a file, not bytes");
   const auto layout = parameter_layout::parse(bytes, parameter_file_kind::verifying_key, label);
   return decode_verifying_key(layout, opt);
 }
@@ -526,8 +496,8 @@ struct parameter_file_writer::impl {
   }
 };
 
-parameter_file_writer::parameter_file_writer(const std::filesystem::path& path,
-                                             const groth16::verifying_key& vk, const counts& n)
+parameter_file_writer::parameter_file_writer(const std::filesystem::path& path, const groth16::verifying_key& vk,
+                                             const counts& n)
     : _impl(std::make_unique<impl>()) {
   impl& d = *_impl;
   d.path = path;
@@ -573,8 +543,8 @@ void parameter_file_writer::append_g2(std::span<const ec::g2_affine> pts) {
   impl& d = *_impl;
   d.advance(4);
   if (d.current != 4)
-    throw std::logic_error(std::string("parameter_file_writer: G2 points while section '") +
-                           impl::names[d.current] + "' is incomplete");
+    throw std::logic_error(std::string("parameter_file_writer: G2 points while section '") + impl::names[d.current] +
+                           "' is incomplete");
   if (pts.size() > d.want[4] - d.have[4])
     throw std::logic_error("parameter_file_writer: " + std::to_string(pts.size()) +
                            " G2 points past the end of section 'b_g2'");
@@ -624,12 +594,8 @@ std::uint64_t read_meta(const std::filesystem::path& path) {
 
 // ---- digests and parameters.json -------------------------------------------------
 
-digest_error::digest_error(std::string file, std::string expected, std::string actual,
-                           const std::string& message)
-    : std::runtime_error(message),
-      _file(std::move(file)),
-      _expected(std::move(expected)),
-      _actual(std::move(actual)) {}
+digest_error::digest_error(std::string file, std::string expected, std::string actual, const std::string& message)
+    : std::runtime_error(message), _file(std::move(file)), _expected(std::move(expected)), _actual(std::move(actual)) {}
 
 std::map<std::string, parameter_entry> read_parameters_json(const std::filesystem::path& path) {
   const std::string kind = "parameters.json";
@@ -663,8 +629,7 @@ std::map<std::string, parameter_entry> read_parameters_json(const std::filesyste
       e.digest = v["digest"].get<std::string>();
     }
     if (v.contains("sector_size")) {
-      if (!v["sector_size"].is_number_unsigned())
-        throw bad(where, "'sector_size' is not an unsigned integer");
+      if (!v["sector_size"].is_number_unsigned()) throw bad(where, "'sector_size' is not an unsigned integer");
       e.sector_size = v["sector_size"].get<std::uint64_t>();
     }
     out.emplace(name, std::move(e));
@@ -691,40 +656,36 @@ std::string file_digest(const std::filesystem::path& path) {
     if (n > 0) ctx.update(buf.get(), n);
     if (n < chunk) {
       if (std::ferror(f.get()))
-        throw format_error(kind_of_path(path), path.string(), "", format_error::no_offset,
-                           "read error while hashing");
+        throw format_error(kind_of_path(path), path.string(), "", format_error::no_offset, "read error while hashing");
       break;
     }
   }
   return ctx.hex16();
 }
 
-digest_check verify_digest(const std::filesystem::path& file,
-                           const std::filesystem::path& parameters_json) {
+digest_check verify_digest(const std::filesystem::path& file, const std::filesystem::path& parameters_json) {
   const auto entries = read_parameters_json(parameters_json);
   const std::string name = file.filename().string();
   const auto it = entries.find(name);
   digest_check out;
   if (it == entries.end()) {
     out.result = digest_check::status::no_entry;
-    out.message = "'" + file.string() + "': no entry for '" + name + "' in '" +
-                  parameters_json.string() + "'; digest not checked";
+    out.message = "'" + file.string() + "': no entry for '" + name + "' in '" + parameters_json.string() +
+                  "'; digest not checked";
     return out;
   }
   const std::string& expected = it->second.digest;
   out.digest = file_digest(file);
   if (expected.empty())
     throw digest_error(file.string(), expected, out.digest,
-                       "'" + file.string() + "': the entry for '" + name + "' in '" +
-                           parameters_json.string() + "' has no digest (actual digest " +
-                           out.digest + ")");
+                       "'" + file.string() + "': the entry for '" + name + "' in '" + parameters_json.string() +
+                           "' has no digest (actual digest " + out.digest + ")");
   if (expected != out.digest)
     throw digest_error(file.string(), expected, out.digest,
-                       "'" + file.string() + "': digest mismatch: parameters.json expects " +
-                           expected + ", the file has " + out.digest);
+                       "'" + file.string() + "': digest mismatch: parameters.json expects " + expected +
+                           ", the file has " + out.digest);
   out.result = digest_check::status::match;
-  out.message = "'" + file.string() + "': digest " + out.digest + " matches '" +
-                parameters_json.string() + "'";
+  out.message = "'" + file.string() + "': digest " + out.digest + " matches '" + parameters_json.string() + "'";
   return out;
 }
 
@@ -738,8 +699,7 @@ std::string file_identity_text(const std::filesystem::path& file) {
 }
 }  // namespace
 
-digest_check verify_digest_recorded(const std::filesystem::path& file,
-                                    const std::filesystem::path& parameters_json) {
+digest_check verify_digest_recorded(const std::filesystem::path& file, const std::filesystem::path& parameters_json) {
   std::filesystem::path record = file;
   record += ".verified";
   const std::string id = file_identity_text(file);

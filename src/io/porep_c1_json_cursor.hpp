@@ -49,8 +49,12 @@ inline std::string quoted(std::string_view s) {
 class cursor {
  public:
   cursor(std::string_view text, std::string_view label, std::string path, bool inner)
-      : _begin(text.data()), _p(text.data()), _end(text.data() + text.size()), _label(label),
-        _path(std::move(path)), _inner(inner) {}
+      : _begin(text.data()),
+        _p(text.data()),
+        _end(text.data() + text.size()),
+        _label(label),
+        _path(std::move(path)),
+        _inner(inner) {}
 
   // ---- JSON path ----
   std::size_t mark() const noexcept { return _path.size(); }
@@ -297,8 +301,7 @@ class cursor {
         fail("expected ',' or ']' in an array, found " + found());
       }
     }
-    if (count != n)
-      fail("expected " + std::to_string(n) + " " + what + ", found " + std::to_string(count));
+    if (count != n) fail("expected " + std::to_string(n) + " " + what + ", found " + std::to_string(count));
   }
 
   /// Skips one syntactically valid JSON value (iteratively, depth-capped).
@@ -327,8 +330,7 @@ class cursor {
         null("a value");
       } else if (c == 't' || c == 'f') {
         const std::string_view word = c == 't' ? "true" : "false";
-        if (std::size_t(_end - _p) < word.size() || std::string_view(_p, word.size()) != word)
-          fail("invalid literal");
+        if (std::size_t(_end - _p) < word.size() || std::string_view(_p, word.size()) != word) fail("invalid literal");
         _p += word.size();
       } else if (c == '-' || (c >= '0' && c <= '9')) {
         skip_number();

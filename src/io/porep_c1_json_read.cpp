@@ -76,7 +76,6 @@ const char* variant_name(merkle_proof_kind k) {
   return "?";
 }
 
-
 // ---- the C1 schema ---------------------------------------------------------
 
 std::vector<merkle_path_element> read_path(cursor& c, std::uint32_t arity, std::uint32_t levels) {
@@ -95,8 +94,7 @@ std::vector<merkle_path_element> read_path(cursor& c, std::uint32_t arity, std::
           const char* at = (c.ws(), c.pos());
           e.index = c.u64("index");
           if (e.index >= arity)
-            c.fail_at(at, "index " + std::to_string(e.index) + " is not below the arity " +
-                              std::to_string(arity));
+            c.fail_at(at, "index " + std::to_string(e.index) + " is not below the arity " + std::to_string(arity));
         }
       });
     });
@@ -111,13 +109,13 @@ merkle_proof read_merkle_proof(cursor& c, const tree_shape& shape) {
   static constexpr std::array<std::string_view, 3> variants{"Single", "Sub", "Top"};
   static constexpr std::array<std::string_view, 3> single_fields{"root", "leaf", "path"};
   static constexpr std::array<std::string_view, 4> sub_fields{"base_proof", "sub_proof", "root", "leaf"};
-  static constexpr std::array<std::string_view, 5> top_fields{"base_proof", "sub_proof", "top_proof",
-                                                              "root", "leaf"};
+  static constexpr std::array<std::string_view, 5> top_fields{"base_proof", "sub_proof", "top_proof", "root", "leaf"};
   c.object(proof_fields, [&](std::size_t) {
     // ProofData: an externally tagged enum, i.e. an object with one key.
     c.expect('{', "a ProofData object {\"Single\"|\"Sub\"|\"Top\": {...}}");
     const char* at = (c.ws(), c.pos());
-    if (c.peek() != '"') c.fail("expected a ProofData variant key (\"Single\", \"Sub\" or \"Top\"), found " + c.found());
+    if (c.peek() != '"')
+      c.fail("expected a ProofData variant key (\"Single\", \"Sub\" or \"Top\"), found " + c.found());
     const std::string_view key = c.string("a key");
     std::size_t v = 0;
     while (v < variants.size() && variants[v] != key) ++v;
@@ -130,40 +128,29 @@ merkle_proof read_merkle_proof(cursor& c, const tree_shape& shape) {
     const std::size_t m = c.mark();
     c.push_key(variants[v]);
     const auto read_root_leaf = [&](std::size_t f, std::size_t root_at) {
-      if (f == root_at)
-        p.root = c.domain();
-      else
-        p.leaf = c.domain();
+      if (f == root_at) p.root = c.domain();
+      else p.leaf = c.domain();
     };
     switch (shape.kind) {
       case merkle_proof_kind::single:
         c.object(single_fields, [&](std::size_t f) {
-          if (f == 2)
-            p.base = read_path(c, shape.base_arity, shape.base_levels);
-          else
-            read_root_leaf(f, 0);
+          if (f == 2) p.base = read_path(c, shape.base_arity, shape.base_levels);
+          else read_root_leaf(f, 0);
         });
         break;
       case merkle_proof_kind::sub:
         c.object(sub_fields, [&](std::size_t f) {
-          if (f == 0)
-            p.base = read_path(c, shape.base_arity, shape.base_levels);
-          else if (f == 1)
-            p.sub = read_path(c, shape.sub_arity, 1);
-          else
-            read_root_leaf(f, 2);
+          if (f == 0) p.base = read_path(c, shape.base_arity, shape.base_levels);
+          else if (f == 1) p.sub = read_path(c, shape.sub_arity, 1);
+          else read_root_leaf(f, 2);
         });
         break;
       case merkle_proof_kind::top:
         c.object(top_fields, [&](std::size_t f) {
-          if (f == 0)
-            p.base = read_path(c, shape.base_arity, shape.base_levels);
-          else if (f == 1)
-            p.sub = read_path(c, shape.sub_arity, 1);
-          else if (f == 2)
-            p.top = read_path(c, shape.top_arity, 1);
-          else
-            read_root_leaf(f, 3);
+          if (f == 0) p.base = read_path(c, shape.base_arity, shape.base_levels);
+          else if (f == 1) p.sub = read_path(c, shape.sub_arity, 1);
+          else if (f == 2) p.top = read_path(c, shape.top_arity, 1);
+          else read_root_leaf(f, 3);
         });
         break;
     }
@@ -227,13 +214,12 @@ porep_labeling_proof read_labeling_proof(cursor& c, const c1_shape& s, std::uint
     } else if (f == 1) {
       lp.layer_index = c.u32("layer_index");
       if (lp.layer_index != want_layer)
-        c.fail_at(at, "layer_index " + std::to_string(lp.layer_index) + ", expected " +
-                          std::to_string(want_layer));
+        c.fail_at(at, "layer_index " + std::to_string(lp.layer_index) + ", expected " + std::to_string(want_layer));
     } else {
       lp.node = c.u64("node");
       if (lp.node >= s.info->nodes)
-        c.fail_at(at, "node " + std::to_string(lp.node) + " is not below the " +
-                          std::to_string(s.info->nodes) + " nodes of the sector");
+        c.fail_at(at, "node " + std::to_string(lp.node) + " is not below the " + std::to_string(s.info->nodes) +
+                          " nodes of the sector");
     }
   });
   return lp;
@@ -241,9 +227,8 @@ porep_labeling_proof read_labeling_proof(cursor& c, const c1_shape& s, std::uint
 
 porep_challenge_proof read_challenge_proof(cursor& c, const c1_shape& s) {
   porep_challenge_proof p;
-  static constexpr std::array<std::string_view, 5> fields{"comm_d_proofs", "comm_r_last_proof",
-                                                          "replica_column_proofs", "labeling_proofs",
-                                                          "encoding_proof"};
+  static constexpr std::array<std::string_view, 5> fields{"comm_d_proofs", "comm_r_last_proof", "replica_column_proofs",
+                                                          "labeling_proofs", "encoding_proof"};
   static constexpr std::array<std::string_view, 3> rcp_fields{"c_x", "drg_parents", "exp_parents"};
   const char* start = (c.ws(), c.pos());
   c.object(fields, [&](std::size_t f) {
@@ -265,9 +250,8 @@ porep_challenge_proof read_challenge_proof(cursor& c, const c1_shape& s) {
         break;
       case 3:
         p.labeling_proofs.resize(s.info->layers);
-        c.array(s.info->layers, "labeling proofs (one per layer)", [&](std::size_t i) {
-          p.labeling_proofs[i] = read_labeling_proof(c, s, std::uint32_t(i + 1));
-        });
+        c.array(s.info->layers, "labeling proofs (one per layer)",
+                [&](std::size_t i) { p.labeling_proofs[i] = read_labeling_proof(c, s, std::uint32_t(i + 1)); });
         break;
       default: p.encoding_proof = read_labeling_proof(c, s, s.info->layers); break;
     }
@@ -276,9 +260,8 @@ porep_challenge_proof read_challenge_proof(cursor& c, const c1_shape& s) {
   const std::uint64_t node = p.labeling_proofs[0].node;
   for (std::size_t l = 1; l < p.labeling_proofs.size(); ++l)
     if (p.labeling_proofs[l].node != node)
-      c.fail_at(start, "labeling_proofs[" + std::to_string(l) + "].node " +
-                           std::to_string(p.labeling_proofs[l].node) + " differs from labeling_proofs[0].node " +
-                           std::to_string(node));
+      c.fail_at(start, "labeling_proofs[" + std::to_string(l) + "].node " + std::to_string(p.labeling_proofs[l].node) +
+                           " differs from labeling_proofs[0].node " + std::to_string(node));
   if (p.encoding_proof.node != node)
     c.fail_at(start, "encoding_proof.node " + std::to_string(p.encoding_proof.node) +
                          " differs from labeling_proofs[0].node " + std::to_string(node));
@@ -297,9 +280,9 @@ void read_vanilla_proofs(cursor& c, const c1_shape& s, c1_output& out) {
   if (key != info.shape_name) {
     bool known = false;
     for (const seal_proof_info& p : seal_proofs()) known |= p.shape_name == key;
-    c.fail_at(key_at, std::string(known ? "vanilla proof shape " : "unknown vanilla proof shape ") +
-                          quoted(key) + " does not match registered_proof " + std::string(info.name) +
-                          " (expected " + quoted(info.shape_name) + ")");
+    c.fail_at(key_at, std::string(known ? "vanilla proof shape " : "unknown vanilla proof shape ") + quoted(key) +
+                          " does not match registered_proof " + std::string(info.name) + " (expected " +
+                          quoted(info.shape_name) + ")");
   }
   c.expect(':', "':' after a key");
   const std::size_t m = c.mark();
@@ -319,8 +302,8 @@ void read_vanilla_proofs(cursor& c, const c1_shape& s, c1_output& out) {
 /// The bare SealCommitPhase1Output object.
 c1_output read_c1_object(cursor& c) {
   c1_output out;
-  static constexpr std::array<std::string_view, 7> fields{"registered_proof", "vanilla_proofs", "comm_r",
-                                                          "comm_d", "replica_id", "seed", "ticket"};
+  static constexpr std::array<std::string_view, 7> fields{"registered_proof", "vanilla_proofs", "comm_r", "comm_d",
+                                                          "replica_id",       "seed",           "ticket"};
   const char* deferred = nullptr;  // vanilla_proofs met before registered_proof
   c1_shape shape{};
   const auto canonical = [&](const bytes32& b, const char* at) {
@@ -400,8 +383,7 @@ c1_output read_wrapper(cursor& c, std::string_view label) {
   if (sector_size != out->proof->sector_size) {
     c.push_key("SectorSize");
     c.fail_at(size_at, "SectorSize " + std::to_string(sector_size) + " does not match registered_proof " +
-                           std::string(out->proof->name) + " (" + std::to_string(out->proof->sector_size) +
-                           " bytes)");
+                           std::string(out->proof->name) + " (" + std::to_string(out->proof->sector_size) + " bytes)");
   }
   return std::move(*out);
 }
@@ -428,12 +410,11 @@ c1_output parse_c1_json(std::string_view text, std::string_view label) {
 }
 
 c1_output read_c1_file(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (::stat(path.c_str(), &st) != 0)
     throw format_error(kind_name, path, "", format_error::no_offset,
                        std::string("cannot stat: ") + std::strerror(errno));
-  if (!S_ISREG(st.st_mode))
-    throw format_error(kind_name, path, "", format_error::no_offset, "not a regular file");
+  if (!S_ISREG(st.st_mode)) throw format_error(kind_name, path, "", format_error::no_offset, "not a regular file");
   if (std::uint64_t(st.st_size) > c1_json_max_bytes)
     throw format_error(kind_name, path, "", format_error::no_offset,
                        "file of " + std::to_string(st.st_size) + " bytes exceeds the limit of " +
@@ -446,8 +427,7 @@ c1_output read_c1_file(const std::string& path) {
   in.read(text.data(), std::streamsize(text.size()));
   if (std::size_t(in.gcount()) != text.size())
     throw format_error(kind_name, path, "", format_error::no_offset,
-                       "short read: " + std::to_string(in.gcount()) + " of " + std::to_string(text.size()) +
-                           " bytes");
+                       "short read: " + std::to_string(in.gcount()) + " of " + std::to_string(text.size()) + " bytes");
   return parse_c1_json(text, path);
 }
 

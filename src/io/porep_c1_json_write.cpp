@@ -185,8 +185,7 @@ std::size_t estimate_size(const c1_output& c1) {
     return n;
   };
   std::size_t per = path_domains(p.comm_d_proof) + path_domains(p.comm_r_last_proof);
-  per += (1 + p.drg_parents.size() + p.exp_parents.size()) *
-         (p.c_x.rows.size() + path_domains(p.c_x.inclusion_proof));
+  per += (1 + p.drg_parents.size() + p.exp_parents.size()) * (p.c_x.rows.size() + path_domains(p.c_x.inclusion_proof));
   per += (p.labeling_proofs.size() + 1) * p.encoding_proof.parents.size();
   std::size_t challenges = 0;
   for (const auto& part : c1.partitions) challenges += part.size();

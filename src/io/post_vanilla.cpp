@@ -76,8 +76,7 @@ fallback_post_sector_proof read_fallback_post_sector_proof(std::span<const std::
   return p;
 }
 
-std::vector<post_sector_proof> read_fallback_post_proof(std::span<const std::uint8_t> bytes,
-                                                        std::string_view label) {
+std::vector<post_sector_proof> read_fallback_post_proof(std::span<const std::uint8_t> bytes, std::string_view label) {
   reader r(bytes, label, kind_name);
   std::vector<post_sector_proof> sectors = read_sector_proofs(r);
   r.finish();

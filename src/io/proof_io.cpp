@@ -25,21 +25,17 @@ constexpr std::size_t c_offset = ec::g1_compressed_size + ec::g2_compressed_size
 static_assert(c_offset + ec::g1_compressed_size == proof_size);
 
 struct proof_failure {
-  char element;          // 'A', 'B' or 'C'
-  std::size_t offset;    // within the proof
+  char element;        // 'A', 'B' or 'C'
+  std::size_t offset;  // within the proof
   std::string detail;
 };
 
 /// Decodes one proof into |out|; returns its first failure, if any.
 std::optional<proof_failure> decode_one(std::span<const std::uint8_t> in, groth16::proof& out) {
   const ec::decode_options opt{.check_subgroup = true};
-  auto check = [](char element, std::size_t offset, ec::decode_error e,
-                  bool infinity) -> std::optional<proof_failure> {
-    if (e != ec::decode_error::none)
-      return proof_failure{element, offset, std::string(ec::decode_error_message(e))};
-    if (infinity)
-      return proof_failure{element, offset,
-                           "the point at infinity is not a valid proof element"};
+  auto check = [](char element, std::size_t offset, ec::decode_error e, bool infinity) -> std::optional<proof_failure> {
+    if (e != ec::decode_error::none) return proof_failure{element, offset, std::string(ec::decode_error_message(e))};
+    if (infinity) return proof_failure{element, offset, "the point at infinity is not a valid proof element"};
     return std::nullopt;
   };
   const auto a = ec::decode_g1_compressed(in.subspan(a_offset, ec::g1_compressed_size), opt);
@@ -74,16 +70,15 @@ std::vector<std::uint8_t> write_proofs(std::span<const groth16::proof> proofs) {
   return out;
 }
 
-std::vector<groth16::proof> read_proofs(std::span<const std::uint8_t> bytes,
-                                        std::size_t expected_count, std::string_view label) {
+std::vector<groth16::proof> read_proofs(std::span<const std::uint8_t> bytes, std::size_t expected_count,
+                                        std::string_view label) {
   if (bytes.size() % proof_size != 0 || bytes.size() / proof_size != expected_count) {
     const std::string want = expected_count <= SIZE_MAX / proof_size
                                  ? std::to_string(expected_count * proof_size) + " bytes"
                                  : "more bytes than memory holds";
     throw format_error("proof", std::string(label), "", format_error::no_offset,
-                       "expected " + std::to_string(expected_count) + " proof(s) of " +
-                           std::to_string(proof_size) + " bytes (" + want + "), got " +
-                           std::to_string(bytes.size()) + " bytes");
+                       "expected " + std::to_string(expected_count) + " proof(s) of " + std::to_string(proof_size) +
+                           " bytes (" + want + "), got " + std::to_string(bytes.size()) + " bytes");
   }
   std::vector<groth16::proof> out(expected_count);
   std::vector<std::optional<proof_failure>> failures(expected_count);
@@ -93,8 +88,7 @@ std::vector<groth16::proof> read_proofs(std::span<const std::uint8_t> bytes,
   for (std::size_t k = 0; k < expected_count; ++k) {
     if (!failures[k]) continue;
     const auto& f = *failures[k];
-    throw format_error("proof", std::string(label),
-                       "partition " + std::to_string(k) + ", element " + f.element,
+    throw format_error("proof", std::string(label), "partition " + std::to_string(k) + ", element " + f.element,
                        k * proof_size + f.offset, f.detail);
   }
   return out;

@@ -41,8 +41,8 @@ constexpr std::array<size_row, 5> sizes{{
     {64 * gib, "StackedDrg64GiBV1", 11, 10, 126, 18, 8, 2},
 }};
 
-constexpr seal_proof_info make(std::string_view name, std::uint64_t id, const size_row& s,
-                               porep_api_version api, porep_feature feature) {
+constexpr seal_proof_info make(std::string_view name, std::uint64_t id, const size_row& s, porep_api_version api,
+                               porep_feature feature) {
   seal_proof_info p;
   p.name = name;
   p.shape_name = s.shape_name;
@@ -79,16 +79,11 @@ constexpr std::array<seal_proof_info, 20> registry{{
     make("StackedDrg512MiBV1_1_Feat_SyntheticPoRep", 12, sizes[2], api::v1_2_0, feat::synthetic_porep),
     make("StackedDrg32GiBV1_1_Feat_SyntheticPoRep", 13, sizes[3], api::v1_2_0, feat::synthetic_porep),
     make("StackedDrg64GiBV1_1_Feat_SyntheticPoRep", 14, sizes[4], api::v1_2_0, feat::synthetic_porep),
-    make("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep", 15, sizes[0], api::v1_2_0,
-         feat::non_interactive_porep),
-    make("StackedDrg8MiBV1_2_Feat_NonInteractivePoRep", 16, sizes[1], api::v1_2_0,
-         feat::non_interactive_porep),
-    make("StackedDrg512MiBV1_2_Feat_NonInteractivePoRep", 17, sizes[2], api::v1_2_0,
-         feat::non_interactive_porep),
-    make("StackedDrg32GiBV1_2_Feat_NonInteractivePoRep", 18, sizes[3], api::v1_2_0,
-         feat::non_interactive_porep),
-    make("StackedDrg64GiBV1_2_Feat_NonInteractivePoRep", 19, sizes[4], api::v1_2_0,
-         feat::non_interactive_porep),
+    make("StackedDrg2KiBV1_2_Feat_NonInteractivePoRep", 15, sizes[0], api::v1_2_0, feat::non_interactive_porep),
+    make("StackedDrg8MiBV1_2_Feat_NonInteractivePoRep", 16, sizes[1], api::v1_2_0, feat::non_interactive_porep),
+    make("StackedDrg512MiBV1_2_Feat_NonInteractivePoRep", 17, sizes[2], api::v1_2_0, feat::non_interactive_porep),
+    make("StackedDrg32GiBV1_2_Feat_NonInteractivePoRep", 18, sizes[3], api::v1_2_0, feat::non_interactive_porep),
+    make("StackedDrg64GiBV1_2_Feat_NonInteractivePoRep", 19, sizes[4], api::v1_2_0, feat::non_interactive_porep),
 }};
 
 constexpr bool ids_are_positions() {
@@ -130,8 +125,7 @@ const seal_proof_info* find_seal_proof(std::string_view name) {
 
 const seal_proof_info* find_seal_proof_by_size(std::uint64_t sector_size) {
   for (const seal_proof_info& p : registry)
-    if (p.sector_size == sector_size && p.api == porep_api_version::v1_1_0 &&
-        p.feature == porep_feature::none)
+    if (p.sector_size == sector_size && p.api == porep_api_version::v1_1_0 && p.feature == porep_feature::none)
       return &p;
   return nullptr;
 }

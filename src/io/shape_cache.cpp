@@ -43,10 +43,8 @@ std::string shape_load::summary() const {
   if (source == shape_source::cache_hit) return s + "read from " + name + " in " + ms_text(read_ms);
   s += "built in " + ms_text(build_ms);
   if (source == shape_source::rebuilt) s += " (the cache file was not used: " + reason + ")";
-  if (cached)
-    s += ", written to " + name + " in " + ms_text(write_ms);
-  else
-    s += "; WARNING: not cached, the next load builds it again: " + warning;
+  if (cached) s += ", written to " + name + " in " + ms_text(write_ms);
+  else s += "; WARNING: not cached, the next load builds it again: " + warning;
   return s;
 }
 
@@ -64,9 +62,8 @@ shape_load load_or_build_shape(const std::filesystem::path& cache_file, const sh
       // payload (gigabytes for a large circuit).
       const shape_file_header h = read_shape_file_header(cache_file);
       if (!(h.key == key)) {
-        out.reason = "stale: it holds '" + h.key.circuit_id + "' shape version " +
-                     std::to_string(h.key.shape_version) + ", this build needs '" + key.circuit_id + "' version " +
-                     std::to_string(key.shape_version);
+        out.reason = "stale: it holds '" + h.key.circuit_id + "' shape version " + std::to_string(h.key.shape_version) +
+                     ", this build needs '" + key.circuit_id + "' version " + std::to_string(key.shape_version);
       } else {
         r1cs::r1cs_shape s = read_shape_file(cache_file, key);
         const std::string misfit = check ? check(s) : std::string();

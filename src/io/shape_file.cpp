@@ -237,8 +237,8 @@ void read_exactly(const open_file& f, const std::filesystem::path& path, const c
 }
 
 /// The decoded and checked header of |f|, and its bytes (for the digest).
-shape_file_header parse_header(const open_file& f, const std::filesystem::path& path,
-                               std::vector<std::uint8_t>& bytes, std::uint32_t& log2, digest& stored) {
+shape_file_header parse_header(const open_file& f, const std::filesystem::path& path, std::vector<std::uint8_t>& bytes,
+                               std::uint32_t& log2, digest& stored) {
   if (f.size < fixed_header_bytes)
     fail(path, "header", 0, "truncated: " + n(f.size) + " bytes, the header alone needs " + n(fixed_header_bytes));
   bytes.resize(fixed_header_bytes);
@@ -270,7 +270,8 @@ shape_file_header parse_header(const open_file& f, const std::filesystem::path& 
   if (h.num_inputs == 0 || h.num_inputs > max_variables || h.num_aux > max_variables ||
       h.num_inputs + h.num_aux > max_variables)
     fail(path, "header", 24,
-         n(h.num_inputs) + " inputs and " + n(h.num_aux) + " aux: need at least one input (ONE) and fewer than 2^32 variables");
+         n(h.num_inputs) + " inputs and " + n(h.num_aux) +
+             " aux: need at least one input (ONE) and fewer than 2^32 variables");
   if (h.num_constraints >= max_rows) fail(path, "header", 40, n(h.num_constraints) + " constraints (at most 2^40)");
   if (h.num_coeffs < 2 || h.num_coeffs > max_variables)
     fail(path, "header", 48, n(h.num_coeffs) + " coefficients: the dictionary holds 1 and -1 and fewer than 2^32");
@@ -308,9 +309,8 @@ std::uint64_t first_bad(std::uint64_t count, Bad bad) {
 }
 
 /// Checks one matrix; |segs| are its three segments (for offsets).
-void check_matrix(const std::filesystem::path& path, std::uint64_t payload_at, const char* name,
-                  const csr_matrix& m, const segment<std::uint8_t>* segs, std::uint64_t num_variables,
-                  std::uint64_t num_coeffs) {
+void check_matrix(const std::filesystem::path& path, std::uint64_t payload_at, const char* name, const csr_matrix& m,
+                  const segment<std::uint8_t>* segs, std::uint64_t num_variables, std::uint64_t num_coeffs) {
   const std::string mat = std::string("matrix ") + name;
   const auto at = [&](int s, std::uint64_t index, std::uint64_t size) {
     return payload_at + segs[s].offset + index * size;
@@ -340,7 +340,8 @@ void check_matrix(const std::filesystem::path& path, std::uint64_t payload_at, c
     const std::uint64_t c = m.cols[k];
     const std::string where = " (row " + n(bad_row) + ", non-zero " + n(k) + ")";
     if (c >= num_variables)
-      fail(path, mat + " cols", at(1, k, 4), "column " + n(c) + " is not below num_variables " + n(num_variables) + where);
+      fail(path, mat + " cols", at(1, k, 4),
+           "column " + n(c) + " is not below num_variables " + n(num_variables) + where);
     if (prev != none && c <= prev)
       fail(path, mat + " cols", at(1, k, 4), "column " + n(c) + " after " + n(prev) + ": not increasing" + where);
     if (m.coeff_ids[k] >= num_coeffs)
@@ -367,7 +368,8 @@ struct implied_density {
   std::vector<std::uint64_t> a_aux, b_input, b_aux;
 };
 implied_density implied_masks(const r1cs_shape& s) {
-  implied_density d{std::vector<std::uint64_t>(words_for(s.num_aux)), std::vector<std::uint64_t>(words_for(s.num_inputs)),
+  implied_density d{std::vector<std::uint64_t>(words_for(s.num_aux)),
+                    std::vector<std::uint64_t>(words_for(s.num_inputs)),
                     std::vector<std::uint64_t>(words_for(s.num_aux))};
   const auto mark = [](std::vector<std::uint64_t>& w, std::uint64_t i) {
     std::atomic_ref<std::uint64_t> word(w[i >> 6]);
@@ -382,10 +384,8 @@ implied_density implied_masks(const r1cs_shape& s) {
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.b.nnz(), 1 << 16), [&](const auto& r) {
     for (std::size_t k = r.begin(); k != r.end(); ++k) {
       const std::uint64_t c = s.b.cols[k];
-      if (c >= n_in)
-        mark(d.b_aux, c - n_in);
-      else
-        mark(d.b_input, c);
+      if (c >= n_in) mark(d.b_aux, c - n_in);
+      else mark(d.b_input, c);
     }
   });
   return d;
@@ -471,7 +471,9 @@ void write_shape_file(const std::filesystem::path& path, const r1cs_shape& shape
   const std::uint64_t chunk = std::uint64_t(1) << chunk_log2;
   const auto chunks = chunk_digests(h.payload_bytes, chunk_log2, [&](std::size_t k, sha256& hs) {
     for_parts(segs, k * chunk, std::min(h.payload_bytes, (k + 1) * chunk),
-              [&](const auto& s, std::uint64_t b, std::uint64_t len) { hs.update({s.data + b, std::size_t(len)}); });
+              [&](const auto& s, std::uint64_t b, std::uint64_t len) {
+                hs.update({s.data + b, std::size_t(len)});
+              });
   });
   const digest d = file_digest(header, chunks);
   std::memcpy(&header[digest_offset], d.data(), d.size());
@@ -524,11 +526,10 @@ r1cs_shape read_shape_file(const std::filesystem::path& path, const shape_key& e
   std::vector<std::uint64_t> a_aux(words_for(h.num_aux)), b_in(words_for(h.num_inputs)), b_aux(words_for(h.num_aux));
   const auto bytes_of = [](auto& v) { return reinterpret_cast<std::uint8_t*>(v.data()); };
   std::uint8_t* mem[] = {
-      bytes_of(s.coeffs),
-      bytes_of(s.a.row_ptr), bytes_of(s.a.cols), bytes_of(s.a.coeff_ids),
-      bytes_of(s.b.row_ptr), bytes_of(s.b.cols), bytes_of(s.b.coeff_ids),
-      bytes_of(s.c.row_ptr), bytes_of(s.c.cols), bytes_of(s.c.coeff_ids),
-      bytes_of(a_aux), bytes_of(b_in), bytes_of(b_aux),
+      bytes_of(s.coeffs),    bytes_of(s.a.row_ptr),   bytes_of(s.a.cols),      bytes_of(s.a.coeff_ids),
+      bytes_of(s.b.row_ptr), bytes_of(s.b.cols),      bytes_of(s.b.coeff_ids), bytes_of(s.c.row_ptr),
+      bytes_of(s.c.cols),    bytes_of(s.c.coeff_ids), bytes_of(a_aux),         bytes_of(b_in),
+      bytes_of(b_aux),
   };
   const auto segs = payload_segments<std::uint8_t>(h, [&](std::size_t i) { return mem[i]; });
   const std::uint64_t payload_at = header.size();

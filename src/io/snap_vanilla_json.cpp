@@ -28,8 +28,9 @@ std::vector<std::vector<std::uint8_t>> parse_snap_vanilla_json(std::string_view 
     // e.g. out_of_range for a number literal too large for a double (found by fuzz_snap_vanilla)
     throw format_error(kind_name, std::string(label), "document", format_error::no_offset, e.what());
   }
-  if (!j.is_array()) throw format_error(kind_name, std::string(label), "document", format_error::no_offset,
-                                        "expected a JSON array of base64 strings");
+  if (!j.is_array())
+    throw format_error(kind_name, std::string(label), "document", format_error::no_offset,
+                       "expected a JSON array of base64 strings");
   std::vector<std::vector<std::uint8_t>> out;
   for (std::size_t i = 0; i < j.size(); ++i) {
     // appended rather than "[" + to_string(i): GCC 12 at -O3 sees a false

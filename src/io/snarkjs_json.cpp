@@ -44,8 +44,7 @@ json g1_json(const ec::g1_affine& p) {
 json fp2_json(const fp2& a) { return json::array({to_decimal(a.c0), to_decimal(a.c1)}); }
 
 json g2_json(const ec::g2_affine& p) {
-  if (p.is_infinity())
-    return json::array({json::array({"0", "0"}), json::array({"1", "0"}), json::array({"0", "0"})});
+  if (p.is_infinity()) return json::array({json::array({"0", "0"}), json::array({"1", "0"}), json::array({"0", "0"})});
   return json::array({fp2_json(p.x), fp2_json(p.y), json::array({"1", "0"})});
 }
 
@@ -76,24 +75,19 @@ struct parser {
   }
 
   const json& element(const json& arr, std::size_t i, std::size_t n, const std::string& where) const {
-    if (!arr.is_array() || arr.size() != n)
-      fail(where, "expected an array of " + std::to_string(n) + " elements");
+    if (!arr.is_array() || arr.size() != n) fail(where, "expected an array of " + std::to_string(n) + " elements");
     return arr[i];
   }
 
   /// Canonical decimal integer below |modulus| (N limbs).
   template <std::size_t N>
-  ff::detail::limbs<N> decimal(const json& v, const ff::detail::limbs<N>& modulus,
-                               const std::string& where, bool allow_number = false) const {
+  ff::detail::limbs<N> decimal(const json& v, const ff::detail::limbs<N>& modulus, const std::string& where,
+                               bool allow_number = false) const {
     std::string s;
-    if (v.is_string())
-      s = v.get<std::string>();
-    else if (allow_number && v.is_number_unsigned())
-      s = std::to_string(v.get<std::uint64_t>());
-    else
-      fail(where, "expected a decimal string");
-    if (s.empty() || s.size() > 200 ||
-        !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    if (v.is_string()) s = v.get<std::string>();
+    else if (allow_number && v.is_number_unsigned()) s = std::to_string(v.get<std::uint64_t>());
+    else fail(where, "expected a decimal string");
+    if (s.empty() || s.size() > 200 || !std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
       fail(where, "\"" + s.substr(0, 100) + "\" is not a decimal integer");
     ff::detail::limbs<N> acc{};
     for (char c : s) {
@@ -106,8 +100,7 @@ struct parser {
       }
       if (carry) fail(where, "\"" + s.substr(0, 100) + "\" is out of range");
     }
-    if (ff::detail::geq(acc, modulus))
-      fail(where, "\"" + s.substr(0, 100) + "\" is not below the field modulus");
+    if (ff::detail::geq(acc, modulus)) fail(where, "\"" + s.substr(0, 100) + "\" is not below the field modulus");
     return acc;
   }
 
@@ -118,8 +111,7 @@ struct parser {
     return fr::from_canonical_unchecked(decimal(v, fr::modulus, where, allow_number));
   }
   fp2 fp2_value(const json& v, const std::string& where) const {
-    return {fp_value(element(v, 0, 2, where), where + "[0]"),
-            fp_value(element(v, 1, 2, where), where + "[1]")};
+    return {fp_value(element(v, 0, 2, where), where + "[0]"), fp_value(element(v, 1, 2, where), where + "[1]")};
   }
 
   ec::g1_affine g1(const json& v, const std::string& where) const {
@@ -165,7 +157,7 @@ struct parser {
 std::string to_decimal(std::span<const std::uint64_t> le_limbs) {
   std::vector<std::uint64_t> v(le_limbs.begin(), le_limbs.end());
   constexpr std::uint64_t chunk = 10000000000000000000ull;  // 10^19
-  std::vector<std::uint64_t> parts;  // base-10^19 digits, least significant first
+  std::vector<std::uint64_t> parts;                         // base-10^19 digits, least significant first
   const auto nonzero = [&] { return std::any_of(v.begin(), v.end(), [](auto x) { return x != 0; }); };
   while (nonzero()) {
     ff::detail::u128 rem = 0;
@@ -231,8 +223,7 @@ std::vector<ff::fr> public_from_json(std::string_view text, std::string_view pat
   if (!j.is_array()) ps.fail("top level", "expected an array of decimal strings");
   std::vector<ff::fr> out;
   out.reserve(j.size());
-  for (std::size_t i = 0; i < j.size(); ++i)
-    out.push_back(ps.fr_value(j[i], indexed("", i), true));
+  for (std::size_t i = 0; i < j.size(); ++i) out.push_back(ps.fr_value(j[i], indexed("", i), true));
   return out;
 }
 
@@ -255,10 +246,8 @@ snarkjs_vk vk_from_json(std::string_view text, std::string_view path) {
   vk.delta_g1 = ec::g1_affine::identity();
   const json& ic = ps.member(j, "IC", "top level");
   if (!ic.is_array() || ic.size() != std::size_t(out.n_public) + 1)
-    ps.fail("IC", "expected nPublic + 1 = " + std::to_string(std::uint64_t(out.n_public) + 1) +
-                      " points");
-  for (std::size_t i = 0; i < ic.size(); ++i)
-    vk.ic.push_back(ps.g1(ic[i], indexed("IC", i)));
+    ps.fail("IC", "expected nPublic + 1 = " + std::to_string(std::uint64_t(out.n_public) + 1) + " points");
+  for (std::size_t i = 0; i < ic.size(); ++i) vk.ic.push_back(ps.g1(ic[i], indexed("IC", i)));
   return out;
 }
 
@@ -272,9 +261,7 @@ std::string vk_to_json(const zkey_file& zk) {
   j["vk_beta_2"] = g2_json(zk.beta2);
   j["vk_gamma_2"] = g2_json(zk.gamma2);
   j["vk_delta_2"] = g2_json(zk.delta2);
-  const auto fp6_json = [](const ff::fp6& a) {
-    return json::array({fp2_json(a.c0), fp2_json(a.c1), fp2_json(a.c2)});
-  };
+  const auto fp6_json = [](const ff::fp6& a) { return json::array({fp2_json(a.c0), fp2_json(a.c1), fp2_json(a.c2)}); };
   j["vk_alphabeta_12"] = json::array({fp6_json(ab.c0), fp6_json(ab.c1)});
   json ic = json::array();
   for (const auto& p : zk.ic) ic.push_back(g1_json(p));
@@ -301,8 +288,7 @@ void write_text_file(const std::filesystem::path& path, std::string_view text, c
                        std::string("cannot create: ") + std::strerror(errno));
   out.write(text.data(), std::streamsize(text.size()));
   out.close();
-  if (!out)
-    throw format_error(kind, path.string(), "", format_error::no_offset, "write failed");
+  if (!out) throw format_error(kind, path.string(), "", format_error::no_offset, "write failed");
 }
 
 }  // namespace cuzk::io

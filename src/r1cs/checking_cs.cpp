@@ -32,13 +32,12 @@ variable checking_cs::add_variable(bool input, std::string path, const fr& v) {
   return var;
 }
 
-void checking_cs::add_constraint(std::string path, const linear_combination& a,
-                                 const linear_combination& b, const linear_combination& c) {
+void checking_cs::add_constraint(std::string path, const linear_combination& a, const linear_combination& b,
+                                 const linear_combination& c) {
   for (const linear_combination* lc : {&a, &b, &c})
     for (const term& t : lc->terms())
       if (t.var.index() >= (t.var.is_input() ? _inputs.size() : _aux.size()))
-        throw std::logic_error("r1cs: constraint '" + path +
-                               "' uses a variable that was never allocated");
+        throw std::logic_error("r1cs: constraint '" + path + "' uses a variable that was never allocated");
   register_path(path, {object_kind::constraint, _constraint_paths.size()});
   for (const linear_combination* lc : {&a, &b, &c}) {
     _terms.insert(_terms.end(), lc->terms().begin(), lc->terms().end());
@@ -75,8 +74,7 @@ fr checking_cs::evaluate(std::span<const term> lc) const {
 checking_cs::constraint_view checking_cs::constraint(std::size_t i) const {
   if (i >= num_constraints()) throw std::out_of_range("r1cs: no such constraint");
   auto side = [&](std::size_t k) {
-    return std::span<const term>(_terms.data() + _lc_begin[3 * i + k],
-                                 _terms.data() + _lc_begin[3 * i + k + 1]);
+    return std::span<const term>(_terms.data() + _lc_begin[3 * i + k], _terms.data() + _lc_begin[3 * i + k + 1]);
   };
   return {side(0), side(1), side(2), _constraint_paths[i]};
 }

@@ -17,7 +17,7 @@ namespace cuzk::r1cs {
 namespace {
 
 constexpr std::uint32_t aux_tag = std::uint32_t(1) << 31;  // provisional aux column
-constexpr std::size_t max_kind_count = aux_tag;             // per kind, while recording
+constexpr std::size_t max_kind_count = aux_tag;            // per kind, while recording
 
 // Rows per TBB task: large enough to amortize scheduling, small enough to
 // balance rows of uneven length.
@@ -56,8 +56,7 @@ std::uint32_t shape_cs::coeff_id(const fr& v) {
 void shape_cs::append_row(csr_matrix& m, const linear_combination& lc) {
   // Normalize: sort by variable (inputs before aux), merge repeats, drop zeros.
   _scratch.assign(lc.terms().begin(), lc.terms().end());
-  std::sort(_scratch.begin(), _scratch.end(),
-            [](const term& x, const term& y) { return x.var.raw() < y.var.raw(); });
+  std::sort(_scratch.begin(), _scratch.end(), [](const term& x, const term& y) { return x.var.raw() < y.var.raw(); });
   std::size_t i = 0;
   while (i < _scratch.size()) {
     const variable v = _scratch[i].var;
@@ -75,8 +74,7 @@ void shape_cs::append_row(csr_matrix& m, const linear_combination& lc) {
   m.row_ptr.push_back(m.cols.size());
 }
 
-void shape_cs::record_row(const linear_combination& a, const linear_combination& b,
-                          const linear_combination& c) {
+void shape_cs::record_row(const linear_combination& a, const linear_combination& b, const linear_combination& c) {
   if (_num_inputs > max_kind_count || _num_aux > max_kind_count)
     throw std::length_error("r1cs: shape_cs supports fewer than 2^31 inputs and aux variables");
   append_row(_a, a);
@@ -85,8 +83,7 @@ void shape_cs::record_row(const linear_combination& a, const linear_combination&
 }
 
 void shape_cs::extend(const shape_cs& child) {
-  if (child._num_inputs == 0)
-    throw std::logic_error("r1cs: extend needs a child whose input 0 is its temporary ONE");
+  if (child._num_inputs == 0) throw std::logic_error("r1cs: extend needs a child whose input 0 is its temporary ONE");
   // child input 0 -> our ONE; child input i >= 1 -> our input in_off + i; aux j -> aux aux_off + j
   const std::uint32_t in_off = std::uint32_t(_num_inputs - 1);
   const std::uint32_t aux_off = std::uint32_t(_num_aux);
@@ -119,8 +116,7 @@ void shape_cs::extend(const shape_cs& child) {
 }
 
 r1cs_shape shape_cs::finish() && {
-  if (_num_inputs + _num_aux > 0xffffffffULL)
-    throw std::length_error("r1cs: more than 2^32 - 1 variables");
+  if (_num_inputs + _num_aux > 0xffffffffULL) throw std::length_error("r1cs: more than 2^32 - 1 variables");
   r1cs_shape s;
   s.num_inputs = _num_inputs;
   s.num_aux = _num_aux;
@@ -162,8 +158,7 @@ r1cs_shape shape_cs::finish() && {
 
 // ---- r1cs_shape ---------------------------------------------------------------
 
-std::vector<std::pair<std::uint32_t, fr>> r1cs_shape::row(const csr_matrix& m,
-                                                          std::size_t i) const {
+std::vector<std::pair<std::uint32_t, fr>> r1cs_shape::row(const csr_matrix& m, std::size_t i) const {
   std::vector<std::pair<std::uint32_t, fr>> out;
   const auto cols_i = m.row_cols(i);
   const auto ids_i = m.row_coeff_ids(i);
@@ -220,8 +215,7 @@ inline fr row_dot(const csr_matrix& m, const fr* coeffs, std::size_t i, const Va
 }
 
 template <class Value>
-void spmv_rows(const r1cs_shape& shape, const csr_matrix* const* ms, fr* const* outs, int n_mats,
-               const Value& value) {
+void spmv_rows(const r1cs_shape& shape, const csr_matrix* const* ms, fr* const* outs, int n_mats, const Value& value) {
   const std::size_t rows = shape.num_constraints;
   const fr* coeffs = shape.coeffs.data();
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, rows, rows_per_task),
@@ -229,8 +223,7 @@ void spmv_rows(const r1cs_shape& shape, const csr_matrix* const* ms, fr* const* 
                       for (int m = 0; m < n_mats; ++m) {
                         const csr_matrix& mat = *ms[m];
                         fr* out = outs[m];
-                        for (std::size_t i = r.begin(); i != r.end(); ++i)
-                          out[i] = row_dot(mat, coeffs, i, value);
+                        for (std::size_t i = r.begin(); i != r.end(); ++i) out[i] = row_dot(mat, coeffs, i, value);
                       }
                     });
 }
@@ -254,16 +247,14 @@ void spmv(const r1cs_shape& shape, const csr_matrix& m, std::span<const fr> w, s
     throw std::invalid_argument("r1cs: assignment length differs from num_inputs + num_aux");
   require_matrices(shape);
   check_out(shape, out, "out");
-  if (m.rows() != shape.num_constraints)
-    throw std::invalid_argument("r1cs: matrix does not belong to this shape");
+  if (m.rows() != shape.num_constraints) throw std::invalid_argument("r1cs: matrix does not belong to this shape");
   const csr_matrix* ms[1] = {&m};
   fr* outs[1] = {out.data()};
   const fr* wp = w.data();
   spmv_rows(shape, ms, outs, 1, [wp](std::uint32_t col) -> const fr& { return wp[col]; });
 }
 
-void evaluate_abc(const r1cs_shape& shape, std::span<const fr> w, std::span<fr> a,
-                  std::span<fr> b, std::span<fr> c) {
+void evaluate_abc(const r1cs_shape& shape, std::span<const fr> w, std::span<fr> a, std::span<fr> b, std::span<fr> c) {
   if (w.size() != shape.num_variables())
     throw std::invalid_argument("r1cs: assignment length differs from num_inputs + num_aux");
   require_matrices(shape);
@@ -276,8 +267,8 @@ void evaluate_abc(const r1cs_shape& shape, std::span<const fr> w, std::span<fr> 
   spmv_rows(shape, ms, outs, 3, [wp](std::uint32_t col) -> const fr& { return wp[col]; });
 }
 
-void evaluate_abc(const r1cs_shape& shape, std::span<const fr> inputs, std::span<const fr> aux,
-                  std::span<fr> a, std::span<fr> b, std::span<fr> c) {
+void evaluate_abc(const r1cs_shape& shape, std::span<const fr> inputs, std::span<const fr> aux, std::span<fr> a,
+                  std::span<fr> b, std::span<fr> c) {
   if (inputs.size() != shape.num_inputs || aux.size() != shape.num_aux)
     throw std::invalid_argument("r1cs: input/aux assignment lengths differ from the shape");
   require_matrices(shape);
@@ -289,9 +280,8 @@ void evaluate_abc(const r1cs_shape& shape, std::span<const fr> inputs, std::span
   const fr* in = inputs.data();
   const fr* ax = aux.data();
   const std::uint32_t n_in = std::uint32_t(shape.num_inputs);
-  spmv_rows(shape, ms, outs, 3, [in, ax, n_in](std::uint32_t col) -> const fr& {
-    return col < n_in ? in[col] : ax[col - n_in];
-  });
+  spmv_rows(shape, ms, outs, 3,
+            [in, ax, n_in](std::uint32_t col) -> const fr& { return col < n_in ? in[col] : ax[col - n_in]; });
 }
 
 abc_vectors evaluate_abc(const r1cs_shape& shape, std::span<const fr> w) {

@@ -14,10 +14,12 @@ std::unique_ptr<engine::prover_backend> choose_backend(const daemon_config& cfg,
   try {
     b = gpu();
   } catch (const std::exception& e) {
-    if (!cfg.cpu_fallback) throw std::runtime_error(std::string("cannot start the CUDA prover backend: ") + e.what() +
-                                                    " (set gpus.cpu_fallback = true to run on the CPU instead)");
-    if (log) log(3, std::string("cannot start the CUDA prover backend (") + e.what() +
-                        "); gpus.cpu_fallback is set: proving on the CPU backend");
+    if (!cfg.cpu_fallback)
+      throw std::runtime_error(std::string("cannot start the CUDA prover backend: ") + e.what() +
+                               " (set gpus.cpu_fallback = true to run on the CPU instead)");
+    if (log)
+      log(3, std::string("cannot start the CUDA prover backend (") + e.what() +
+                 "); gpus.cpu_fallback is set: proving on the CPU backend");
     return cpu();
   }
   if (!cfg.cpu_fallback) return b;

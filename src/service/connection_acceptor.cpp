@@ -62,10 +62,8 @@ bool connection_error(int e) {
     case ENONET:
     case EHOSTUNREACH:
     case EOPNOTSUPP:
-    case ENETUNREACH:
-      return true;
-    default:
-      return false;
+    case ENETUNREACH: return true;
+    default: return false;
   }
 }
 
@@ -131,10 +129,8 @@ struct connection_acceptor::state {
     last_sweep = now;
     for (auto it = handed.begin(); it != handed.end();) {
       const auto id = socket_id(it->first);
-      if (!id || *id != it->second)
-        it = handed.erase(it);
-      else
-        ++it;
+      if (!id || *id != it->second) it = handed.erase(it);
+      else ++it;
     }
     if (refused_unlogged > 0 && now - last_refusal_log >= lim.refusal_log_interval) log_refusals(now);
   }
@@ -234,11 +230,8 @@ struct connection_acceptor::state {
         hand_over(p.fd.release());  // gRPC's from here
         return true;
       }
-      case preface_state::invalid:
-        not_http2.fetch_add(1);
-        return true;
-      case preface_state::partial:
-        break;
+      case preface_state::invalid: not_http2.fetch_add(1); return true;
+      case preface_state::partial: break;
     }
     p.recheck_at = now + p.recheck_delay;
     p.recheck_delay = std::min(p.recheck_delay * 2, max_recheck);
@@ -285,8 +278,8 @@ void connection_acceptor::stop() {
 
 acceptor_counters connection_acceptor::counters() const {
   const state& s = *_s;
-  return {s.open.load(),        s.handshaking.load(),        s.accepted.load(),  s.handed_over.load(),
-          s.refused.load(),     s.handshake_timeouts.load(), s.not_http2.load(), s.exhausted_episodes.load()};
+  return {s.open.load(),    s.handshaking.load(),        s.accepted.load(),  s.handed_over.load(),
+          s.refused.load(), s.handshake_timeouts.load(), s.not_http2.load(), s.exhausted_episodes.load()};
 }
 
 void connection_acceptor::run() {

@@ -24,33 +24,54 @@ enum class key_status { used, deprecated, unused };
 const std::map<std::string, std::map<std::string, key_status>>& known_keys() {
   static const std::map<std::string, std::map<std::string, key_status>> k{
       {"daemon",
-       {{"listen", key_status::used}, {"status_listen", key_status::used},
-        {"max_message_size", key_status::used}, {"shutdown_timeout", key_status::used},
-        {"unix_socket_mode", key_status::used}, {"tls_cert_file", key_status::used}, {"tls_key_file", key_status::used},
-        {"tls_client_ca_file", key_status::used}, {"auth_token_file", key_status::used},
-        {"allow_abstract_socket", key_status::used}, {"max_waiting_calls", key_status::used},
+       {{"listen", key_status::used},
+        {"status_listen", key_status::used},
+        {"max_message_size", key_status::used},
+        {"shutdown_timeout", key_status::used},
+        {"unix_socket_mode", key_status::used},
+        {"tls_cert_file", key_status::used},
+        {"tls_key_file", key_status::used},
+        {"tls_client_ca_file", key_status::used},
+        {"auth_token_file", key_status::used},
+        {"allow_abstract_socket", key_status::used},
+        {"max_waiting_calls", key_status::used},
         {"max_connections", key_status::used}}},
       {"srs",
-       {{"param_cache", key_status::used}, {"check_points", key_status::used}, {"shape_cache", key_status::used},
+       {{"param_cache", key_status::used},
+        {"check_points", key_status::used},
+        {"shape_cache", key_status::used},
         {"parameters_json", key_status::used},
         {"preload", key_status::deprecated}}},
       {"memory",
-       {{"total_budget", key_status::used}, {"safety_margin", key_status::used}, {"eviction_min_idle", key_status::used},
-        {"priority_reserve", key_status::used}, {"pinned_budget", key_status::deprecated},
+       {{"total_budget", key_status::used},
+        {"safety_margin", key_status::used},
+        {"eviction_min_idle", key_status::used},
+        {"priority_reserve", key_status::used},
+        {"pinned_budget", key_status::deprecated},
         {"working_memory_budget", key_status::deprecated}}},
       {"gpus",
-       {{"devices", key_status::used}, {"gpu_threads", key_status::used}, {"gpu_workers_per_device", key_status::used},
-        {"cpu_fallback", key_status::used}, {"vram_limit", key_status::used},
+       {{"devices", key_status::used},
+        {"gpu_threads", key_status::used},
+        {"gpu_workers_per_device", key_status::used},
+        {"cpu_fallback", key_status::used},
+        {"vram_limit", key_status::used},
         {"affinity", key_status::unused}}},
       {"scheduler",
-       {{"max_batch_size", key_status::used}, {"max_batch_wait_ms", key_status::used}, {"sort_by_type", key_status::unused}}},
+       {{"max_batch_size", key_status::used},
+        {"max_batch_wait_ms", key_status::used},
+        {"sort_by_type", key_status::unused}}},
       {"synthesis", {{"threads", key_status::used}, {"partition_workers", key_status::deprecated}}},
       {"pipeline",
-       {{"enabled", key_status::used}, {"synthesis_lookahead", key_status::unused},
-        {"synthesis_concurrency", key_status::unused}, {"max_parallel_synthesis", key_status::used},
-        {"slot_size", key_status::unused}, {"max_gpu_queue_depth", key_status::used},
-        {"finalizer_threads", key_status::used}, {"verify_proofs", key_status::used},
-        {"check_vanilla_proofs", key_status::used}, {"result_ttl", key_status::used},
+       {{"enabled", key_status::used},
+        {"synthesis_lookahead", key_status::unused},
+        {"synthesis_concurrency", key_status::unused},
+        {"max_parallel_synthesis", key_status::used},
+        {"slot_size", key_status::unused},
+        {"max_gpu_queue_depth", key_status::used},
+        {"finalizer_threads", key_status::used},
+        {"verify_proofs", key_status::used},
+        {"check_vanilla_proofs", key_status::used},
+        {"result_ttl", key_status::used},
         {"max_finished_jobs", key_status::used}}},
       {"logging", {{"level", key_status::used}, {"format", key_status::used}}},
   };
@@ -79,8 +100,9 @@ struct reader {
     if (!n) return std::nullopt;
     if (!n->is_integer()) bad(sec, key, "expected an integer");
     const std::int64_t v = *n->value<std::int64_t>();
-    if (v < lo || v > hi) bad(sec, key, "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " +
-                                            std::to_string(hi) + "]");
+    if (v < lo || v > hi)
+      bad(sec, key,
+          "value " + std::to_string(v) + " out of range [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
     return v;
   }
   std::optional<bool> boolean(const char* sec, const char* key) const {
@@ -137,9 +159,16 @@ std::uint64_t parse_size(std::string_view s, const std::string& key) {
   if (ec != std::errc() || p == b) throw config_error(key + ": '" + std::string(s) + "' is not a size");
   std::string unit = lower(std::string_view(p, std::size_t(e - p)));
   while (!unit.empty() && unit.front() == ' ') unit.erase(unit.begin());
-  static const std::map<std::string, std::uint64_t> units{
-      {"", 1}, {"b", 1}, {"kib", 1ull << 10}, {"mib", 1ull << 20}, {"gib", 1ull << 30}, {"tib", 1ull << 40},
-      {"kb", 1000}, {"mb", 1000000}, {"gb", 1000000000}, {"tb", 1000000000000}};
+  static const std::map<std::string, std::uint64_t> units{{"", 1},
+                                                          {"b", 1},
+                                                          {"kib", 1ull << 10},
+                                                          {"mib", 1ull << 20},
+                                                          {"gib", 1ull << 30},
+                                                          {"tib", 1ull << 40},
+                                                          {"kb", 1000},
+                                                          {"mb", 1000000},
+                                                          {"gb", 1000000000},
+                                                          {"tb", 1000000000000}};
   const auto it = units.find(unit);
   if (it == units.end()) throw config_error(key + ": unknown size unit in '" + std::string(s) + "'");
   if (n > ~std::uint64_t(0) / it->second) throw config_error(key + ": size '" + std::string(s) + "' overflows");
@@ -181,10 +210,10 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
     for (const auto& [key, v] : *t) {
       const std::string k(key.str());
       const auto st = kit->second.find(k);
-      if (st == kit->second.end())
-        c.warnings.push_back(label + ": unknown key " + s + "." + k + " ignored");
+      if (st == kit->second.end()) c.warnings.push_back(label + ": unknown key " + s + "." + k + " ignored");
       else if (st->second == key_status::deprecated)
-        c.warnings.push_back(label + ": " + s + "." + k + " is deprecated and has no effect (the memory budget governs)");
+        c.warnings.push_back(label + ": " + s + "." + k +
+                             " is deprecated and has no effect (the memory budget governs)");
       else if (st->second == key_status::unused)
         c.warnings.push_back(label + ": " + s + "." + k + " is accepted for compatibility and has no effect");
     }
@@ -251,8 +280,9 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
   }
 
   if (auto v = r.integer("scheduler", "max_batch_size", 0, 30); v && *v > 1)
-    c.warnings.push_back(label + ": scheduler.max_batch_size > 1: cross-sector batching is not implemented; "
-                                 "partitions of different sectors are pipelined instead");
+    c.warnings.push_back(label +
+                         ": scheduler.max_batch_size > 1: cross-sector batching is not implemented; "
+                         "partitions of different sectors are pipelined instead");
   (void)r.integer("scheduler", "max_batch_wait_ms", 0, 3600000);
   (void)r.boolean("scheduler", "sort_by_type");
 
@@ -263,7 +293,8 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
   (void)r.integer("pipeline", "synthesis_lookahead", 0, 1024);
   (void)r.integer("pipeline", "synthesis_concurrency", 0, 1024);
   (void)r.integer("pipeline", "slot_size", 0, 1024);
-  if (auto v = r.integer("pipeline", "max_parallel_synthesis", 0, 1024)) c.engine.max_parallel_synthesis = std::size_t(*v);
+  if (auto v = r.integer("pipeline", "max_parallel_synthesis", 0, 1024))
+    c.engine.max_parallel_synthesis = std::size_t(*v);
   if (auto v = r.integer("pipeline", "max_gpu_queue_depth", 0, 1024)) c.engine.gpu_queue_capacity = std::size_t(*v);
   if (auto v = r.integer("pipeline", "finalizer_threads", 1, 256)) c.engine.finalizer_threads = std::size_t(*v);
   if (auto v = r.str("pipeline", "verify_proofs")) {
@@ -279,11 +310,13 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
 
   if (auto v = r.str("logging", "level")) {
     static const std::set<std::string> levels{"trace", "debug", "info", "warn", "error", "off"};
-    if (!levels.count(lower(*v))) r.bad("logging", "level", "'" + *v + "' is not one of trace, debug, info, warn, error, off");
+    if (!levels.count(lower(*v)))
+      r.bad("logging", "level", "'" + *v + "' is not one of trace, debug, info, warn, error, off");
     c.log_level = lower(*v);
   }
   if (auto v = r.str("logging", "format")) {
-    if (lower(*v) != "text" && lower(*v) != "json") r.bad("logging", "format", "'" + *v + "' is not \"text\" or \"json\"");
+    if (lower(*v) != "text" && lower(*v) != "json")
+      r.bad("logging", "format", "'" + *v + "' is not \"text\" or \"json\"");
     c.log_format = lower(*v);
   }
   return c;

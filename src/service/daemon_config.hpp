@@ -30,12 +30,12 @@ struct daemon_config {
   std::string status_listen;  ///< "" = no HTTP status listener
   std::uint64_t max_message_size = 128ull << 20;
   std::chrono::milliseconds shutdown_timeout{std::chrono::seconds(30)};
-  unsigned unix_socket_mode = 0600;  ///< permissions of a unix:// listen socket
-  bool allow_abstract_socket = false;  ///< daemon.allow_abstract_socket: "unix-abstract:" allowed
+  unsigned unix_socket_mode = 0600;       ///< permissions of a unix:// listen socket
+  bool allow_abstract_socket = false;     ///< daemon.allow_abstract_socket: "unix-abstract:" allowed
   std::size_t max_waiting_calls = 10000;  ///< daemon.max_waiting_calls (AwaitProof/Prove at once)
   std::size_t max_connections = 4096;     ///< daemon.max_connections (gRPC client connections at once)
   std::string tls_cert_file, tls_key_file, tls_client_ca_file;  ///< "" = no TLS / no client certs
-  std::string auth_token_file;       ///< "" = no token check
+  std::string auth_token_file;                                  ///< "" = no token check
   std::vector<int> gpu_devices;
   bool cpu_fallback = false;         ///< gpus.cpu_fallback
   std::uint64_t gpu_vram_limit = 0;  ///< gpus.vram_limit in bytes; 0 ("auto"): free memory minus a margin

@@ -97,7 +97,8 @@ class waiting_call final : public grpc::ServerUnaryReactor {
     const std::optional<waiter_pool::clock::time_point> deadline =
         await_deadline(waiter_pool::clock::now(), _timeout_ms);
     try {
-      _pool.add(job_id, deadline, [this](waiter_pool::outcome o) { answer(std::move(o)); }, &_ticket);
+      _pool.add(
+          job_id, deadline, [this](waiter_pool::outcome o) { answer(std::move(o)); }, &_ticket);
     } catch (const waiters_exhausted& e) {
       Finish({StatusCode::RESOURCE_EXHAUSTED, e.what()});
     }
@@ -114,8 +115,8 @@ class waiting_call final : public grpc::ServerUnaryReactor {
       return;
     }
     if (o.result.status == engine::await_status::timeout)
-      o.result.error_message =
-          "job " + engine::quoted_id(o.result.job_id) + " not finished after timeout_ms = " + std::to_string(_timeout_ms);
+      o.result.error_message = "job " + engine::quoted_id(o.result.job_id) +
+                               " not finished after timeout_ms = " + std::to_string(_timeout_ms);
     fill(o.result, _out);
     Finish(Status::OK);
   }
@@ -125,8 +126,8 @@ class waiting_call final : public grpc::ServerUnaryReactor {
   std::uint64_t _ticket = 0;
 };
 
-using service_base =
-    pb::ProvingEngine::WithCallbackMethod_AwaitProof<pb::ProvingEngine::WithCallbackMethod_Prove<pb::ProvingEngine::Service>>;
+using service_base = pb::ProvingEngine::WithCallbackMethod_AwaitProof<
+    pb::ProvingEngine::WithCallbackMethod_Prove<pb::ProvingEngine::Service>>;
 
 class service final : public service_base {
  public:
@@ -143,7 +144,8 @@ class service final : public service_base {
     if (_token.empty()) return Status::OK;
     const auto& md = ctx->client_metadata();
     const auto it = md.find("authorization");
-    const std::string_view got = it == md.end() ? std::string_view() : std::string_view(it->second.data(), it->second.size());
+    const std::string_view got =
+        it == md.end() ? std::string_view() : std::string_view(it->second.data(), it->second.size());
     if (!same_secret(got, "Bearer " + _token))
       return {StatusCode::UNAUTHENTICATED, "missing or wrong authorization token (daemon.auth_token_file)"};
     return Status::OK;
@@ -349,10 +351,8 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
   }
   grpc::ServerBuilder b;
   if (tls) {
-    if (addr.is_unix())
-      b.AddListeningPort(addr.grpc_uri, creds);
-    else
-      b.AddListeningPort(addr.grpc_uri, creds, &_port);
+    if (addr.is_unix()) b.AddListeningPort(addr.grpc_uri, creds);
+    else b.AddListeningPort(addr.grpc_uri, creds, &_port);
   }
   apply_listener_args(b, opt.listener);
   const std::uint64_t transport_max = std::min<std::uint64_t>(2 * opt.max_message_size + (1 << 20), (1ull << 31) - 1);

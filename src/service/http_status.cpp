@@ -47,19 +47,20 @@ nlohmann::json status_json(const engine::engine_status& s) {
                       {"synthesis_samples", pc.synthesis_samples},
                       {"device_samples", pc.device_samples},
                       {"lookahead", pc.lookahead}});
-  j["synthesis"] = {{"max_concurrent", s.synthesis_max},
-                    {"active", s.synthesis_active},
-                    {"queued_partitions", s.synth_queue_depth},
-                    {"lookahead", s.synthesis_lookahead},
-                    {"witness_holders", s.witness_holders},
-                    {"pacing", pacing},
-                    {"witness_pool", {{"idle", s.witness_pool_idle},
-                                      {"idle_bytes", s.witness_pool_bytes},
-                                      {"reused", s.witness_pool_reused}}}};
+  j["synthesis"] = {
+      {"max_concurrent", s.synthesis_max},
+      {"active", s.synthesis_active},
+      {"queued_partitions", s.synth_queue_depth},
+      {"lookahead", s.synthesis_lookahead},
+      {"witness_holders", s.witness_holders},
+      {"pacing", pacing},
+      {"witness_pool",
+       {{"idle", s.witness_pool_idle}, {"idle_bytes", s.witness_pool_bytes}, {"reused", s.witness_pool_reused}}}};
   j["gpu_queue_depth"] = s.gpu_queue_depth;
   json queues = json::array();
   for (const auto& q : s.queues)
-    queues.push_back({{"proof_kind", engine::kind_label(q.kind)}, {"pending", q.pending}, {"in_progress", q.in_progress}});
+    queues.push_back(
+        {{"proof_kind", engine::kind_label(q.kind)}, {"pending", q.pending}, {"in_progress", q.in_progress}});
   j["queues"] = queues;
   json pipes = json::array();
   for (const auto& p : s.jobs) {
@@ -118,12 +119,8 @@ nlohmann::json status_json(const engine::engine_status& s) {
   }
   std::uint64_t depth = 0;
   for (const auto& q : s.queues) depth += q.pending;
-  j["counters"] = {{"total_completed", s.completed},
-                   {"total_failed", s.failed},
-                   {"total_cancelled", s.cancelled},
-                   {"completed_by_kind", by_kind_ok},
-                   {"failed_by_kind", by_kind_bad},
-                   {"queue_depth", depth}};
+  j["counters"] = {{"total_completed", s.completed},  {"total_failed", s.failed},      {"total_cancelled", s.cancelled},
+                   {"completed_by_kind", by_kind_ok}, {"failed_by_kind", by_kind_bad}, {"queue_depth", depth}};
   return j;
 }
 
@@ -166,8 +163,7 @@ struct connection {
   bool ready() const {
     if (begin == 0 && end == buf.size()) return true;
     for (std::size_t i = begin; i + 1 < end; ++i)
-      if (buf[i] == '\n' &&
-          (buf[i + 1] == '\n' || (buf[i + 1] == '\r' && i + 2 < end && buf[i + 2] == '\n')))
+      if (buf[i] == '\n' && (buf[i + 1] == '\n' || (buf[i + 1] == '\r' && i + 2 < end && buf[i + 2] == '\n')))
         return true;
     return false;
   }
@@ -209,12 +205,8 @@ class deadline_stream final : public httplib::Stream {
       return n;
     }
   }
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    name(::getpeername, ip, port);
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    name(::getsockname, ip, port);
-  }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { name(::getpeername, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { name(::getsockname, ip, port); }
   socket_t socket() const override { return _c.fd; }
 
  private:
@@ -390,8 +382,7 @@ class broker {
         fds.push_back({c->fd, POLLIN, 0});
         next = std::min(next, c->wait_until);
       }
-      const auto ms =
-          std::chrono::ceil<std::chrono::milliseconds>(std::max(next - now, steady::duration{}));
+      const auto ms = std::chrono::ceil<std::chrono::milliseconds>(std::max(next - now, steady::duration{}));
       const int r = ::poll(fds.data(), fds.size(), int(ms.count()));
       if (r < 0 && errno != EINTR) std::this_thread::sleep_for(std::chrono::milliseconds(10));
       if (fds[1].revents) return;
@@ -410,10 +401,8 @@ class broker {
             c->end -= c->begin;
             c->begin = 0;
           }
-          const ssize_t n =
-              ::recv(c->fd, c->buf.data() + c->end, c->buf.size() - c->end, MSG_DONTWAIT);
-          if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
-            continue;  // closed
+          const ssize_t n = ::recv(c->fd, c->buf.data() + c->end, c->buf.size() - c->end, MSG_DONTWAIT);
+          if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)) continue;  // closed
           if (n > 0) {
             c->end += std::size_t(n);
             if (!c->started) c->start(now, _l.request_deadline);
@@ -533,19 +522,18 @@ http_status_server::http_status_server(engine::engine& e, const std::string& add
     res.set_content("missing or wrong authorization token (daemon.auth_token_file)\n", "text/plain");
     return false;
   };
-  srv.Get("/status",
-          [&e, allowed, b = _p->conns.get()](const httplib::Request& req, httplib::Response& res) {
-            if (!allowed(req, res)) return;
-            auto j = status_json(e.status());
-            const auto n = b->snapshot();
-            j["http_status"] = {{"connections_open", n.open},
-                                {"connections_accepted", n.accepted},
-                                {"connections_refused", n.refused},
-                                {"connections_evicted", n.evicted},
-                                {"connections_idle_closed", n.idle_closed},
-                                {"requests_cut", n.cut}};
-            res.set_content(j.dump(2), "application/json");
-          });
+  srv.Get("/status", [&e, allowed, b = _p->conns.get()](const httplib::Request& req, httplib::Response& res) {
+    if (!allowed(req, res)) return;
+    auto j = status_json(e.status());
+    const auto n = b->snapshot();
+    j["http_status"] = {{"connections_open", n.open},
+                        {"connections_accepted", n.accepted},
+                        {"connections_refused", n.refused},
+                        {"connections_evicted", n.evicted},
+                        {"connections_idle_closed", n.idle_closed},
+                        {"requests_cut", n.cut}};
+    res.set_content(j.dump(2), "application/json");
+  });
   srv.Get("/metrics", [&e, allowed](const httplib::Request& req, httplib::Response& res) {
     if (!allowed(req, res)) return;
     res.set_content(e.metrics_text(), "text/plain; version=0.0.4");
@@ -564,9 +552,7 @@ http_status_server::http_status_server(engine::engine& e, const std::string& add
 
 http_status_server::~http_status_server() { stop(); }
 
-http_status_counters http_status_server::counters() const {
-  return _p->conns->snapshot();
-}
+http_status_counters http_status_server::counters() const { return _p->conns->snapshot(); }
 
 void http_status_server::stop() {
   if (_p->thread.joinable()) {

@@ -54,10 +54,10 @@ struct http_status_options {
 /// What the connection limits did since the server started (also in /status
 /// as "http_status").
 struct http_status_counters {
-  std::size_t open = 0;      ///< connections held now
-  std::size_t accepted = 0;  ///< connections accepted in all
-  std::size_t refused = 0;   ///< closed at accept: 2 x max_connections already held
-  std::size_t evicted = 0;   ///< closed to stay within max_connections before a whole request came
+  std::size_t open = 0;         ///< connections held now
+  std::size_t accepted = 0;     ///< connections accepted in all
+  std::size_t refused = 0;      ///< closed at accept: 2 x max_connections already held
+  std::size_t evicted = 0;      ///< closed to stay within max_connections before a whole request came
   std::size_t idle_closed = 0;  ///< no first byte within keep_alive_timeout
   std::size_t cut = 0;          ///< request not read and answered within request_deadline
 };

@@ -88,8 +88,8 @@ unix_socket_claim::unix_socket_claim(const std::filesystem::path& path) {
     ::close(_lock_fd);
     _lock_fd = -1;
     if (e == EWOULDBLOCK)
-      throw std::runtime_error("another cuzk daemon is running on unix socket " + path.string() + " (it holds " +
-                               lock + "); refusing to start a second one on the same address");
+      throw std::runtime_error("another cuzk daemon is running on unix socket " + path.string() + " (it holds " + lock +
+                               "); refusing to start a second one on the same address");
     throw std::runtime_error("cannot lock " + lock + ": " + errno_text(e));
   }
   // a constructor that throws runs no destructor: close the lock here

@@ -31,9 +31,9 @@ namespace cuzk::service {
 struct listen_address {
   enum class kind { tcp, unix_path, unix_abstract };
   kind k = kind::tcp;
-  std::string grpc_uri;           ///< what gRPC is given
-  std::filesystem::path path;     ///< kind::unix_path: the socket file
-  std::string abstract_name;      ///< kind::unix_abstract
+  std::string grpc_uri;        ///< what gRPC is given
+  std::filesystem::path path;  ///< kind::unix_path: the socket file
+  std::string abstract_name;   ///< kind::unix_abstract
   bool is_unix() const { return k != kind::tcp; }
 };
 

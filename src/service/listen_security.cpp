@@ -40,7 +40,8 @@ grpc_server_options server_options(const daemon_config& cfg) {
     o.tls_cert_pem = read_secret_file(cfg.tls_cert_file, "tls_cert_file", false);
     o.tls_key_pem = read_secret_file(cfg.tls_key_file, "tls_key_file", false);
   }
-  if (!cfg.tls_client_ca_file.empty()) o.tls_client_ca_pem = read_secret_file(cfg.tls_client_ca_file, "tls_client_ca_file", false);
+  if (!cfg.tls_client_ca_file.empty())
+    o.tls_client_ca_pem = read_secret_file(cfg.tls_client_ca_file, "tls_client_ca_file", false);
   if (!cfg.auth_token_file.empty()) o.auth_token = read_secret_file(cfg.auth_token_file, "auth_token_file", true);
   return o;
 }
@@ -66,7 +67,7 @@ std::vector<std::string> security_warnings(const daemon_config& cfg) {
     w.push_back("daemon.status_listen = " + cfg.status_listen +
                 " exposes job ids and queue state to other machines (it has no TLS" +
                 std::string(cfg.auth_token_file.empty() ? "; set daemon.auth_token_file to require a token there too)"
-                                                         : "; the auth token is required)"));
+                                                        : "; the auth token is required)"));
   return w;
 }
 

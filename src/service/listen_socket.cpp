@@ -36,8 +36,7 @@ void start_listening(int fd, const std::string& label) {
 
 std::string numeric_name(const sockaddr* a, socklen_t len) {
   char host[NI_MAXHOST] = {}, serv[NI_MAXSERV] = {};
-  if (::getnameinfo(a, len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-    return "?";
+  if (::getnameinfo(a, len, host, sizeof host, serv, sizeof serv, NI_NUMERICHOST | NI_NUMERICSERV) != 0) return "?";
   return a->sa_family == AF_INET6 ? "[" + std::string(host) + "]:" + serv : std::string(host) + ":" + serv;
 }
 
@@ -93,7 +92,8 @@ std::pair<std::string, std::string> split_host_port(const std::string& address) 
     port = a.substr(colon + 1);
   }
   if (host.empty() || port.empty())
-    throw std::invalid_argument("listen address '" + address + "' needs a host and a port (0.0.0.0:9820 for every "
+    throw std::invalid_argument("listen address '" + address +
+                                "' needs a host and a port (0.0.0.0:9820 for every "
                                 "interface)");
   return {host, port};
 }

@@ -21,8 +21,9 @@ void check_request_id(std::string_view id, const char* field) {
   for (std::size_t i = 0; i < id.size(); ++i) {
     const auto c = static_cast<unsigned char>(id[i]);
     if (c < 0x20 || c == 0x7f || c == ',')
-      throw engine::invalid_request(std::string(field) + " has a forbidden character (byte " + std::to_string(unsigned(c)) +
-                                    " at offset " + std::to_string(i) + "; control characters and ',' are not allowed)");
+      throw engine::invalid_request(std::string(field) + " has a forbidden character (byte " +
+                                    std::to_string(unsigned(c)) + " at offset " + std::to_string(i) +
+                                    "; control characters and ',' are not allowed)");
   }
 }
 

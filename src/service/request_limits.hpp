@@ -43,7 +43,7 @@ void check_request_limits(const cuzk::v1::SubmitProofRequest& r);
 /// end but the client's own deadline) for 0 and for any value the clock
 /// cannot represent. Before, timeout_ms >= 2^63 became a negative
 /// std::chrono::milliseconds and the call answered TIMEOUT at once.
-std::optional<std::chrono::steady_clock::time_point> await_deadline(
-    std::chrono::steady_clock::time_point now, std::uint64_t timeout_ms);
+std::optional<std::chrono::steady_clock::time_point> await_deadline(std::chrono::steady_clock::time_point now,
+                                                                    std::uint64_t timeout_ms);
 
 }  // namespace cuzk::service

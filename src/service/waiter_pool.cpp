@@ -102,10 +102,8 @@ void waiter_pool::run() {
   for (;;) {
     if (_stop) return;
     if (_finished.empty()) {
-      if (_by_deadline.empty())
-        _cv.wait(lk);
-      else
-        _cv.wait_until(lk, _by_deadline.begin()->first);
+      if (_by_deadline.empty()) _cv.wait(lk);
+      else _cv.wait_until(lk, _by_deadline.begin()->first);
     }
     if (_stop) return;
     // jobs the engine reported: every waiter of each gets the result

@@ -61,8 +61,7 @@ class waiter_pool {
   /// can run (so the caller need not touch its state after add returns).
   /// |done| runs exactly once unless cancel(ticket) returns true first.
   /// Throws waiters_exhausted (nothing registered, |done| never runs).
-  void add(const std::string& job_id, std::optional<clock::time_point> deadline, done_fn done,
-           std::uint64_t* ticket);
+  void add(const std::string& job_id, std::optional<clock::time_point> deadline, done_fn done, std::uint64_t* ticket);
   /// True: removed, |done| will not run. False: it ran or is running.
   bool cancel(std::uint64_t ticket);
   /// Waiters registered now.

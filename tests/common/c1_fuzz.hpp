@@ -53,8 +53,8 @@ class c1_fuzzer {
         const std::string again = io::write_c1_json(c1);
         const io::c1_output back = io::parse_c1_json(again);
         if (!(back == c1) || io::write_c1_json(back) != again) {
-          ADD_FAILURE() << "accepted input does not round-trip (seed " << seed << ", iteration " << it
-                        << ", mutation " << kind << ")";
+          ADD_FAILURE() << "accepted input does not round-trip (seed " << seed << ", iteration " << it << ", mutation "
+                        << kind << ")";
           return st;
         }
         ++st.accepted;
@@ -166,8 +166,7 @@ class c1_fuzzer {
     kind = int(rng() % 12);
     const std::string& s = _base;
     switch (kind) {
-      case 0:
-        return raw_mutation(rng, s);
+      case 0: return raw_mutation(rng, s);
       case 1: {  // several raw mutations
         std::string t = s;
         for (std::uint64_t i = 0, n = 2 + rng() % 6; i < n; ++i) t = raw_mutation(rng, t);
@@ -190,8 +189,8 @@ class c1_fuzzer {
         return s.substr(0, v.end) + "," + s.substr(v.begin, v.end - v.begin) + s.substr(v.end);
       }
       case 6: {  // swap the type of a value
-        static const std::vector<std::string> lits = {"\"s\"", "0", "null", "[]", "{}", "true", "[0]", "-5",
-                                                      "1.5", "\"StackedDrg2KiBV1\"", "{\"Sub\":{}}"};
+        static const std::vector<std::string> lits = {
+            "\"s\"", "0", "null", "[]", "{}", "true", "[0]", "-5", "1.5", "\"StackedDrg2KiBV1\"", "{\"Sub\":{}}"};
         const span& v = _spans[rng() % 4 ? pick(rng, _others) : pick(rng, _numbers)];
         return s.substr(0, v.begin) + lits[rng() % lits.size()] + s.substr(v.end);
       }

@@ -14,7 +14,7 @@
 namespace cuzk::test {
 
 inline std::vector<io::merkle_path_element> random_path(std::mt19937_64& rng, std::uint32_t arity,
-                                                      std::uint32_t levels) {
+                                                        std::uint32_t levels) {
   std::vector<io::merkle_path_element> path(levels);
   for (io::merkle_path_element& e : path) {
     for (std::uint32_t j = 0; j + 1 < arity; ++j) e.hashes.push_back(ff::fr::random(rng));
@@ -36,8 +36,7 @@ inline io::merkle_proof random_tree_r_proof(std::mt19937_64& rng, const io::seal
   return m;
 }
 
-inline io::porep_column_proof random_column(std::mt19937_64& rng, const io::seal_proof_info& p,
-                                            std::uint32_t index) {
+inline io::porep_column_proof random_column(std::mt19937_64& rng, const io::seal_proof_info& p, std::uint32_t index) {
   io::porep_column_proof c;
   c.index = index;
   for (std::uint32_t l = 0; l < p.layers; ++l) c.rows.push_back(ff::fr::random(rng));
@@ -45,8 +44,7 @@ inline io::porep_column_proof random_column(std::mt19937_64& rng, const io::seal
   return c;
 }
 
-inline io::porep_labeling_proof random_labeling(std::mt19937_64& rng, std::uint32_t layer,
-                                                std::uint64_t node) {
+inline io::porep_labeling_proof random_labeling(std::mt19937_64& rng, std::uint32_t layer, std::uint64_t node) {
   io::porep_labeling_proof l;
   for (int i = 0; i < 37; ++i) l.parents.push_back(ff::fr::random(rng));
   l.layer_index = layer;
@@ -83,8 +81,7 @@ inline io::bytes32 random_domain_bytes(std::mt19937_64& rng) {
 }
 
 /// |partitions| = 0 means the registered count.
-inline io::c1_output random_c1(std::mt19937_64& rng, const io::seal_proof_info& p,
-                               std::uint32_t partitions = 0) {
+inline io::c1_output random_c1(std::mt19937_64& rng, const io::seal_proof_info& p, std::uint32_t partitions = 0) {
   io::c1_output c1;
   c1.proof = &p;
   c1.partitions.resize(partitions ? partitions : p.partitions);

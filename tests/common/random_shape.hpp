@@ -19,8 +19,8 @@
 
 namespace cuzk::test {
 
-inline r1cs::r1cs_shape random_shape(std::uint64_t seed, std::size_t num_inputs,
-                                     std::size_t num_aux, std::size_t rows) {
+inline r1cs::r1cs_shape random_shape(std::uint64_t seed, std::size_t num_inputs, std::size_t num_aux,
+                                     std::size_t rows) {
   using ff::fr;
   std::mt19937_64 rng(seed);
   r1cs::r1cs_shape s;

@@ -49,9 +49,9 @@ inline ff::fr native_label(const ff::fr& replica_id, std::uint32_t layer, std::u
 
 /// A merkle_path as the C1 MerkleProof (Single / Sub / Top by |shape|).
 inline io::merkle_proof to_c1_proof(const gadgets::merkle_tree_shape& shape, const gadgets::merkle_path& path,
-                                         const ff::fr& leaf, const ff::fr& root) {
+                                    const ff::fr& leaf, const ff::fr& root) {
   io::merkle_proof p;
-  p.kind = shape.top_arity ? io::merkle_proof_kind::top
+  p.kind = shape.top_arity   ? io::merkle_proof_kind::top
            : shape.sub_arity ? io::merkle_proof_kind::sub
                              : io::merkle_proof_kind::single;
   p.leaf = leaf;
@@ -59,10 +59,14 @@ inline io::merkle_proof to_c1_proof(const gadgets::merkle_tree_shape& shape, con
   std::size_t s = 0;
   for (std::size_t l = 0; l < shape.levels(); ++l) {
     const std::size_t a = shape.arity(l);
-    io::merkle_path_element e{{path.siblings.begin() + std::ptrdiff_t(s), path.siblings.begin() + std::ptrdiff_t(s + a - 1)},
-                            path.indices[l]};
+    io::merkle_path_element e{
+        {path.siblings.begin() + std::ptrdiff_t(s), path.siblings.begin() + std::ptrdiff_t(s + a - 1)},
+        path.indices[l]};
     s += a - 1;
-    (l < shape.base_levels ? p.base : l == shape.base_levels && shape.sub_arity ? p.sub : p.top).push_back(std::move(e));
+    (l < shape.base_levels                       ? p.base
+     : l == shape.base_levels && shape.sub_arity ? p.sub
+                                                 : p.top)
+        .push_back(std::move(e));
   }
   return p;
 }

@@ -150,9 +150,9 @@ TEST_F(bench_batch, wpost_batch_json_matches_the_summary_and_proofs_verify_and_t
   cuzk::test::post_case c;
   const std::string inputs = wpost_inputs(rng, &c);
   const std::string bench = CUZK_BENCH_BINARY;
-  const run_result r = run(bench + " batch -t wpost --addr unix://" + sock.string() + inputs +
-                           " -c 4 -j 2 --json " + (dir / "batch.json").string() + " --out-dir " +
-                           (dir / "proofs").string() + " --daemon-pid " + std::to_string(pid) + " --timeout 120");
+  const run_result r = run(bench + " batch -t wpost --addr unix://" + sock.string() + inputs + " -c 4 -j 2 --json " +
+                           (dir / "batch.json").string() + " --out-dir " + (dir / "proofs").string() +
+                           " --daemon-pid " + std::to_string(pid) + " --timeout 120");
   ASSERT_EQ(r.rc, 0) << r.out << slurp(dir / "daemon.log");
   EXPECT_EQ(count_of(r.out, " OK — "), 4u) << r.out;
   EXPECT_TRUE(std::regex_search(r.out, std::regex(R"(\[\d/4\] OK — \d+\.\ds \(prove=\d+ ms, queue=\d+ ms\))")));
@@ -173,8 +173,7 @@ TEST_F(bench_batch, wpost_batch_json_matches_the_summary_and_proofs_verify_and_t
   EXPECT_LE(j["latency_s"]["p50"].get<double>(), j["latency_s"]["max"].get<double>());
   EXPECT_LE(j["latency_s"]["max"].get<double>(), j["wall_s"].get<double>() + 0.001);
   ASSERT_TRUE(j["daemon_peak_rss_bytes"].is_number()) << r.out;
-  EXPECT_NE(r.out.find("daemon peak RSS:   " + fixed(j["daemon_peak_rss_bytes"].get<double>() / 1048576.0, 1) +
-                       " MiB"),
+  EXPECT_NE(r.out.find("daemon peak RSS:   " + fixed(j["daemon_peak_rss_bytes"].get<double>() / 1048576.0, 1) + " MiB"),
             std::string::npos)
       << r.out;
   for (std::size_t i = 0; i < 4; ++i) {
@@ -182,7 +181,8 @@ TEST_F(bench_batch, wpost_batch_json_matches_the_summary_and_proofs_verify_and_t
     EXPECT_TRUE(p["ok"].get<bool>());
     EXPECT_EQ(p["proof_bytes"], 192);
     EXPECT_EQ(p["prove_ms"].get<std::uint64_t>() + p["queue_ms"].get<std::uint64_t>(), p["total_ms"]);
-    const auto bytes = cuzk::bench_app::read_file_bytes((dir / "proofs" / ("proof-" + std::to_string(i) + ".bin")).string());
+    const auto bytes =
+        cuzk::bench_app::read_file_bytes((dir / "proofs" / ("proof-" + std::to_string(i) + ".bin")).string());
     EXPECT_TRUE(cuzk::test::verify_with_vk(dir, c.vk_stem, bytes, c.public_inputs)) << "proof " << i;
   }
 
@@ -195,7 +195,8 @@ TEST_F(bench_batch, wpost_batch_json_matches_the_summary_and_proofs_verify_and_t
     stages = count_of(log, ",SYNTH_END,") + count_of(log, ",GPU_END,") + count_of(log, ",FINALIZE,");
   }
   EXPECT_EQ(stages, 12u) << log;
-  const run_result t = run(bench + " timeline --log " + (dir / "daemon.log").string() + " --svg " + (dir / "t.svg").string());
+  const run_result t =
+      run(bench + " timeline --log " + (dir / "daemon.log").string() + " --svg " + (dir / "t.svg").string());
   ASSERT_EQ(t.rc, 0) << t.out;
   const std::string svg = slurp(dir / "t.svg");
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);

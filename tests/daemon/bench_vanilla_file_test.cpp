@@ -36,8 +36,8 @@ TEST(bench_vanilla_file, ReadsEverySpellingOfBase64) {
   // 0xfb 0xff 0xbf is "+/+/" in the standard alphabet.
   const temp_file f(R"(["Zm9vYg==", "Zm9vYg", "-_-_", "+/+/", "Zm9v\nYmFy", ""])");
   const auto v = read_vanilla_file(f.path.string());
-  const std::vector<std::vector<std::uint8_t>> want{
-      bytes_of("foob"), bytes_of("foob"), {0xfb, 0xff, 0xbf}, {0xfb, 0xff, 0xbf}, bytes_of("foobar"), {}};
+  const std::vector<std::vector<std::uint8_t>> want{bytes_of("foob"),   bytes_of("foob"),   {0xfb, 0xff, 0xbf},
+                                                    {0xfb, 0xff, 0xbf}, bytes_of("foobar"), {}};
   EXPECT_EQ(v, want);
 }
 

@@ -22,8 +22,9 @@ namespace {
 /// Runs acquire(|bytes|) on another thread; the future holds its outcome.
 std::future<eng::reservation> acquire_async(eng::memory_budget& b, std::uint64_t bytes,
                                             const eng::cancel_token* token) {
-  return std::async(std::launch::async,
-                    [&b, bytes, token] { return b.acquire(bytes, eng::priority::normal, token, "the test's request"); });
+  return std::async(std::launch::async, [&b, bytes, token] {
+    return b.acquire(bytes, eng::priority::normal, token, "the test's request");
+  });
 }
 
 }  // namespace

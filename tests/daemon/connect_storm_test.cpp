@@ -37,9 +37,7 @@ namespace fs = std::filesystem;
 namespace pb = cuzk::v1;
 using steady = std::chrono::steady_clock;
 
-bool answered(const grpc::Status& st) {
-  return st.ok() || st.error_code() == grpc::StatusCode::UNIMPLEMENTED;
-}
+bool answered(const grpc::Status& st) { return st.ok() || st.error_code() == grpc::StatusCode::UNIMPLEMENTED; }
 
 TEST(connect_storm, channels_connecting_at_once_all_connect) {
   const char* r = std::getenv("CUZK_STORM_ROUNDS");
@@ -73,8 +71,8 @@ TEST(connect_storm, channels_connecting_at_once_all_connect) {
       ts.emplace_back([&] {
         grpc::ChannelArguments a;
         a.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-        auto stub = pb::ProvingEngine::NewStub(grpc::CreateCustomChannel(
-            "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), a));
+        auto stub = pb::ProvingEngine::NewStub(
+            grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials(), a));
         grpc::ClientContext ctx;
         ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(5));
         pb::GetStatusResponse resp;
@@ -91,16 +89,13 @@ TEST(connect_storm, channels_connecting_at_once_all_connect) {
           pb::GetStatusResponse r2;
           if (answered(stub->GetStatus(&c2, pb::GetStatusRequest(), &r2))) {
             after = "recovered after " +
-                    std::to_string(
-                        std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0)
-                            .count()) +
+                    std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t0).count()) +
                     " ms, " + std::to_string(n) + " calls";
             break;
           }
         }
         std::lock_guard lk(mu);
-        errs.push_back(std::to_string(int(st.error_code())) + " " + st.error_message() + " => " +
-                       after);
+        errs.push_back(std::to_string(int(st.error_code())) + " " + st.error_message() + " => " + after);
       });
     for (auto& t : ts) t.join();
     if (ours) ours->shutdown(0);

@@ -63,9 +63,10 @@ class chain_job final : public eng::circuit_job {
     }
     t.check();
     // appended into |reuse|'s storage, as the PoSt and SnapDeals kinds do
-    auto [inputs, aux] = r1cs::make_witness(r1cs::examples::chain_circuit{chain_steps, chain_x0(p)}, shape.num_inputs,
-                                            shape.num_aux, r1cs::witness_cs(std::move(reuse.inputs), std::move(reuse.aux)))
-                             .take();
+    auto [inputs, aux] =
+        r1cs::make_witness(r1cs::examples::chain_circuit{chain_steps, chain_x0(p)}, shape.num_inputs, shape.num_aux,
+                           r1cs::witness_cs(std::move(reuse.inputs), std::move(reuse.aux)))
+            .take();
     return {std::move(inputs), std::move(aux)};
   }
   std::vector<fr> public_inputs(std::size_t p) const override { return {chain_x0(p), chain_out(chain_x0(p))}; }

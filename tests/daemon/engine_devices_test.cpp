@@ -48,8 +48,8 @@ class recording_backend final : public eng::prover_backend {
     return _inner->partition_bytes(s, after);
   }
   std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
-                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w,
-                                                  const ff::fr& r, const ff::fr& s) override {
+                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                                  const ff::fr& s) override {
     {
       std::lock_guard lk(_rec.mu);
       _rec.partitions_per_device[device]++;
@@ -164,7 +164,6 @@ TEST(srs_manager, installed_parameters_prove_and_are_never_evicted) {
   std::filesystem::remove_all(dir);
 }
 
-
 // ---- prepare: the backend's device-free work, before the device gate ----
 
 /// Tags the witness it was made from, so prove_start can check it got its own.
@@ -198,14 +197,14 @@ class preparing_backend final : public eng::prover_backend {
     return p;
   }
   std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
-                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w,
-                                                  const ff::fr& r, const ff::fr& s) override {
+                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                                  const ff::fr& s) override {
     ++unprepared;  // only reached if the engine skipped the prepared call
     return _inner->prove_start(device, params, shape, std::move(w), r, s);
   }
   std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
-                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w,
-                                                  const ff::fr& r, const ff::fr& s, const eng::cancel_token&,
+                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                                  const ff::fr& s, const eng::cancel_token&,
                                                   std::unique_ptr<eng::prepared_witness> p,
                                                   const eng::phase_boundary&) override {
     const auto* t = dynamic_cast<const tagged_prepared*>(p.get());

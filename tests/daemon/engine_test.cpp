@@ -57,7 +57,8 @@ TEST(engine_budget, tiny_budget_twenty_jobs_never_exceed_and_all_complete) {
   cfg.max_parallel_synthesis = 3;
   engine_fixture f(cfg);
   std::vector<std::string> ids;
-  for (int i = 0; i < 20; ++i) ids.push_back(f.e->submit(test::chain_request("tiny-" + std::to_string(i), 2, 0)).job_id);
+  for (int i = 0; i < 20; ++i)
+    ids.push_back(f.e->submit(test::chain_request("tiny-" + std::to_string(i), 2, 0)).job_id);
   for (const auto& id : ids) {
     const auto r = f.e->await(id, 60s);
     ASSERT_EQ(r.status, eng::await_status::completed) << id << ": " << r.error_message;
@@ -112,7 +113,8 @@ TEST(engine_jobs, missing_parameter_file_is_refused_at_submit_naming_it) {
   } catch (const eng::missing_parameters_error& e) {
     const std::string m = e.what();
     EXPECT_NE(m.find("parameter file test-chain-64.params for circuit 'test-chain' is not in srs.param_cache"),
-              std::string::npos) << m;
+              std::string::npos)
+        << m;
     EXPECT_EQ(m.find(f.dir.string()), std::string::npos) << m;
   }
   EXPECT_TRUE(f.e->status().jobs.empty());
@@ -143,7 +145,7 @@ TEST(engine_jobs, cancel_queued_and_running_jobs_frees_memory) {
   EXPECT_EQ(r.status, eng::await_status::cancelled);
   EXPECT_TRUE(wait_until([&] { return f.e->budget().used() == base; }, 5s)) << f.e->budget().used() << " vs " << base;
   EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);  // stopped well before its 20 s
-  EXPECT_FALSE(f.e->cancel(running));                     // already finished
+  EXPECT_FALSE(f.e->cancel(running));                    // already finished
   EXPECT_THROW(f.e->cancel("no-such-job"), eng::not_found_error);
   // the engine keeps working
   EXPECT_EQ(f.e->await(f.e->submit(test::chain_request("after", 1, 0)).job_id, 30s).status,
@@ -203,7 +205,8 @@ TEST(engine_jobs, critical_job_overtakes_queued_normal_partitions) {
   std::uint32_t normal_left = 0;
   for (const auto& q : st.queues) normal_left += q.pending + q.in_progress;
   EXPECT_GE(normal_left, 4u);  // at most one normal job could finish first
-  for (int i = 0; i < 5; ++i) ASSERT_EQ(f.e->await("porep-" + std::to_string(i), 60s).status, eng::await_status::completed);
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(f.e->await("porep-" + std::to_string(i), 60s).status, eng::await_status::completed);
   ASSERT_TRUE(wait_until(
       [&] {
         std::lock_guard lk(mu);
@@ -440,8 +443,8 @@ TEST(srs_manager, digests_are_checked_once_per_file_identity) {
   const fs::path record = dir / "test-chain-64.params.verified";
   const std::string digest = io::file_digest(params);
   const auto write_json = [&](const std::string& d) {
-    std::ofstream(dir / "parameters.json") << "{\"test-chain-64.params\": {\"cid\": \"x\", \"digest\": \"" << d
-                                          << "\", \"sector_size\": 2048}}";
+    std::ofstream(dir / "parameters.json")
+        << "{\"test-chain-64.params\": {\"cid\": \"x\", \"digest\": \"" << d << "\", \"sector_size\": 2048}}";
   };
   eng::memory_budget budget(1ull << 30);
   const auto load = [&](const fs::path& json = {}) {

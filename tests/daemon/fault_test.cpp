@@ -238,10 +238,13 @@ TEST(fault_gpu_alloc, backend_that_cannot_start_stops_startup_or_falls_back_to_c
   ASSERT_EQ(logs.size(), 1u);
   EXPECT_NE(logs[0].find("out of memory"), std::string::npos);
   const auto plan = std::make_shared<fault_plan>();
-  auto w = service::choose_backend(cfg, [&] { return std::make_unique<fault_backend>(plan); }, log);
+  auto w = service::choose_backend(
+      cfg, [&] { return std::make_unique<fault_backend>(plan); }, log);
   EXPECT_EQ(w->name(), "fault-injecting (falls back to cpu)");
   cfg.cpu_fallback = false;
-  EXPECT_EQ(service::choose_backend(cfg, [&] { return std::make_unique<fault_backend>(plan); }, log)->name(),
+  EXPECT_EQ(service::choose_backend(
+                cfg, [&] { return std::make_unique<fault_backend>(plan); }, log)
+                ->name(),
             "fault-injecting");
   EXPECT_EQ(service::choose_backend(cfg, {}, log)->name(), "cpu");
 }
@@ -348,7 +351,8 @@ TEST(fault_params, truncated_corrupt_or_replaced_file_fails_the_job_naming_it_th
   const std::vector<damage> cases = {
       {"truncated-cold", false, [&] { fs::resize_file(file, good.size() / 2); }, "test-chain-64.params"},
       {"truncated-warm", true, [&] { fs::resize_file(file, good.size() / 3); }, "test-chain-64.params"},
-      {"zero-length-warm", true, [&] { fs::resize_file(file, 0); }, "test-chain-64.params for circuit 'test-chain' in srs.param_cache is empty", true},
+      {"zero-length-warm", true, [&] { fs::resize_file(file, 0); },
+       "test-chain-64.params for circuit 'test-chain' in srs.param_cache is empty", true},
       {"corrupt-point-warm", true,
        [&] {
          std::vector<char> b = good;
@@ -356,10 +360,12 @@ TEST(fault_params, truncated_corrupt_or_replaced_file_fails_the_job_naming_it_th
          write_all(file, b);
        },
        "test-chain-64.params"},
-      {"removed-cold", false, [&] { fs::remove(file); }, "test-chain-64.params for circuit 'test-chain' is not in", true},
+      {"removed-cold", false, [&] { fs::remove(file); }, "test-chain-64.params for circuit 'test-chain' is not in",
+       true},
       {"replaced-by-another-circuit-warm", true,
        [&] {
-         const auto p = groth16::generate_parameters(r1cs::make_shape(r1cs::examples::chain_circuit{8, std::nullopt}), 3);
+         const auto p =
+             groth16::generate_parameters(r1cs::make_shape(r1cs::examples::chain_circuit{8, std::nullopt}), 3);
          const fs::path tmp = f.dir / "other.params";
          io::write_parameters(p, tmp);
          fs::rename(tmp, file);
@@ -371,7 +377,8 @@ TEST(fault_params, truncated_corrupt_or_replaced_file_fails_the_job_naming_it_th
     if (c.warm) {
       ASSERT_GT(f.e->srs().evict_idle(1), 0u);
       bool warm = false;
-      for (const auto& s : f.e->srs().status()) warm = warm || (s.circuit_id == "test-chain" && s.tier == eng::srs_tier::warm);
+      for (const auto& s : f.e->srs().status())
+        warm = warm || (s.circuit_id == "test-chain" && s.tier == eng::srs_tier::warm);
       ASSERT_TRUE(warm);
     } else {
       ASSERT_TRUE(f.e->srs().evict("test-chain").was_loaded);

@@ -51,8 +51,7 @@ TEST(grpc_process, the_lazy_cpu_probes_leave_errno_alone_once_prepared) {
   // where /sys/devices/system/cpu/cpu0/tsc_freq_khz is missing, as on most
   // VMs; nothing where the file exists, or if this process probed already)
   const int unprepared = in_child([] { return errno_across_probes() == EINPROGRESS ? 0 : 1; });
-  std::printf("without prepare_grpc_process the first probe %s errno here\n",
-              unprepared == 0 ? "left" : "changed");
+  std::printf("without prepare_grpc_process the first probe %s errno here\n", unprepared == 0 ? "left" : "changed");
   EXPECT_EQ(in_child([] {
               errno = EINPROGRESS;
               cuzk::service::prepare_grpc_process();
@@ -66,8 +65,7 @@ TEST(grpc_process, the_lazy_cpu_probes_leave_errno_alone_once_prepared) {
 // earlier test probed already this passes either way, run alone (as ctest
 // does) it checks that the constructor prepared the process.
 TEST(grpc_process, a_grpc_server_prepares_the_process) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("cuzk-grpc-process-" + std::to_string(std::random_device{}()));
+  const fs::path dir = fs::temp_directory_path() / ("cuzk-grpc-process-" + std::to_string(std::random_device{}()));
   fs::create_directories(dir);
   {
     eng::engine e(cuzk::test::small_config(dir), eng::make_cpu_backend(1));

@@ -114,7 +114,8 @@ TEST(daemon_grpc, window_post_prove_returns_a_verifying_proof_over_tcp_and_unix_
     EXPECT_FALSE(test::verify_with_vk(d.dir, c.vk_stem, bytes(r.proof()), bad));
   }
   {
-    const auto sock = std::filesystem::temp_directory_path() / ("cuzk-test-" + std::to_string(rng() % 1000000)) / "cuzk.sock";
+    const auto sock =
+        std::filesystem::temp_directory_path() / ("cuzk-test-" + std::to_string(rng() % 1000000)) / "cuzk.sock";
     daemon d("unix://" + sock.string());
     const auto c = test::window_case(rng, "wpost-unix", 1);  // one sector, padded to the partition
     pb::AwaitProofResponse r;

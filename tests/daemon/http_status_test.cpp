@@ -145,8 +145,7 @@ TEST(http_status, a_flood_of_idle_connections_is_capped_and_fresh_requests_still
     hostile.push_back(fd);
   }
   const std::size_t flood = hostile.size() + 1;  // and the warm-up connection
-  ASSERT_TRUE(eventually([&] { return http.counters().accepted >= flood; }, 5s))
-      << http.counters().accepted;
+  ASSERT_TRUE(eventually([&] { return http.counters().accepted >= flood; }, 5s)) << http.counters().accepted;
   // every client socket is still open here: what is above base + 240 is the
   // server's. It may exceed the cap (16) only until the poller has caught up
   // with the accept loop, and never twice the cap.
@@ -181,8 +180,7 @@ TEST(http_status, a_flood_of_idle_connections_is_capped_and_fresh_requests_still
       "240 idle sockets, cap 16: server held %zu descriptors; evicted %zu, refused %zu, idle "
       "closed %zu; "
       "worst fresh /status %lld ms; descriptors after close %zu (baseline %zu)\n",
-      held, n.evicted, n.refused, n.idle_closed, static_cast<long long>(worst.count()), open_fds(),
-      base);
+      held, n.evicted, n.refused, n.idle_closed, static_cast<long long>(worst.count()), open_fds(), base);
 }
 
 TEST(http_status, a_request_trickled_below_the_read_timeout_is_cut_at_its_deadline) {
@@ -210,9 +208,8 @@ TEST(http_status, a_request_trickled_below_the_read_timeout_is_cut_at_its_deadli
         const bool sent = ::send(fd, &b, 1, MSG_NOSIGNAL) == 1;
         const ssize_t r = ::recv(fd, &b, 1, MSG_DONTWAIT);
         if (!sent || r == 0 || (r < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
-          cut_after_ms[k] = std::chrono::duration_cast<std::chrono::milliseconds>(
-                                std::chrono::steady_clock::now() - t0)
-                                .count();
+          cut_after_ms[k] =
+              std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
           break;
         }
       }
@@ -226,9 +223,7 @@ TEST(http_status, a_request_trickled_below_the_read_timeout_is_cut_at_its_deadli
     c.set_read_timeout(3, 0);
     const auto t0 = std::chrono::steady_clock::now();
     const auto r = c.Get("/status");
-    status_ms =
-        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0)
-            .count();
+    status_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     ASSERT_TRUE(r);
     EXPECT_EQ(r->status, 200);
     EXPECT_LT(status_ms, 1000) << "while two requests trickle";
@@ -241,8 +236,8 @@ TEST(http_status, a_request_trickled_below_the_read_timeout_is_cut_at_its_deadli
     EXPECT_LE(cut_after_ms[k].load(), 5500) << (k ? "body" : "head") << " trickler";
   }
   EXPECT_GE(http.counters().cut, 2u);
-  std::printf("trickled head cut after %ld ms, body after %ld ms; /status meanwhile %ld ms\n",
-              cut_after_ms[0].load(), cut_after_ms[1].load(), status_ms);
+  std::printf("trickled head cut after %ld ms, body after %ld ms; /status meanwhile %ld ms\n", cut_after_ms[0].load(),
+              cut_after_ms[1].load(), status_ms);
 }
 
 TEST(http_status, keep_alive_and_pipelined_requests_share_one_connection_up_to_keep_alive_max) {
@@ -256,9 +251,7 @@ TEST(http_status, keep_alive_and_pipelined_requests_share_one_connection_up_to_k
     char b[4096];
     for (;;) {
       std::size_t n = 0;
-      for (auto p = got.find("HTTP/1.1 200 OK"); p != std::string::npos;
-           p = got.find("HTTP/1.1 200 OK", p + 1))
-        ++n;
+      for (auto p = got.find("HTTP/1.1 200 OK"); p != std::string::npos; p = got.find("HTTP/1.1 200 OK", p + 1)) ++n;
       if (n >= responses || std::chrono::steady_clock::now() > end) return n;
       timeval tv{0, 100000};
       ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -269,8 +262,7 @@ TEST(http_status, keep_alive_and_pipelined_requests_share_one_connection_up_to_k
   };
   // two requests in one segment: the second is already buffered when the
   // first is answered
-  const std::string two =
-      "GET /status HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+  const std::string two = "GET /status HTTP/1.1\r\nHost: x\r\n\r\nGET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
   ASSERT_EQ(::send(fd, two.data(), two.size(), 0), ssize_t(two.size()));
   std::string got;
   EXPECT_EQ(read_until(2, got), 2u) << got.substr(0, 300);

@@ -75,23 +75,20 @@ struct daemon {
   std::unique_ptr<pb::ProvingEngine::Stub> stub;
 
   explicit daemon(bool real_porep = false, bool check_vanilla = true) {
-    for (const std::string& stem :
-         {circuits::porep_param_file_stem(2048), circuits::snap_param_file_stem(2048)})
+    for (const std::string& stem : {circuits::porep_param_file_stem(2048), circuits::snap_param_file_stem(2048)})
       std::ofstream(dir / (stem + ".params")) << "placeholder";
     auto cfg = test::small_config(dir);
     cfg.check_vanilla_proofs = check_vanilla;
     e = std::make_unique<eng::engine>(cfg, eng::make_cpu_backend(1));
     e->register_kind(eng::make_winning_post_kind());
     e->register_kind(eng::make_window_post_kind());
-    if (real_porep)
-      e->register_kind(eng::make_porep_kind());
-    else
-      e->register_kind(std::make_shared<test::chain_kind>());
+    if (real_porep) e->register_kind(eng::make_porep_kind());
+    else e->register_kind(std::make_shared<test::chain_kind>());
     e->register_kind(eng::make_snap_kind());
     e->start();
     server = std::make_unique<service::grpc_server>(*e, "127.0.0.1:0", 128ull << 20);
-    stub = pb::ProvingEngine::NewStub(grpc::CreateChannel(
-        "127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
+    stub = pb::ProvingEngine::NewStub(
+        grpc::CreateChannel("127.0.0.1:" + std::to_string(server->port()), grpc::InsecureChannelCredentials()));
   }
   ~daemon() {
     server.reset();
@@ -138,8 +135,7 @@ TEST(integrity_idempotency, fifty_calls_one_id_two_payloads_then_another_kind) {
   int completed_a = 0, completed_b = 0, refused_a = 0, refused_b = 0;
   for (const outcome& o : out) {
     if (o.st.ok()) {
-      ASSERT_EQ(o.resp.result().status(), pb::AwaitProofResponse::COMPLETED)
-          << o.resp.result().error_message();
+      ASSERT_EQ(o.resp.result().status(), pb::AwaitProofResponse::COMPLETED) << o.resp.result().error_message();
       const std::string& p = o.resp.result().proof();
       const std::vector<std::uint8_t> proof(p.begin(), p.end());
       // every returned proof verifies for the payload its caller sent
@@ -148,16 +144,15 @@ TEST(integrity_idempotency, fifty_calls_one_id_two_payloads_then_another_kind) {
       ++(o.payload_a ? completed_a : completed_b);
     } else {
       EXPECT_EQ(o.st.error_code(), StatusCode::ALREADY_EXISTS) << o.st.error_message();
-      EXPECT_NE(o.st.error_message().find("request_id 'sector-1000-7'"), std::string::npos)
-          << o.st.error_message();
+      EXPECT_NE(o.st.error_message().find("request_id 'sector-1000-7'"), std::string::npos) << o.st.error_message();
       EXPECT_TRUE(o.resp.result().proof().empty());
       ++(o.payload_a ? refused_a : refused_b);
     }
   }
   // one payload won the id, all its callers share its job; the other's callers were all refused
   EXPECT_TRUE((completed_a == 25 && refused_b == 25) || (completed_b == 25 && refused_a == 25))
-      << "A: " << completed_a << " completed, " << refused_a << " refused; B: " << completed_b
-      << " completed, " << refused_b << " refused";
+      << "A: " << completed_a << " completed, " << refused_a << " refused; B: " << completed_b << " completed, "
+      << refused_b << " refused";
   EXPECT_EQ(d.e->status().completed, 1u);  // one job for the 25 same-request calls
   const test::post_case& winner = completed_a ? a : b;
   const test::post_case& loser = completed_a ? b : a;
@@ -175,8 +170,7 @@ TEST(integrity_idempotency, fifty_calls_one_id_two_payloads_then_another_kind) {
   pb::ProveResponse wr;
   const grpc::Status ws = d.stub->Prove(&ctx, wq, &wr);
   EXPECT_EQ(ws.error_code(), StatusCode::ALREADY_EXISTS);
-  EXPECT_NE(ws.error_message().find("winning_post job, this request is window_post"),
-            std::string::npos)
+  EXPECT_NE(ws.error_message().find("winning_post job, this request is window_post"), std::string::npos)
       << ws.error_message();
   EXPECT_TRUE(wr.result().proof().empty());
   EXPECT_EQ(d.e->status().completed, 1u);
@@ -238,16 +232,14 @@ TEST(integrity_limits, out_of_range_counts_are_refused_in_milliseconds_with_memo
   const auto add = [&](const char* name, pb::SubmitProofRequest q, const char* expect) {
     cases.push_back({name, std::move(q), expect});
   };
-  for (std::uint32_t idx :
-       {std::uint32_t(0xffffffffu), 10'000'000u, 25'000'000u, 1'000'000u, 3000u}) {
+  for (std::uint32_t idx : {std::uint32_t(0xffffffffu), 10'000'000u, 25'000'000u, 1'000'000u, 3000u}) {
     pb::SubmitProofRequest q = to_pb(w.req);
     q.set_partition_index(idx);
     add("window partition_index", q, "partition_index is");
   }
   {
     pb::SubmitProofRequest q = to_pb(w.req);
-    for (int i = 0; i < 3; ++i)
-      q.add_vanilla_proofs(q.vanilla_proofs(0));  // 5 for a 2-sector partition
+    for (int i = 0; i < 3; ++i) q.add_vanilla_proofs(q.vanilla_proofs(0));  // 5 for a 2-sector partition
     add("window vanilla_proofs count", q, "the number of vanilla_proofs is 5, more than the 2");
   }
   {
@@ -303,13 +295,11 @@ TEST(integrity_limits, out_of_range_counts_are_refused_in_milliseconds_with_memo
   for (const bad& c : cases) {
     SCOPED_TRACE(c.name);
     double best_ms = 1e9;
-    for (int attempt = 0; attempt < 3;
-         ++attempt) {  // the best of 3: other builds share these cores
+    for (int attempt = 0; attempt < 3; ++attempt) {  // the best of 3: other builds share these cores
       const auto t0 = std::chrono::steady_clock::now();
       const grpc::Status st = d.submit(c.q);
-      best_ms = std::min(
-          best_ms,
-          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      best_ms =
+          std::min(best_ms, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       ASSERT_EQ(st.error_code(), StatusCode::INVALID_ARGUMENT) << st.error_message();
       EXPECT_NE(st.error_message().find(c.expect), std::string::npos) << st.error_message();
       rss_max = std::max(rss_max, rss_bytes());
@@ -346,8 +336,7 @@ TEST(integrity_limits, await_deadline_saturates) {
   EXPECT_FALSE(service::await_deadline(now, 0).has_value());
   EXPECT_FALSE(service::await_deadline(now, ~std::uint64_t(0)).has_value());
   EXPECT_FALSE(service::await_deadline(now, std::uint64_t(1) << 63).has_value());
-  EXPECT_FALSE(service::await_deadline(now, std::uint64_t(std::numeric_limits<std::int64_t>::max()))
-                   .has_value());
+  EXPECT_FALSE(service::await_deadline(now, std::uint64_t(std::numeric_limits<std::int64_t>::max())).has_value());
   ASSERT_TRUE(service::await_deadline(now, 1500).has_value());
   EXPECT_EQ(*service::await_deadline(now, 1500), now + 1500ms);
   const std::uint64_t century = 100ull * 365 * 24 * 3600 * 1000;
@@ -355,12 +344,10 @@ TEST(integrity_limits, await_deadline_saturates) {
   EXPECT_GT(*service::await_deadline(now, century), now);
 }
 
-TEST(integrity_limits,
-     await_timeout_beyond_the_clock_waits_for_the_job_bounded_by_the_client_deadline) {
+TEST(integrity_limits, await_timeout_beyond_the_clock_waits_for_the_job_bounded_by_the_client_deadline) {
   daemon d;
   ASSERT_FALSE(d.e->submit(test::chain_request("slow", 1, 1500)).duplicate);
-  for (std::uint64_t t :
-       {~std::uint64_t(0), std::uint64_t(1) << 63, (std::uint64_t(1) << 63) + 12345}) {
+  for (std::uint64_t t : {~std::uint64_t(0), std::uint64_t(1) << 63, (std::uint64_t(1) << 63) + 12345}) {
     SCOPED_TRACE(t);
     pb::AwaitProofRequest q;
     q.set_job_id("slow");
@@ -372,8 +359,7 @@ TEST(integrity_limits,
     const grpc::Status st = d.stub->AwaitProof(&ctx, q, &r);
     const auto took = std::chrono::steady_clock::now() - t0;
     // before: TIMEOUT after ~1 ms; now the wait runs until the client's deadline
-    EXPECT_EQ(st.error_code(), StatusCode::DEADLINE_EXCEEDED)
-        << st.error_message() << " status " << r.status();
+    EXPECT_EQ(st.error_code(), StatusCode::DEADLINE_EXCEEDED) << st.error_message() << " status " << r.status();
     EXPECT_GE(took, 250ms);
   }
   pb::AwaitProofRequest q;
@@ -388,9 +374,7 @@ TEST(integrity_limits,
 
 // ---- 3. vanilla proofs checked at submit ------------------------------------------------------
 
-const io::seal_proof_info& porep_2k() {
-  return *io::find_seal_proof("StackedDrg2KiBV1_1");
-}
+const io::seal_proof_info& porep_2k() { return *io::find_seal_proof("StackedDrg2KiBV1_1"); }
 
 std::uint64_t actor_of(const io::bytes32& prover_id) {  // LEB128, as the generator writes it
   std::uint64_t v = 0;
@@ -427,19 +411,15 @@ TEST(integrity_vanilla, every_porep_corruption_kind_is_refused_at_submit_naming_
   // the corruption kinds of porep_generator.CheckerCatchesCorruption, at 2 KiB
   const std::vector<corruption> cases = {
       {"label", [&](auto& c) { c.partitions[0][0].c_x.rows[0] += one; }, "partition 0 challenge 0"},
-      {"parent label", [&](auto& c) { c.partitions[0][1].drg_parents[3].rows[1] += one; },
-       "partition 0 challenge 1"},
+      {"parent label", [&](auto& c) { c.partitions[0][1].drg_parents[3].rows[1] += one; }, "partition 0 challenge 1"},
       {"expander parent label", [&](auto& c) { c.partitions[0][1].exp_parents[5].rows[0] += one; },
        "partition 0 challenge 1"},
       {"tree D sibling", [&](auto& c) { c.partitions[0][0].comm_d_proof.base[4].hashes[0] += one; },
        "partition 0 challenge 0"},
-      {"data leaf", [&](auto& c) { c.partitions[0][0].comm_d_proof.leaf += one; },
-       "partition 0 challenge 0"},
-      {"tree C sibling",
-       [&](auto& c) { c.partitions[0][1].c_x.inclusion_proof.base[1].hashes[6] += one; },
+      {"data leaf", [&](auto& c) { c.partitions[0][0].comm_d_proof.leaf += one; }, "partition 0 challenge 0"},
+      {"tree C sibling", [&](auto& c) { c.partitions[0][1].c_x.inclusion_proof.base[1].hashes[6] += one; },
        "partition 0 challenge 1"},
-      {"tree R sibling",
-       [&](auto& c) { c.partitions[0][0].comm_r_last_proof.base[0].hashes[0] += one; },
+      {"tree R sibling", [&](auto& c) { c.partitions[0][0].comm_r_last_proof.base[0].hashes[0] += one; },
        "partition 0 challenge 0"},
       {"path index",
        [&](auto& c) {
@@ -474,8 +454,7 @@ TEST(integrity_vanilla, every_porep_corruption_kind_is_refused_at_submit_naming_
   other.set_sector_number(g.sector_id + 1);
   const grpc::Status os = d.submit(other);
   EXPECT_EQ(os.error_code(), StatusCode::INVALID_ARGUMENT);
-  EXPECT_NE(os.error_message().find("c1: replica_id is not the one of miner"), std::string::npos)
-      << os.error_message();
+  EXPECT_NE(os.error_message().find("c1: replica_id is not the one of miner"), std::string::npos) << os.error_message();
   auto s = d.e->status();
   EXPECT_EQ(s.partitions_synthesized, 0u);
   EXPECT_EQ(s.completed + s.failed + s.cancelled, 0u);
@@ -515,11 +494,10 @@ TEST(integrity_vanilla, tampered_post_paths_and_commitments_are_refused_at_submi
     q.set_vanilla_proofs(1, write_post(v));
     const grpc::Status st = d.submit(q);
     EXPECT_EQ(st.error_code(), StatusCode::INVALID_ARGUMENT);
-    const std::string want = "partition 0: vanilla_proofs[1] (sector " +
-                             std::to_string(v.sector_id) + ") inclusion proof 3 (leaf ";
+    const std::string want =
+        "partition 0: vanilla_proofs[1] (sector " + std::to_string(v.sector_id) + ") inclusion proof 3 (leaf ";
     EXPECT_NE(st.error_message().find(want), std::string::npos) << st.error_message();
-    EXPECT_NE(st.error_message().find("path does not hash to comm_r_last"), std::string::npos)
-        << st.error_message();
+    EXPECT_NE(st.error_message().find("path does not hash to comm_r_last"), std::string::npos) << st.error_message();
   }
   {
     const test::post_case w = test::window_case(rng, "wpost-comm-c");
@@ -542,8 +520,7 @@ TEST(integrity_vanilla, tampered_post_paths_and_commitments_are_refused_at_submi
     q.set_vanilla_proofs(0, write_post(v));
     const grpc::Status st = d.submit(q);
     EXPECT_EQ(st.error_code(), StatusCode::INVALID_ARGUMENT);
-    EXPECT_NE(st.error_message().find("inclusion proof 41 (leaf "), std::string::npos)
-        << st.error_message();
+    EXPECT_NE(st.error_message().find("inclusion proof 41 (leaf "), std::string::npos) << st.error_message();
   }
   const auto s = d.e->status();
   EXPECT_EQ(s.partitions_synthesized, 0u);
@@ -553,11 +530,9 @@ TEST(integrity_vanilla, tampered_post_paths_and_commitments_are_refused_at_submi
 // The PoSt checker on REAL data: curio's 32 GiB WindowPoSt vanilla proof
 // (sector 1, zero randomness, V1_2 challenges) passes it; one changed sibling
 // does not (vanilla-check-bench times it alone and as a full partition).
-TEST(integrity_vanilla,
-     real_32gib_window_post_sector_passes_the_check_and_a_tampered_one_does_not) {
+TEST(integrity_vanilla, real_32gib_window_post_sector_passes_the_check_and_a_tampered_one_does_not) {
   std::ifstream in(test::shared_dir() + "/filecoin-fixtures/curio/post.vproof", std::ios::binary);
-  const std::vector<std::uint8_t> real((std::istreambuf_iterator<char>(in)),
-                                       std::istreambuf_iterator<char>());
+  const std::vector<std::uint8_t> real((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   ASSERT_EQ(real.size(), 24960u);
   const auto kind = eng::make_window_post_kind();
   eng::proof_request req;
@@ -573,8 +548,7 @@ TEST(integrity_vanilla,
     kind->parse(req)->check_vanilla();
     ADD_FAILURE() << "a tampered real sector passed the check";
   } catch (const eng::invalid_request& e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "partition 0: vanilla_proofs[0] (sector 1) inclusion proof 7 (leaf "),
+    EXPECT_NE(std::string(e.what()).find("partition 0: vanilla_proofs[0] (sector 1) inclusion proof 7 (leaf "),
               std::string::npos)
         << e.what();
   }
@@ -602,8 +576,8 @@ pb::SubmitProofRequest snap_submit(const std::string& id, const circuits::synthe
 
 TEST(integrity_vanilla, tampered_snapdeals_paths_and_encoding_are_refused_at_submit) {
   daemon d;
-  const circuits::synthetic_snap good = circuits::generate_synthetic_snap(
-      circuits::snap_params_for(2048), test::test_seed("integrity_vanilla.snap"));
+  const circuits::synthetic_snap good =
+      circuits::generate_synthetic_snap(circuits::snap_params_for(2048), test::test_seed("integrity_vanilla.snap"));
   const ff::fr one = ff::fr::one();
   struct tamper {
     const char* name;
@@ -611,18 +585,14 @@ TEST(integrity_vanilla, tampered_snapdeals_paths_and_encoding_are_refused_at_sub
     const char* expect;
   };
   const std::vector<tamper> cases = {
-      {"tree R old sibling",
-       [&](auto& s) { s.partitions[0].challenge_proofs[2].proof_r_old.base[0].hashes[1] += one; },
+      {"tree R old sibling", [&](auto& s) { s.partitions[0].challenge_proofs[2].proof_r_old.base[0].hashes[1] += one; },
        "partition 0: challenge 2 (node"},
-      {"tree R new sibling",
-       [&](auto& s) { s.partitions[0].challenge_proofs[4].proof_r_new.base[1].hashes[0] += one; },
+      {"tree R new sibling", [&](auto& s) { s.partitions[0].challenge_proofs[4].proof_r_new.base[1].hashes[0] += one; },
        "partition 0: challenge 4 (node"},
-      {"tree D new sibling",
-       [&](auto& s) { s.partitions[0].challenge_proofs[1].proof_d_new.base[2].hashes[0] += one; },
+      {"tree D new sibling", [&](auto& s) { s.partitions[0].challenge_proofs[1].proof_d_new.base[2].hashes[0] += one; },
        "partition 0: challenge 1 (node"},
       {"comm_r_new", [&](auto& s) { s.pub.comm_r_new += one; }, "partition 0: "},
-      {"comm_r_old", [&](auto& s) { s.pub.comm_r_old += one; },
-       "comm_r_old != H(comm_c, root_r_old)"},
+      {"comm_r_old", [&](auto& s) { s.pub.comm_r_old += one; }, "comm_r_old != H(comm_c, root_r_old)"},
   };
   for (std::size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE(cases[i].name);
@@ -640,12 +610,10 @@ TEST(integrity_vanilla, tampered_snapdeals_paths_and_encoding_are_refused_at_sub
     s.partitions[0].challenge_proofs[0].proof_r_new.leaf += one;
     const grpc::Status st = d.submit(snap_submit("snap-bad-encoding", s));
     EXPECT_EQ(st.error_code(), StatusCode::INVALID_ARGUMENT);
-    EXPECT_NE(st.error_message().find("partition 0: challenge 0 (node"), std::string::npos)
-        << st.error_message();
+    EXPECT_NE(st.error_message().find("partition 0: challenge 0 (node"), std::string::npos) << st.error_message();
     bool encoding = false;
     for (const auto& p : circuits::check_snap_partition(s.params, s.pub, 0, s.partitions[0]))
-      encoding =
-          encoding || p.find("new replica leaf != old leaf + data leaf * rho") != std::string::npos;
+      encoding = encoding || p.find("new replica leaf != old leaf + data leaf * rho") != std::string::npos;
     EXPECT_TRUE(encoding);
   }
   const auto st = d.e->status();
@@ -658,8 +626,7 @@ TEST(integrity_vanilla, tampered_snapdeals_paths_and_encoding_are_refused_at_sub
 // ---- 4. parameter files
 // ---------------------------------------------------------------------------
 
-TEST(integrity_params,
-     missing_or_unreadable_parameter_file_is_refused_at_submit_by_its_published_name) {
+TEST(integrity_params, missing_or_unreadable_parameter_file_is_refused_at_submit_by_its_published_name) {
   daemon d;
   std::mt19937_64 rng(test::test_seed("integrity_params"));
   const std::string name = test::winning_stem() + ".params";
@@ -667,17 +634,15 @@ TEST(integrity_params,
   const test::post_case win = test::winning_case(rng, "winning-no-params");
   grpc::Status st = d.submit(to_pb(win.req));
   EXPECT_EQ(st.error_code(), StatusCode::FAILED_PRECONDITION) << st.error_message();
-  EXPECT_NE(st.error_message().find("parameter file " + name +
-                                    " for circuit 'winning-2k' is not in srs.param_cache"),
+  EXPECT_NE(st.error_message().find("parameter file " + name + " for circuit 'winning-2k' is not in srs.param_cache"),
             std::string::npos)
       << st.error_message();
   EXPECT_EQ(st.error_message().find(d.dir.string()), std::string::npos) << st.error_message();
   fs::create_directory(d.dir / name);  // there, but not a file the daemon can read
   st = d.submit(to_pb(win.req));
   EXPECT_EQ(st.error_code(), StatusCode::FAILED_PRECONDITION) << st.error_message();
-  EXPECT_NE(
-      st.error_message().find(name + " for circuit 'winning-2k' in srs.param_cache cannot be read"),
-      std::string::npos)
+  EXPECT_NE(st.error_message().find(name + " for circuit 'winning-2k' in srs.param_cache cannot be read"),
+            std::string::npos)
       << st.error_message();
   EXPECT_EQ(d.e->status().partitions_synthesized, 0u);
   EXPECT_TRUE(d.e->status().jobs.empty());
@@ -734,8 +699,7 @@ TEST(integrity_messages, long_ids_get_short_answers_and_ids_are_quoted_cut) {
   pb::AwaitProofResponse r;
   const grpc::Status st = d.stub->AwaitProof(&ctx, q, &r);
   EXPECT_EQ(st.error_code(), StatusCode::NOT_FOUND);
-  EXPECT_NE(st.error_message().find("'" + std::string(64, 'y') + "'...(256 bytes)"),
-            std::string::npos)
+  EXPECT_NE(st.error_message().find("'" + std::string(64, 'y') + "'...(256 bytes)"), std::string::npos)
       << st.error_message();
   EXPECT_EQ(st.error_message().find(std::string(65, 'y')), std::string::npos);
   // ALREADY_EXISTS quotes the id the same way
@@ -754,14 +718,10 @@ TEST(integrity_messages, quoted_ids_and_host_paths) {
   EXPECT_EQ(eng::quoted_id("abc"), "'abc'");
   EXPECT_EQ(eng::quoted_id("a'b\\c\n\x01\xff"), "'a\\x27b\\x5cc\\x0a\\x01\\xff'");
   EXPECT_EQ(eng::quoted_id(std::string(70, 'z')), "'" + std::string(64, 'z') + "'...(70 bytes)");
-  EXPECT_EQ(
-      eng::without_host_paths("cannot map /data/zk/params/v28-x.params: no", "/data/zk/params"),
-      "cannot map v28-x.params: no");
-  EXPECT_EQ(
-      eng::without_host_paths("a /data/zk/params/x and /data/zk/params/y", "/data/zk/params/"),
-      "a x and y");
-  EXPECT_EQ(eng::without_host_paths("unrelated /data/zk/paramsX/y", "/data/zk/params"),
-            "unrelated /data/zk/paramsX/y");
+  EXPECT_EQ(eng::without_host_paths("cannot map /data/zk/params/v28-x.params: no", "/data/zk/params"),
+            "cannot map v28-x.params: no");
+  EXPECT_EQ(eng::without_host_paths("a /data/zk/params/x and /data/zk/params/y", "/data/zk/params/"), "a x and y");
+  EXPECT_EQ(eng::without_host_paths("unrelated /data/zk/paramsX/y", "/data/zk/params"), "unrelated /data/zk/paramsX/y");
 }
 
 TEST(integrity_messages, json_log_escaping_yields_valid_json) {

@@ -117,9 +117,7 @@ TEST(listen_address, second_server_on_a_live_unix_socket_is_refused_and_the_firs
 TEST(listen_address, regular_file_or_directory_at_the_socket_path_is_left_untouched) {
   test::bare_engine d("cuzk-listen");
   const fs::path file = d.dir / "precious.sock";
-  {
-    std::ofstream(file) << "keep me";
-  }
+  { std::ofstream(file) << "keep me"; }
   for (const std::string form : {"unix://", "unix:"}) {
     const std::string err = start_error(*d.e, form + file.string());
     EXPECT_NE(err.find("exists and is not a socket (a regular file)"), std::string::npos) << err;

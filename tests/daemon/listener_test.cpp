@@ -278,8 +278,7 @@ TEST(grpc_listener, grpc_closes_idle_handed_over_connections_and_the_count_follo
   EXPECT_TRUE(eventually([&] { return s.connections().open == 1; }, 2s));
   const auto t0 = steady::now();
   EXPECT_TRUE(eventually([&] { return s.connections().open == 0; }, 10s));
-  std::printf("idle connection closed and uncounted after %lld ms (max idle 500 ms, sweep every 1 s)\n",
-              ms_since(t0));
+  std::printf("idle connection closed and uncounted after %lld ms (max idle 500 ms, sweep every 1 s)\n", ms_since(t0));
   EXPECT_TRUE(status_ok(ch));  // the client reconnects
 }
 
@@ -371,8 +370,10 @@ TEST(grpc_listener, after_descriptor_exhaustion_accept_resumes_and_a_new_client_
   // ours says "accept failed: Too many open files"; gRPC 1.51's own listener
   // "Failed accept4: Too many open files"
   const bool exhausted = eventually(
-      [&] { return test::slurp(log).find("ccept4: Too many open files") != std::string::npos ||
-                   test::slurp(log).find("accept failed: Too many open files") != std::string::npos; },
+      [&] {
+        return test::slurp(log).find("ccept4: Too many open files") != std::string::npos ||
+               test::slurp(log).find("accept failed: Too many open files") != std::string::npos;
+      },
       10s);
   ASSERT_TRUE(exhausted) << "descriptors were not exhausted\n" << test::slurp(log);
   std::printf("descriptors exhausted %lld ms after start\n", ms_since(t_start));

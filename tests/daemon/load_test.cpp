@@ -88,7 +88,8 @@ TEST(daemon_load, two_hundred_concurrent_proofs_from_twenty_clients) {
     EXPECT_EQ(o.r.job_id(), o.id);
     ids.insert(o.r.job_id());
     const std::vector<std::uint8_t> proof(o.r.proof().begin(), o.r.proof().end());
-    EXPECT_TRUE(test::verify_with_vk(dir, "test-chain-64", proof, {test::chain_x0(0), test::chain_out(test::chain_x0(0))}))
+    EXPECT_TRUE(
+        test::verify_with_vk(dir, "test-chain-64", proof, {test::chain_x0(0), test::chain_out(test::chain_x0(0))}))
         << o.id;
     ++completed;
   }
@@ -104,9 +105,10 @@ TEST(daemon_load, two_hundred_concurrent_proofs_from_twenty_clients) {
   while (e.budget().used() != base && std::chrono::steady_clock::now() < idle_by) std::this_thread::sleep_for(5ms);
   EXPECT_EQ(e.budget().used(), base);
   EXPECT_GE(max_in_flight.load(), clients * per_client / 2);  // they really were concurrent
-  std::printf("load: %d proofs from %d clients (%d in flight at most) in %.2f s, %.1f proofs/s, budget peak %llu of %llu\n",
-              completed, clients, max_in_flight.load(), secs, completed / secs, (unsigned long long)st.budget_peak,
-              (unsigned long long)st.budget_total);
+  std::printf(
+      "load: %d proofs from %d clients (%d in flight at most) in %.2f s, %.1f proofs/s, budget peak %llu of %llu\n",
+      completed, clients, max_in_flight.load(), secs, completed / secs, (unsigned long long)st.budget_peak,
+      (unsigned long long)st.budget_total);
   server.shutdown(0);
   e.shutdown(0ms);
   std::filesystem::remove_all(dir);

@@ -146,8 +146,8 @@ TEST(engine_pacing, high_priority_work_is_not_held_back_by_pacing) {
   const auto until = std::chrono::steady_clock::now() + 10s;
   while (!held && std::chrono::steady_clock::now() < until) {
     const eng::engine_status st = f.e->status();
-    const bool fresh_device = std::any_of(st.workers.begin(), st.workers.end(),
-                                          [](const auto& w) { return w.busy && w.busy_secs < 0.05; });
+    const bool fresh_device =
+        std::any_of(st.workers.begin(), st.workers.end(), [](const auto& w) { return w.busy && w.busy_secs < 0.05; });
     held = st.synth_queue_depth > 0 && st.witness_holders >= st.synthesis_lookahead && fresh_device;
     if (!held) std::this_thread::sleep_for(1ms);
   }

@@ -64,7 +64,7 @@ TEST(mapping_guard, a_truncated_mapped_file_reads_zeros_instead_of_killing_the_p
     const eng::mapping_guard g(const_cast<const std::uint8_t*>(m), n);
     ASSERT_TRUE(g.active());
     EXPECT_FALSE(g.faulted());
-    EXPECT_EQ(m[0], 0x5a);  // the first page is still in the file
+    EXPECT_EQ(m[0], 0x5a);   // the first page is still in the file
     EXPECT_EQ(m[n / 2], 0);  // lost: a zero page instead of SIGBUS
     EXPECT_EQ(m[n - 1], 0);
     EXPECT_TRUE(g.faulted());
@@ -135,8 +135,8 @@ TEST(param_file_loop, truncate_and_restore_while_preload_and_evict_cycle_never_k
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out << full;
   }
-  std::printf("param loop %lld s: %d loads ok, %d failed (%d torn mid-decode, absorbed)\n",
-              (long long)seconds.count(), ok, failed, torn);
+  std::printf("param loop %lld s: %d loads ok, %d failed (%d torn mid-decode, absorbed)\n", (long long)seconds.count(),
+              ok, failed, torn);
   for (const auto& m : unnamed) ADD_FAILURE() << "error without the file name: " << m;
   (void)e.srs().evict(id);
   EXPECT_NO_THROW((void)e.srs().preload(id));  // restored: it loads

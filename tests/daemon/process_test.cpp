@@ -156,8 +156,8 @@ void sigterm_with_job_in_flight(const char* shutdown_timeout, cuzk::v1::AwaitPro
   waiter.join();
   EXPECT_EQ(result.status(), expect) << result.error_message() << "\n" << slurp(dir / "log");
   if (expect == cuzk::v1::AwaitProofResponse::COMPLETED) {
-    EXPECT_TRUE(cuzk::test::verify_with_vk(params, c.vk_stem, {result.proof().begin(), result.proof().end()},
-                                           c.public_inputs));
+    EXPECT_TRUE(
+        cuzk::test::verify_with_vk(params, c.vk_stem, {result.proof().begin(), result.proof().end()}, c.public_inputs));
   } else {
     EXPECT_NE(result.error_message().find("shutting down"), std::string::npos) << result.error_message();
   }

@@ -190,7 +190,8 @@ TEST(daemon_resilience, second_daemon_on_the_same_unix_socket_or_tcp_port_is_ref
               (long long)std::chrono::duration_cast<std::chrono::milliseconds>(steady_now() - t_tcp2).count());
   EXPECT_NE(cuzk::test::slurp(d.p / "tcp2.log").find("another process is listening on that port"), std::string::npos)
       << cuzk::test::slurp(d.p / "tcp2.log");
-  auto tcp_stub = pb::ProvingEngine::NewStub(grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials()));
+  auto tcp_stub =
+      pb::ProvingEngine::NewStub(grpc::CreateChannel("127.0.0.1:" + port, grpc::InsecureChannelCredentials()));
   EXPECT_TRUE(status_ok(*tcp_stub));
   for (pid_t p : {first, tcp1}) {
     const auto t0 = steady_now();

@@ -51,7 +51,8 @@ TEST(daemon_restart, sigkill_with_jobs_in_flight_then_restart_is_clean_and_resub
       << "\"\n[memory]\ntotal_budget = \"2GiB\"\n[pipeline]\nmax_parallel_synthesis = 1\n";
   }
   std::vector<cuzk::test::post_case> cases;
-  for (int i = 0; i < 3; ++i) cases.push_back(cuzk::test::window_case(rng, "wdpost-1000-" + std::to_string(i) + "-abcd"));
+  for (int i = 0; i < 3; ++i)
+    cases.push_back(cuzk::test::window_case(rng, "wdpost-1000-" + std::to_string(i) + "-abcd"));
 
   pid_t pid = cuzk::test::spawn_daemon(dir / "cuzk.toml", log);
   auto stub = cuzk::test::connect_when_ready(sock, 20s);

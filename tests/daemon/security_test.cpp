@@ -92,7 +92,8 @@ TEST(security_unix_socket, created_with_restrictive_permissions) {
     ASSERT_EQ(::stat(sock.c_str(), &st), 0);
     EXPECT_TRUE(S_ISSOCK(st.st_mode));
     EXPECT_EQ(st.st_mode & 0777, mode);
-    auto stub = pb::ProvingEngine::NewStub(grpc::CreateChannel("unix://" + sock.string(), grpc::InsecureChannelCredentials()));
+    auto stub =
+        pb::ProvingEngine::NewStub(grpc::CreateChannel("unix://" + sock.string(), grpc::InsecureChannelCredentials()));
     grpc::ClientContext ctx;
     pb::GetStatusResponse resp;
     EXPECT_TRUE(stub->GetStatus(&ctx, pb::GetStatusRequest(), &resp).ok());
@@ -140,9 +141,7 @@ TEST(security_listen, default_is_loopback_and_exposed_listeners_are_reported) {
 TEST(security_token, every_rpc_needs_the_shared_token) {
   engine_only d;
   const fs::path tok = d.dir / "token";
-  {
-    std::ofstream(tok) << "  s3cr3t-t0ken-value\n";
-  }
+  { std::ofstream(tok) << "  s3cr3t-t0ken-value\n"; }
   service::daemon_config cfg;
   cfg.auth_token_file = tok.string();
   const auto opt = service::server_options(cfg);
@@ -193,10 +192,9 @@ TEST(security_token, every_rpc_needs_the_shared_token) {
     for (const auto c : all_rpcs(bad)) EXPECT_EQ(c, grpc::StatusCode::UNAUTHENTICATED) << (bad ? bad : "no header");
   EXPECT_EQ(d.e->status().completed, 0u);  // nothing ran
   const auto ok = all_rpcs("Bearer s3cr3t-t0ken-value");
-  const std::vector<grpc::StatusCode> expect{grpc::StatusCode::OK,        grpc::StatusCode::NOT_FOUND,
-                                             grpc::StatusCode::OK,        grpc::StatusCode::NOT_FOUND,
-                                             grpc::StatusCode::OK,        grpc::StatusCode::OK,
-                                             grpc::StatusCode::OK,        grpc::StatusCode::NOT_FOUND};
+  const std::vector<grpc::StatusCode> expect{
+      grpc::StatusCode::OK, grpc::StatusCode::NOT_FOUND, grpc::StatusCode::OK, grpc::StatusCode::NOT_FOUND,
+      grpc::StatusCode::OK, grpc::StatusCode::OK,        grpc::StatusCode::OK, grpc::StatusCode::NOT_FOUND};
   EXPECT_EQ(ok, expect);
   // the token value never appears in what the daemon logged
   std::lock_guard lk(d.mu);
@@ -338,7 +336,8 @@ TEST(security_paths, circuit_ids_and_file_stems_cannot_escape_param_cache) {
   for (const char* stem : {"../x", "a/b", "..", ".", "", "/etc/passwd", "x\\..\\y"})
     EXPECT_THROW(srs.register_circuit({"evil", stem, 0, [] { return r1cs::r1cs_shape{}; }}), std::invalid_argument)
         << stem;
-  EXPECT_NO_THROW(srs.register_circuit({"fine", "v28-stacked-proof-of-replication-x", 0, [] { return r1cs::r1cs_shape{}; }}));
+  EXPECT_NO_THROW(
+      srs.register_circuit({"fine", "v28-stacked-proof-of-replication-x", 0, [] { return r1cs::r1cs_shape{}; }}));
 }
 
 // ---- request ids and payloads in logs ------------------------------------------------------------------
@@ -357,7 +356,7 @@ TEST(security_logs, request_ids_cannot_forge_lines_and_payloads_never_reach_the_
     return st;
   };
   for (const std::string& id : {std::string("x\nTIMELINE,1,JOB_DONE,forged,status=COMPLETED"), std::string("a,b"),
-                               std::string("tab\there"), std::string(257, 'a'), std::string("nul\0x", 5)}) {
+                                std::string("tab\there"), std::string(257, 'a'), std::string("nul\0x", 5)}) {
     auto q = chain_submit(id);
     q.set_proof_kind(pb::WINNING_POST);
     const auto st = submit(q);
@@ -366,8 +365,9 @@ TEST(security_logs, request_ids_cannot_forge_lines_and_payloads_never_reach_the_
   }
   const std::string marker = "PAYLOAD-MARKER-7f3a9c";
   // a PoRep C1 that is almost JSON, with the marker in a value, a key and garbage
-  for (const std::string& c1 : {"{\"" + marker + "\": 1}", "{\"registered_proof\": \"" + marker + "\"}",
-                               marker + std::string(100, 'z'), "{\"Phase1Out\": \"" + marker + "\", \"SectorNum\": 1}"}) {
+  for (const std::string& c1 :
+       {"{\"" + marker + "\": 1}", "{\"registered_proof\": \"" + marker + "\"}", marker + std::string(100, 'z'),
+        "{\"Phase1Out\": \"" + marker + "\", \"SectorNum\": 1}"}) {
     pb::SubmitProofRequest q;
     q.set_request_id("porep-1000-1");
     q.set_proof_kind(pb::POREP_SEAL_COMMIT);

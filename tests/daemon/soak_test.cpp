@@ -131,8 +131,8 @@ TEST(daemon_soak, mixed_kinds_at_full_budget_nothing_lost_memory_flat) {
       std::mt19937_64 rng(seed_rng() ^ std::uint64_t(c));  // seeded from the logged test seed
       grpc::ChannelArguments args;
       args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-      auto stub = pb::ProvingEngine::NewStub(grpc::CreateCustomChannel(
-          "127.0.0.1:" + std::to_string(server.port()), grpc::InsecureChannelCredentials(), args));
+      auto stub = pb::ProvingEngine::NewStub(grpc::CreateCustomChannel("127.0.0.1:" + std::to_string(server.port()),
+                                                                       grpc::InsecureChannelCredentials(), args));
       const auto fail = [&](const std::string& m) {
         ++call_errors;
         std::lock_guard lk(mu);
@@ -158,7 +158,8 @@ TEST(daemon_soak, mixed_kinds_at_full_budget_nothing_lost_memory_flat) {
           const std::size_t parts = 1 + rng() % 3;
           req = test::chain_request(id, parts, rng() % 40, rng() % 2 ? eng::priority::low : eng::priority::normal);
           meta.vk_stem = "test-chain-64";
-          for (std::size_t p = 0; p < parts; ++p) meta.inputs.push_back({test::chain_x0(p), test::chain_out(test::chain_x0(p))});
+          for (std::size_t p = 0; p < parts; ++p)
+            meta.inputs.push_back({test::chain_x0(p), test::chain_out(test::chain_x0(p))});
         } else if (pick < 80) {
           const auto& w = window[rng() % window.size()];
           req = w.req;

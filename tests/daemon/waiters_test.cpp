@@ -119,10 +119,11 @@ TEST(daemon_waiters, many_waiting_calls_hold_no_thread_and_getstatus_stays_fast)
   const std::uint64_t rss1 = rss_bytes();
   double worst = 0;
   for (int i = 0; i < 10; ++i) worst = std::max(worst, status_ms());
-  std::printf("waiters: %zu waiting (set up in %.2f s); threads %zu -> %zu; RSS %.1f -> %.1f MiB (+%.1f KiB per "
-              "waiter); GetStatus worst of 10: %.1f ms\n",
-              n, setup_s, threads0, threads1, double(rss0) / 1048576, double(rss1) / 1048576,
-              (double(rss1) - double(rss0)) / 1024 / double(n), worst);
+  std::printf(
+      "waiters: %zu waiting (set up in %.2f s); threads %zu -> %zu; RSS %.1f -> %.1f MiB (+%.1f KiB per "
+      "waiter); GetStatus worst of 10: %.1f ms\n",
+      n, setup_s, threads0, threads1, double(rss0) / 1048576, double(rss1) / 1048576,
+      (double(rss1) - double(rss0)) / 1024 / double(n), worst);
   EXPECT_LT(threads1, threads0 + 32) << "a thread per waiting call?";
   EXPECT_LT(worst, 100.0);
   EXPECT_LT(rss1, rss0 + n * 64 * 1024) << "more than 64 KiB per waiting call";
@@ -133,8 +134,8 @@ TEST(daemon_waiters, many_waiting_calls_hold_no_thread_and_getstatus_stays_fast)
   std::size_t answered = 0;
   void* tag = nullptr;
   bool ok = false;
-  while (answered < n && cq.AsyncNext(&tag, &ok, std::chrono::system_clock::now() + 30s) ==
-                             grpc::CompletionQueue::GOT_EVENT) {
+  while (answered < n &&
+         cq.AsyncNext(&tag, &ok, std::chrono::system_clock::now() + 30s) == grpc::CompletionQueue::GOT_EVENT) {
     const auto& c = *calls[reinterpret_cast<std::size_t>(tag)];
     EXPECT_TRUE(c.st.ok()) << c.st.error_message();
     EXPECT_EQ(c.resp.status(), pb::AwaitProofResponse::CANCELLED);

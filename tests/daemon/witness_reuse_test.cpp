@@ -104,7 +104,8 @@ TEST(witness_reuse, snap_2k_reused_buffer_equals_fresh) {
     const circuits::synthetic_snap g = circuits::generate_synthetic_snap(params, s);
     eng::proof_request r;
     r.kind = eng::proof_kind::snap_deals_update;
-    for (const io::snap_partition_proof& p : g.partitions) r.vanilla_proofs.push_back(io::write_snap_partition_proof(p));
+    for (const io::snap_partition_proof& p : g.partitions)
+      r.vanilla_proofs.push_back(io::write_snap_partition_proof(p));
     for (auto [dst, x] : {std::pair{&r.comm_r_old, g.pub.comm_r_old}, std::pair{&r.comm_r_new, g.pub.comm_r_new},
                           std::pair{&r.comm_d_new, g.pub.comm_d_new}}) {
       dst->resize(32);
@@ -154,12 +155,14 @@ TEST(witness_reuse, engine_reuses_pooled_buffers_within_the_budget_and_frees_the
   for (std::size_t p = 0; p < 8; ++p) {
     const std::vector<std::uint8_t> proof(r.proof.begin() + p * io::proof_size,
                                           r.proof.begin() + (p + 1) * io::proof_size);
-    EXPECT_TRUE(test::verify_with_vk(dir, "test-chain-64", proof, {test::chain_x0(p), test::chain_out(test::chain_x0(p))}))
+    EXPECT_TRUE(
+        test::verify_with_vk(dir, "test-chain-64", proof, {test::chain_x0(p), test::chain_out(test::chain_x0(p))}))
         << "partition " << p;
   }
   // idle: the pool lets its buffers go and only the hot SRS stays charged
   const auto until = std::chrono::steady_clock::now() + 10s;
-  while (e.status().witness_pool_idle > 0 && std::chrono::steady_clock::now() < until) std::this_thread::sleep_for(20ms);
+  while (e.status().witness_pool_idle > 0 && std::chrono::steady_clock::now() < until)
+    std::this_thread::sleep_for(20ms);
   EXPECT_EQ(e.status().witness_pool_idle, 0u);
   EXPECT_EQ(e.budget().used(), srs);
   e.shutdown(0ms);

@@ -29,9 +29,7 @@ groth16::witness make_witness(const C& circuit) {
   return w;
 }
 
-std::vector<fr> public_inputs(const groth16::witness& w) {
-  return {w.inputs.begin() + 1, w.inputs.end()};
-}
+std::vector<fr> public_inputs(const groth16::witness& w) { return {w.inputs.begin() + 1, w.inputs.end()}; }
 
 TEST(groth16, cubic_round_trip_and_tampering) {
   const auto shape = r1cs::make_shape(r1cs::examples::cubic_circuit{});

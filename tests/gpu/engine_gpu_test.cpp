@@ -136,13 +136,14 @@ TEST(engine_gpu, PoRep2KiBProofsVerify) {
     proofs.push_back(prover.prove(w, ff::fr::random(rng), ff::fr::random(rng)));
     gpu_s += secs_since(t0);
   }
-  std::printf("gpu prove 2KiB PoRep: %zu constraints, %zu partition(s); shape %.2f s, setup %.2f s, "
-              "prover upload %.3f s (resident %d), witness %.3f s, GPU proof %.3f s (last prove_start %.1f ms; "
-              "witness coded %d, %.2f MB, encode %.2f ms before the lock, upload %.2f ms)\n",
-              shape->num_constraints, proofs.size(), shape_s, setup_s, upload_s, int(prover.queries_resident()),
-              witness_s, gpu_s, prover.last_timings().total_ms, int(prover.last_timings().witness_coded),
-              double(prover.last_timings().upload_bytes) / 1e6, prover.last_timings().encode_ms,
-              prover.last_timings().upload_ms);
+  std::printf(
+      "gpu prove 2KiB PoRep: %zu constraints, %zu partition(s); shape %.2f s, setup %.2f s, "
+      "prover upload %.3f s (resident %d), witness %.3f s, GPU proof %.3f s (last prove_start %.1f ms; "
+      "witness coded %d, %.2f MB, encode %.2f ms before the lock, upload %.2f ms)\n",
+      shape->num_constraints, proofs.size(), shape_s, setup_s, upload_s, int(prover.queries_resident()), witness_s,
+      gpu_s, prover.last_timings().total_ms, int(prover.last_timings().witness_coded),
+      double(prover.last_timings().upload_bytes) / 1e6, prover.last_timings().encode_ms,
+      prover.last_timings().upload_ms);
   EXPECT_TRUE(prover.last_timings().witness_coded) << "a PoRep witness is mostly 0 and 1";
   EXPECT_TRUE(circuits::verify_porep(pvk, gen.c1, proofs));
   EXPECT_FALSE(circuits::verify_porep(pvk, other.c1, proofs));

@@ -32,8 +32,8 @@ using cuzk::ff::fr;
 namespace gpu = cuzk::gpu;
 
 template <class D>
-__global__ void field_ops_kernel(const D* a, const D* b, const D* c, const D* d, D* mul, D* sqr,
-                                 D* add, D* sub, D* neg, D* msub, D* one, std::size_t n) {
+__global__ void field_ops_kernel(const D* a, const D* b, const D* c, const D* d, D* mul, D* sqr, D* add, D* sub, D* neg,
+                                 D* msub, D* one, std::size_t n) {
   const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   if (i == 0) *one = D::one();
   if (i >= n) return;
@@ -61,7 +61,7 @@ std::vector<F> special_values() {
   v.push_back(*F::from_canonical(F::r2_mod_p));
   L one{};
   one[0] = 1;
-  v.push_back(F::from_raw(one));                                        // raw 1
+  v.push_back(F::from_raw(one));                                         // raw 1
   v.push_back(F::from_raw(cuzk::ff::detail::sub_small(F::modulus, 1)));  // raw p - 1
   v.push_back(F::from_raw(cuzk::ff::detail::sub_small(F::modulus, 2)));
   v.push_back(F::from_uint(2));
@@ -99,10 +99,8 @@ std::vector<cuzk::ff::fp2> special_fp2_values() {
 
 template <class F>
 std::vector<F> specials() {
-  if constexpr (std::is_same_v<F, cuzk::ff::fp2>)
-    return special_fp2_values();
-  else
-    return special_values<F>();
+  if constexpr (std::is_same_v<F, cuzk::ff::fp2>) return special_fp2_values();
+  else return special_values<F>();
 }
 
 template <class F, class D>
@@ -129,8 +127,8 @@ void run_field_test(const char* name) {
     d[i] = i % 3 == 0 ? a[i] : b[(i + 2) % n];
   }
 
-  gpu::device_buffer<F> d_a(n), d_b(n), d_c(n), d_d(n), d_mul(n), d_sqr(n), d_add(n), d_sub(n),
-      d_neg(n), d_msub(n), d_one(1);
+  gpu::device_buffer<F> d_a(n), d_b(n), d_c(n), d_d(n), d_mul(n), d_sqr(n), d_add(n), d_sub(n), d_neg(n), d_msub(n),
+      d_one(1);
   d_a.upload(a.data(), n, nullptr);
   d_b.upload(b.data(), n, nullptr);
   d_c.upload(c.data(), n, nullptr);
@@ -141,9 +139,8 @@ void run_field_test(const char* name) {
   const unsigned threads = 256;
   const unsigned blocks = unsigned((n + threads - 1) / threads);
   auto dp = [](gpu::device_buffer<F>& x) { return reinterpret_cast<D*>(x.data()); };
-  field_ops_kernel<D><<<blocks, threads>>>(dp(d_a), dp(d_b), dp(d_c), dp(d_d), dp(d_mul),
-                                           dp(d_sqr), dp(d_add), dp(d_sub), dp(d_neg), dp(d_msub),
-                                           dp(d_one), n);
+  field_ops_kernel<D><<<blocks, threads>>>(dp(d_a), dp(d_b), dp(d_c), dp(d_d), dp(d_mul), dp(d_sqr), dp(d_add),
+                                           dp(d_sub), dp(d_neg), dp(d_msub), dp(d_one), n);
   CUZK_CUDA_CHECK_LAUNCH();
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
 
@@ -153,10 +150,8 @@ void run_field_test(const char* name) {
     CUZK_CUDA_CHECK(cudaDeviceSynchronize());
     return h;
   };
-  const auto g_mul = fetch(d_mul), g_sqr = fetch(d_sqr), g_add = fetch(d_add),
-             g_sub = fetch(d_sub), g_neg = fetch(d_neg), g_msub = fetch(d_msub),
-             g_one = fetch(d_one),
-             g_a = fetch(d_a);
+  const auto g_mul = fetch(d_mul), g_sqr = fetch(d_sqr), g_add = fetch(d_add), g_sub = fetch(d_sub),
+             g_neg = fetch(d_neg), g_msub = fetch(d_msub), g_one = fetch(d_one), g_a = fetch(d_a);
   ASSERT_TRUE(g_a == a) << "round trip host -> device -> host changed the bytes";
   EXPECT_TRUE(g_one[0] == F::one()) << "device one() differs from host one()";
 
@@ -171,15 +166,13 @@ void run_field_test(const char* name) {
       ADD_FAILURE() << name << " mul_sub mismatch at " << i;
   }
   EXPECT_EQ(bad_mul + bad_sqr + bad_add + bad_sub + bad_neg + bad_msub, 0u)
-      << "mismatches: mul " << bad_mul << " sqr " << bad_sqr << " add " << bad_add << " sub "
-      << bad_sub << " neg " << bad_neg << " mul_sub " << bad_msub << " of " << n;
+      << "mismatches: mul " << bad_mul << " sqr " << bad_sqr << " add " << bad_add << " sub " << bad_sub << " neg "
+      << bad_neg << " mul_sub " << bad_msub << " of " << n;
 }
 
 TEST(gpu_field, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("gpu_field.FrMatchesHost"); }
 TEST(gpu_field, FpMatchesHost) { run_field_test<fp, gpu::fp_d>("gpu_field.FpMatchesHost"); }
-TEST(gpu_field, Fp2MatchesHost) {
-  run_field_test<cuzk::ff::fp2, gpu::fp2_d>("gpu_field.Fp2MatchesHost");
-}
+TEST(gpu_field, Fp2MatchesHost) { run_field_test<cuzk::ff::fp2, gpu::fp2_d>("gpu_field.Fp2MatchesHost"); }
 
 // The device queries of gpu/runtime.hpp keep their contract on every machine
 // (no CUZK_REQUIRE_GPU(): without a device, CI checks the refusals): the count

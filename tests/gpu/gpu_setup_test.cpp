@@ -37,8 +37,7 @@ template <class T>
 void expect_query(const char* name, const std::vector<T>& got, const std::vector<T>& want) {
   EXPECT_EQ(got.size(), want.size()) << name << ": size";
   const std::size_t i = test::first_mismatch(got, want);
-  EXPECT_EQ(i, std::min(got.size(), want.size()))
-      << name << ": first mismatch at index " << i << " of " << want.size();
+  EXPECT_EQ(i, std::min(got.size(), want.size())) << name << ": first mismatch at index " << i << " of " << want.size();
 }
 
 void expect_same_parameters(const groth16::parameters& got, const groth16::parameters& want) {
@@ -64,18 +63,17 @@ void check_shape(const r1cs::r1cs_shape& s, const groth16::toxic_waste& t, const
   const auto got = groth16::download_parameters(gp);
   const auto want = groth16::generate_parameters(s, t);
   expect_same_parameters(got, want);
-  const std::size_t want_bytes = 96 * (want.h.size() + want.l.size() + want.a.size() +
-                                       want.b_g1.size()) +
-                                 192 * want.b_g2.size();
+  const std::size_t want_bytes =
+      96 * (want.h.size() + want.l.size() + want.a.size() + want.b_g1.size()) + 192 * want.b_g2.size();
   EXPECT_EQ(groth16::device_bytes(gp), want_bytes);
   EXPECT_EQ(tm.planned_peak_bytes, groth16::gpu_setup_peak_bytes(s));
   EXPECT_GE(tm.planned_peak_bytes, want_bytes);
   EXPECT_GT(tm.total_ms, 0.0);
-  std::printf("gpu setup %s (%zu constraints): total %.1f ms (lagrange %.1f, uvw %.1f, H %.1f, "
-              "L %.1f, A %.1f, B1 %.1f, B2 %.1f, vk %.1f), queries %.1f MB, planned peak %.1f MB\n",
-              what, s.num_constraints, tm.total_ms, tm.lagrange_ms, tm.uvw_ms, tm.h_ms, tm.l_ms,
-              tm.a_ms, tm.b_g1_ms, tm.b_g2_ms, tm.vk_ms, double(want_bytes) / 1e6,
-              double(tm.planned_peak_bytes) / 1e6);
+  std::printf(
+      "gpu setup %s (%zu constraints): total %.1f ms (lagrange %.1f, uvw %.1f, H %.1f, "
+      "L %.1f, A %.1f, B1 %.1f, B2 %.1f, vk %.1f), queries %.1f MB, planned peak %.1f MB\n",
+      what, s.num_constraints, tm.total_ms, tm.lagrange_ms, tm.uvw_ms, tm.h_ms, tm.l_ms, tm.a_ms, tm.b_g1_ms,
+      tm.b_g2_ms, tm.vk_ms, double(want_bytes) / 1e6, double(tm.planned_peak_bytes) / 1e6);
 }
 
 TEST(gpu_setup, MatchesCpuSetupOnSmallShapes) {
@@ -109,16 +107,14 @@ TEST(gpu_setup, MatchesCpuSetupAbove2To16AndProves) {
   const auto got = groth16::download_parameters(gp);
   const auto want = groth16::generate_parameters(big_shape(), t);
   expect_same_parameters(got, want);
-  std::printf("gpu setup 2^17: total %.1f ms (lagrange %.1f, uvw %.1f, H %.1f, L %.1f, A %.1f, "
-              "B1 %.1f, B2 %.1f, vk %.1f)\n",
-              tm.total_ms, tm.lagrange_ms, tm.uvw_ms, tm.h_ms, tm.l_ms, tm.a_ms, tm.b_g1_ms,
-              tm.b_g2_ms, tm.vk_ms);
+  std::printf(
+      "gpu setup 2^17: total %.1f ms (lagrange %.1f, uvw %.1f, H %.1f, L %.1f, A %.1f, "
+      "B1 %.1f, B2 %.1f, vk %.1f)\n",
+      tm.total_ms, tm.lagrange_ms, tm.uvw_ms, tm.h_ms, tm.l_ms, tm.a_ms, tm.b_g1_ms, tm.b_g2_ms, tm.vk_ms);
 
   // a proof with the downloaded parameters verifies
-  auto cs = r1cs::make_witness(chain_circuit{big_steps, fr::from_uint(9)}, big_shape().num_inputs,
-                               big_shape().num_aux);
-  const groth16::witness w{{cs.inputs().begin(), cs.inputs().end()},
-                           {cs.aux().begin(), cs.aux().end()}};
+  auto cs = r1cs::make_witness(chain_circuit{big_steps, fr::from_uint(9)}, big_shape().num_inputs, big_shape().num_aux);
+  const groth16::witness w{{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
   std::mt19937_64 rng(seed + 1);
   const groth16::proof pr = groth16::prove(got, big_shape(), w, fr::random(rng), fr::random(rng));
   const auto pvk = groth16::prepare_verifying_key(got.vk);
@@ -135,8 +131,7 @@ struct unused_aux_circuit {
     const r1cs::variable x = cs.alloc("x", [] { return fr::one(); });
     cs.alloc("unused", [] { return fr::one(); });
     cs.enforce(
-        "k", [&](r1cs::linear_combination lc) { return lc + x; },
-        [](r1cs::linear_combination lc) { return lc; },
+        "k", [&](r1cs::linear_combination lc) { return lc + x; }, [](r1cs::linear_combination lc) { return lc; },
         [](r1cs::linear_combination lc) { return lc; });
   }
 };

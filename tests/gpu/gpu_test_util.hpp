@@ -14,10 +14,9 @@
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/gpu/runtime.hpp>
 
-#define CUZK_REQUIRE_GPU()                                              \
-  do {                                                                  \
-    if (::cuzk::gpu::device_count() == 0)                               \
-      GTEST_SKIP() << "no CUDA device: skipping GPU tests";             \
+#define CUZK_REQUIRE_GPU()                                                                      \
+  do {                                                                                          \
+    if (::cuzk::gpu::device_count() == 0) GTEST_SKIP() << "no CUDA device: skipping GPU tests"; \
   } while (0)
 
 namespace cuzk::test {

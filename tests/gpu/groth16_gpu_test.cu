@@ -54,14 +54,12 @@ const r1cs::r1cs_shape& shape() {
 }
 
 groth16::witness make_witness(std::uint64_t x0) {
-  auto cs = r1cs::make_witness(chain_circuit{steps, fr::from_uint(x0)}, shape().num_inputs,
-                               shape().num_aux);
+  auto cs = r1cs::make_witness(chain_circuit{steps, fr::from_uint(x0)}, shape().num_inputs, shape().num_aux);
   return {{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
 }
 
 std::shared_ptr<const groth16::parameters> params() {
-  static const auto p = std::make_shared<const groth16::parameters>(
-      groth16::generate_parameters(shape(), 20261129));
+  static const auto p = std::make_shared<const groth16::parameters>(groth16::generate_parameters(shape(), 20261129));
   return p;
 }
 
@@ -91,8 +89,7 @@ TEST(gpu_groth16, SpmvMatchesCpu) {
   EXPECT_EQ(a[n], fr::one()) << "elements past the rows must stay untouched";
   // a shape with a non-trivial coefficient dictionary (cubic: 5 * ONE)
   const auto cubic = r1cs::make_shape(r1cs::examples::cubic_circuit{});
-  auto cw = r1cs::make_witness(r1cs::examples::cubic_circuit{fr::from_uint(3)},
-                               cubic.num_inputs, cubic.num_aux);
+  auto cw = r1cs::make_witness(r1cs::examples::cubic_circuit{fr::from_uint(3)}, cubic.num_inputs, cubic.num_aux);
   std::vector<fr> full(cw.inputs().begin(), cw.inputs().end());
   full.insert(full.end(), cw.aux().begin(), cw.aux().end());
   const auto cwant = r1cs::evaluate_abc(cubic, full);
@@ -116,11 +113,10 @@ TEST(gpu_groth16, QuotientMatchesCpuComputeH) {
   gpu::stream s;
   gpu::device_buffer<fr> d_w(w.size()), d_a(m), d_b(m), d_c(m);
   d_w.upload(w.data(), w.size(), s);
-  for (auto* b : {&d_a, &d_b, &d_c})
-    CUZK_CUDA_CHECK(cudaMemsetAsync(b->data(), 0, m * sizeof(fr), s));
+  for (auto* b : {&d_a, &d_b, &d_c}) CUZK_CUDA_CHECK(cudaMemsetAsync(b->data(), 0, m * sizeof(fr), s));
   gs.evaluate_abc(d_w.data(), d_a.data(), d_b.data(), d_c.data(), s.get());
-  ntt::compute_h_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
-                     ntt::device_ptr{d_c.data()}, {.device = 0, .stream = s.get()});
+  ntt::compute_h_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()}, ntt::device_ptr{d_c.data()},
+                     {.device = 0, .stream = s.get()});
   std::vector<fr> got(m);
   d_a.download(got.data(), m, s);
   s.synchronize();
@@ -146,13 +142,11 @@ TEST(gpu_groth16, SixTransformQuotientFromAbOnlyMatchesCpuComputeH) {
   gpu::stream s;
   gpu::device_buffer<fr> d_w(w.size()), d_a(m), d_b(m), d_t(m);
   d_w.upload(w.data(), w.size(), s);
-  for (auto* b : {&d_a, &d_b})
-    CUZK_CUDA_CHECK(cudaMemsetAsync(b->data(), 0, m * sizeof(fr), s));
-  EXPECT_THROW(gs.evaluate_abc(d_w.data(), d_a.data(), d_b.data(), d_t.data(), s.get()),
-               std::logic_error);
+  for (auto* b : {&d_a, &d_b}) CUZK_CUDA_CHECK(cudaMemsetAsync(b->data(), 0, m * sizeof(fr), s));
+  EXPECT_THROW(gs.evaluate_abc(d_w.data(), d_a.data(), d_b.data(), d_t.data(), s.get()), std::logic_error);
   gs.evaluate_ab(d_w.data(), d_a.data(), d_b.data(), s.get());
-  ntt::compute_h_from_ab_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
-                             ntt::device_ptr{d_t.data()}, {.device = 0, .stream = s.get()});
+  ntt::compute_h_from_ab_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()}, ntt::device_ptr{d_t.data()},
+                             {.device = 0, .stream = s.get()});
   std::vector<fr> got(m);
   d_a.download(got.data(), m, s);
   s.synchronize();
@@ -187,10 +181,11 @@ TEST(gpu_groth16, ProofEqualsCpuProofAndVerifies) {
   EXPECT_GE(t.encode_ms, 0.0);
   EXPECT_FALSE(t.witness_coded) << "half of a chain_circuit witness is neither 0 nor 1";
   EXPECT_EQ(t.upload_bytes, sizeof(fr) * (w.inputs.size() + w.aux.size()));
-  std::printf("gpu prove 2^17: encode %.1f ms before the lock; total %.1f ms (upload %.1f, spmv %.1f, ntt %.1f, H %.1f, L %.1f, "
-              "A %.1f, B1 %.1f, B2 %.1f)\n",
-              t.encode_ms, t.total_ms, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms,
-              t.msm_a_ms, t.msm_b1_ms, t.msm_b2_ms);
+  std::printf(
+      "gpu prove 2^17: encode %.1f ms before the lock; total %.1f ms (upload %.1f, spmv %.1f, ntt %.1f, H %.1f, L %.1f, "
+      "A %.1f, B1 %.1f, B2 %.1f)\n",
+      t.encode_ms, t.total_ms, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms,
+      t.msm_b2_ms);
 
   // split API by hand, r = s = 0 (deterministic) and a second witness
   const auto w2 = make_witness(12);
@@ -211,12 +206,10 @@ TEST(gpu_groth16, ProofEqualsCpuProofAndVerifies) {
   auto short_w = w;
   short_w.aux.pop_back();
   EXPECT_THROW(prover.prove_start(short_w), std::invalid_argument);
-  EXPECT_THROW(prover.prove_start(groth16::encode_witness(short_w.inputs, short_w.aux)),
-               std::invalid_argument);
+  EXPECT_THROW(prover.prove_start(groth16::encode_witness(short_w.inputs, short_w.aux)), std::invalid_argument);
   auto no_one = w;
   no_one.inputs[0] = fr::zero();
-  EXPECT_THROW(prover.prove_start(groth16::encode_witness(no_one.inputs, no_one.aux)),
-               std::invalid_argument);
+  EXPECT_THROW(prover.prove_start(groth16::encode_witness(no_one.inputs, no_one.aux)), std::invalid_argument);
 }
 
 // The between-stages check: called once after each of the eight GPU stages
@@ -230,8 +223,7 @@ TEST(gpu_groth16, StageCheckAbandonsTheProofAtEveryStageAndTheProverStaysUsable)
   const groth16::proof want = groth16::prove(*p, shape(), w, fr::zero(), fr::zero());
   groth16::gpu_prover prover(p, shape_ptr(), {.device = 0});
   int calls = 0;
-  const groth16::proof all = prover.finalize(prover.prove_start(w, [&] { ++calls; }), fr::zero(),
-                                             fr::zero());
+  const groth16::proof all = prover.finalize(prover.prove_start(w, [&] { ++calls; }), fr::zero(), fr::zero());
   EXPECT_EQ(calls, 8) << "one check per GPU stage";
   EXPECT_TRUE(all == want);
   struct abandoned {};
@@ -244,8 +236,7 @@ TEST(gpu_groth16, StageCheckAbandonsTheProofAtEveryStageAndTheProverStaysUsable)
                  abandoned)
         << "stop at stage " << stop;
     EXPECT_EQ(seen, stop) << "no stage ran its check after the throw";
-    EXPECT_TRUE(prover.prove(w, fr::zero(), fr::zero()) == want)
-        << "the proof after abandoning at stage " << stop;
+    EXPECT_TRUE(prover.prove(w, fr::zero(), fr::zero()) == want) << "the proof after abandoning at stage " << stop;
   }
 }
 
@@ -301,8 +292,7 @@ TEST(gpu_groth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
   EXPECT_FALSE(pending.b2_done);
   EXPECT_TRUE(cpu_b2.finalize(std::move(pending), r, s) == want) << "B_G2 on the CPU";
 
-  groth16::gpu_prover streamed(
-      p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
+  groth16::gpu_prover streamed(p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
   EXPECT_FALSE(streamed.queries_resident());
   EXPECT_EQ(streamed.memory_plan().chunk_terms, 20000u);
   EXPECT_GT(streamed.memory_plan().h_chunk_terms, 0u);
@@ -311,15 +301,14 @@ TEST(gpu_groth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
   EXPECT_GT(streamed.memory_plan().spmv_block_nnz, 0u);
   EXPECT_FALSE(streamed.memory_plan().streamed_pinned);
   EXPECT_TRUE(streamed.prove(w, r, s) == want) << "queries streamed in chunks, matrices in row blocks";
-  EXPECT_GE(streamed.last_timings().h2d_bytes, r1cs::gpu_shape_stream_bytes(shape(), false) +
-                                                   sizeof(ec::g1_affine) * p->h.size())
+  EXPECT_GE(streamed.last_timings().h2d_bytes,
+            r1cs::gpu_shape_stream_bytes(shape(), false) + sizeof(ec::g1_affine) * p->h.size())
       << "the streamed matrices and H are counted";
   {
     const auto pins = groth16::pin_host_queries(*p);  // declared first: outlives the prover
     ASSERT_NE(pins, nullptr);
     EXPECT_NE(groth16::pin_host_queries(*p), nullptr) << "a second holder shares the registration";
-    groth16::gpu_prover pinned(
-        p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
+    groth16::gpu_prover pinned(p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
     EXPECT_TRUE(pinned.memory_plan().streamed_pinned);
     EXPECT_TRUE(pinned.prove(w, r, s) == want) << "queries streamed in chunks from pinned memory";
   }
@@ -357,8 +346,8 @@ TEST(gpu_groth16, EveryMemoryPlanUnderAVramLimitGivesTheSameProof) {
     std::unique_ptr<groth16::gpu_prover> prover;
     try {
       prover = std::make_unique<groth16::gpu_prover>(
-          p, shape_ptr(), groth16::gpu_prover_config{.device = 0, .vram_limit_bytes = limit,
-                                                      .stream_chunk_terms = 20000});
+          p, shape_ptr(),
+          groth16::gpu_prover_config{.device = 0, .vram_limit_bytes = limit, .stream_chunk_terms = 20000});
     } catch (const gpu::cuda_error& e) {
       EXPECT_NE(std::string(e.what()).find("MiB usable"), std::string::npos) << e.what();
       break;
@@ -424,10 +413,8 @@ TEST(gpu_groth16, DeviceResidentQueriesGiveTheSameProof) {
   EXPECT_TRUE(prover.queries_resident());
   EXPECT_TRUE(prover.prove(w, r, s) == groth16::prove(*p, shape(), w, r, s))
       << "proof from device-resident queries differs from the CPU proof";
-  EXPECT_THROW(groth16::gpu_prover(gp, shape_ptr(), {.device = 0, .b_g2_on_cpu = true}),
-               std::invalid_argument);
-  EXPECT_THROW(groth16::gpu_prover(gp, shape_ptr(), {.device = 0, .force_streaming = true}),
-               std::invalid_argument);
+  EXPECT_THROW(groth16::gpu_prover(gp, shape_ptr(), {.device = 0, .b_g2_on_cpu = true}), std::invalid_argument);
+  EXPECT_THROW(groth16::gpu_prover(gp, shape_ptr(), {.device = 0, .force_streaming = true}), std::invalid_argument);
 }
 
 TEST(gpu_groth16, ConcurrentCallersGetCorrectProofs) {

@@ -64,8 +64,7 @@ std::vector<F> special_values() {
     raws.push_back(one_word);
     raws.push_back(low);
     L top = p;
-    for (std::size_t j = 0; j <= k; ++j)
-      top[j / 2] &= ~(std::uint64_t(0xffffffffu) << (32 * (j % 2)));
+    for (std::size_t j = 0; j <= k; ++j) top[j / 2] &= ~(std::uint64_t(0xffffffffu) << (32 * (j % 2)));
     raws.push_back(fd::sub_small(top, 1));
   }
   std::vector<F> v = {F::zero()};
@@ -98,8 +97,7 @@ void run_host_core(const char* name) {
     std::memcpy(aw, a[i].l, sizeof aw);
     cu::inverse_words<W, L>(rw, aw, cu::inv30_consts<P>);
     const F want = a[i].inverse();
-    if (std::memcmp(rw, want.l, sizeof rw) != 0 && bad++ < 3)
-      ADD_FAILURE() << name << " host core mismatch at " << i;
+    if (std::memcmp(rw, want.l, sizeof rw) != 0 && bad++ < 3) ADD_FAILURE() << name << " host core mismatch at " << i;
   }
   EXPECT_EQ(bad, 0u) << "mismatches of " << a.size();
 }
@@ -129,30 +127,19 @@ void run_device(const char* name) {
   std::size_t bad_inv = 0, bad_fermat = 0, bad_prod = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const bool zero = a[i].is_zero();
-    if (!(inv[i] == a[i].inverse()) && bad_inv++ < 3)
-      ADD_FAILURE() << name << " inverse mismatch at " << i;
-    if (!(fermat[i] == inv[i]) && bad_fermat++ < 3)
-      ADD_FAILURE() << name << " inverse_fermat != inverse at " << i;
+    if (!(inv[i] == a[i].inverse()) && bad_inv++ < 3) ADD_FAILURE() << name << " inverse mismatch at " << i;
+    if (!(fermat[i] == inv[i]) && bad_fermat++ < 3) ADD_FAILURE() << name << " inverse_fermat != inverse at " << i;
     if (!(prod[i] == (zero ? F::zero() : F::one())) && bad_prod++ < 3)
       ADD_FAILURE() << name << " a * inverse(a) != 1 at " << i;
   }
   EXPECT_TRUE(inv[0] == F::zero() && fermat[0] == F::zero()) << "inverse(0) must be 0";
   EXPECT_EQ(bad_inv + bad_fermat + bad_prod, 0u)
-      << "mismatches: inverse " << bad_inv << " fermat " << bad_fermat << " a*inv " << bad_prod
-      << " of " << n;
+      << "mismatches: inverse " << bad_inv << " fermat " << bad_fermat << " a*inv " << bad_prod << " of " << n;
 }
 
-TEST(gpu_inverse, FpHostCore) {
-  run_host_core<fp, cuzk::ff::fp_params>("gpu_inverse.FpHostCore");
-}
-TEST(gpu_inverse, FrHostCore) {
-  run_host_core<fr, cuzk::ff::fr_params>("gpu_inverse.FrHostCore");
-}
-TEST(gpu_inverse, FpMatchesHost) {
-  run_device<fp, gpu::fp_d>("gpu_inverse.FpMatchesHost");
-}
-TEST(gpu_inverse, FrMatchesHost) {
-  run_device<fr, gpu::fr_d>("gpu_inverse.FrMatchesHost");
-}
+TEST(gpu_inverse, FpHostCore) { run_host_core<fp, cuzk::ff::fp_params>("gpu_inverse.FpHostCore"); }
+TEST(gpu_inverse, FrHostCore) { run_host_core<fr, cuzk::ff::fr_params>("gpu_inverse.FrHostCore"); }
+TEST(gpu_inverse, FpMatchesHost) { run_device<fp, gpu::fp_d>("gpu_inverse.FpMatchesHost"); }
+TEST(gpu_inverse, FrMatchesHost) { run_device<fr, gpu::fr_d>("gpu_inverse.FrMatchesHost"); }
 
 }  // namespace

@@ -103,8 +103,7 @@ TEST(gpu_msm_g2, WitnessLikeInputsMatchCpu) {
       else if (base_kind == 2 && i > 0) bases[i] = -bases[i - 1], scalars[i] = scalars[i - 1];
     }
     ctx.upload_bases(bases);
-    expect_same(ctx.run(scalars), msm::msm<fp2>(bases, scalars),
-                "witness-like 2^" + std::to_string(lg));
+    expect_same(ctx.run(scalars), msm::msm<fp2>(bases, scalars), "witness-like 2^" + std::to_string(lg));
   }
 }
 
@@ -116,8 +115,7 @@ TEST(gpu_msm_g2, DegenerateScalarsMatchCpu) {
     const std::span<const g2_affine> bases(pool().data(), n);
     ctx.upload_bases(bases);
     const std::pair<const char*, fr> cases[] = {
-        {"all zero", fr::zero()}, {"all one", fr::one()}, {"all r-1", -fr::one()},
-        {"all equal", fr::random(rng)}};
+        {"all zero", fr::zero()}, {"all one", fr::one()}, {"all r-1", -fr::one()}, {"all equal", fr::random(rng)}};
     for (const auto& [name, v] : cases) {
       const std::vector<fr> scalars(n, v);
       const g2_jacobian want = msm::msm<fp2>(bases, scalars);
@@ -169,8 +167,7 @@ TEST(gpu_msm_g2, OneShotEntryPoint) {
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.OneShotEntryPoint"));
   const std::span<const g2_affine> bases(pool().data(), 777);
   const auto scalars = cuzk::test::random_elements<fr>(777, rng);
-  expect_same(msm::msm_gpu(bases, std::span<const fr>(scalars)), msm::msm<fp2>(bases, scalars),
-              "one-shot");
+  expect_same(msm::msm_gpu(bases, std::span<const fr>(scalars)), msm::msm<fp2>(bases, scalars), "one-shot");
 }
 
 }  // namespace

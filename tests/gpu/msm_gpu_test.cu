@@ -109,13 +109,12 @@ TEST(gpu_msm, WitnessLikeInputsMatchCpu) {
       }
       // clang-format on
       const unsigned base_kind = unsigned(rng() % 32);
-      if (base_kind == 0) bases[i] = g1_affine::identity();                   // infinity
-      else if (base_kind == 1 && i > 0) bases[i] = bases[rng() % i];          // repeated base
+      if (base_kind == 0) bases[i] = g1_affine::identity();                                     // infinity
+      else if (base_kind == 1 && i > 0) bases[i] = bases[rng() % i];                            // repeated base
       else if (base_kind == 2 && i > 0) bases[i] = -bases[i - 1], scalars[i] = scalars[i - 1];  // P, -P
     }
     ctx.upload_bases(bases);
-    expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars),
-                "witness-like 2^" + std::to_string(lg));
+    expect_same(ctx.run(scalars), msm::msm<fp>(bases, scalars), "witness-like 2^" + std::to_string(lg));
   }
 }
 
@@ -161,14 +160,12 @@ TEST(gpu_msm, DegenerateScalarsMatchCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.DegenerateScalarsMatchCpu"));
   msm::gpu_msm_context ctx;
-  for (const std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1) << 12,
-                              std::size_t(1) << 18}) {
+  for (const std::size_t n : {std::size_t(1), std::size_t(3), std::size_t(1) << 12, std::size_t(1) << 18}) {
     const std::span<const g1_affine> bases(pool().data(), n);
     ctx.upload_bases(bases);
     const fr one_value = fr::random(rng);
     const std::pair<const char*, fr> cases[] = {
-        {"all zero", fr::zero()}, {"all one", fr::one()}, {"all -1", -fr::one()},
-        {"all equal", one_value}};
+        {"all zero", fr::zero()}, {"all one", fr::one()}, {"all -1", -fr::one()}, {"all equal", one_value}};
     for (const auto& [name, v] : cases) {
       const std::vector<fr> scalars(n, v);
       const g1_jacobian want = msm::msm<fp>(bases, scalars);
@@ -180,8 +177,7 @@ TEST(gpu_msm, DegenerateScalarsMatchCpu) {
     const auto scalars = cuzk::test::random_elements<fr>(n, rng);
     msm::gpu_msm_context ctx2;
     ctx2.upload_bases(same);
-    expect_same(ctx2.run(scalars), msm::msm<fp>(same, scalars),
-                "same base n=" + std::to_string(n));
+    expect_same(ctx2.run(scalars), msm::msm<fp>(same, scalars), "same base n=" + std::to_string(n));
   }
 }
 
@@ -195,8 +191,7 @@ TEST(gpu_msm, EveryWindowWidth) {
   const g1_jacobian want = msm::msm<fp>(bases, scalars);
   msm::gpu_msm_context ctx;
   ctx.upload_bases(bases);
-  for (unsigned c = cuzk::gpu::tuning::msm::min_explicit_window;
-       c <= cuzk::gpu::tuning::msm::max_window; ++c)
+  for (unsigned c = cuzk::gpu::tuning::msm::min_explicit_window; c <= cuzk::gpu::tuning::msm::max_window; ++c)
     expect_same(ctx.run(scalars, c), want, "window " + std::to_string(c));
   // a prefix of the resident bases
   const std::span<const fr> half(scalars.data(), n / 2);
@@ -215,8 +210,7 @@ TEST(gpu_msm, BitHeavyScalarsAcrossSegmentSizes) {
   msm::gpu_msm_context ctx;
   const std::size_t t = cuzk::gpu::tuning::msm::bucket_segment;
   const std::size_t tt = t * cuzk::gpu::tuning::msm::partial_segment;
-  for (const std::size_t n : {t - 1, t, t + 1, 2 * tt - 1, 2 * tt + 1, std::size_t(1) << 20,
-                              std::size_t(1) << 22}) {
+  for (const std::size_t n : {t - 1, t, t + 1, 2 * tt - 1, 2 * tt + 1, std::size_t(1) << 20, std::size_t(1) << 22}) {
     const std::span<const g1_affine> bases(pool().data(), n);
     std::vector<fr> scalars(n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -246,8 +240,7 @@ TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.PartitionedAndDirectScatterMatchCpu"));
   const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
   msm::gpu_msm_context ctx;
-  for (const std::size_t n : {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13,
-                              (std::size_t(1) << 17) + 3}) {
+  for (const std::size_t n : {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13, (std::size_t(1) << 17) + 3}) {
     const std::span<const g1_affine> bases(pool().data(), n);
     ctx.upload_bases(bases);
     auto random = cuzk::test::random_elements<fr>(n, rng);
@@ -266,8 +259,7 @@ TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
       const std::string at = " n=" + std::to_string(n) + " entries per bin " + per_bin;
       expect_same(ctx.run(random), want_random, "random" + at);
       expect_same(ctx.run(random, 9), want_random, "random c=9" + at);
-      expect_same(ctx.run(witness, 0, msm::gpu_scalar_mix::mostly_binary), want_witness,
-                  "witness mix" + at);
+      expect_same(ctx.run(witness, 0, msm::gpu_scalar_mix::mostly_binary), want_witness, "witness mix" + at);
       expect_same(ctx.run(ones), want_ones, "all one" + at);
     }
   }
@@ -337,8 +329,8 @@ void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_6
       const std::vector<fr>* scalars;
       unsigned c;
     };
-    const case_t cases[] = {{"random", plain, &random, 0},     {"random c=9", plain, &random, 9},
-                            {"mixed bases", mixed, &pairs, 0}, {"same base", same, &random, 0},
+    const case_t cases[] = {{"random", plain, &random, 0},       {"random c=9", plain, &random, 9},
+                            {"mixed bases", mixed, &pairs, 0},   {"same base", same, &random, 0},
                             {"witness mix", mixed, &witness, 0}, {"all equal", plain, &equal, 0}};
     for (const case_t& cs : cases) {
       const g1_jacobian want = msm::msm<fp>(cs.bases, *cs.scalars);
@@ -346,12 +338,10 @@ void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_6
       ctx.upload_bases(cs.bases);
       for (const char* k : {"16", "32"}) {
         setenv("CUZK_MSM_AFFINE", k, 1);
-        expect_same(ctx.run(*cs.scalars, cs.c), want,
-                    std::string(cs.name) + " n=" + std::to_string(n) + " K=" + k);
+        expect_same(ctx.run(*cs.scalars, cs.c), want, std::string(cs.name) + " n=" + std::to_string(n) + " K=" + k);
       }
       setenv("CUZK_MSM_AFFINE", "0", 1);
-      expect_same(ctx.run(*cs.scalars, cs.c), want,
-                  std::string(cs.name) + " n=" + std::to_string(n) + " XYZZ level 0");
+      expect_same(ctx.run(*cs.scalars, cs.c), want, std::string(cs.name) + " n=" + std::to_string(n) + " XYZZ level 0");
     }
   }
 }
@@ -399,8 +389,7 @@ TEST(gpu_msm, OneShotEntryPoint) {
   const std::span<const g1_affine> bases(pool().data(), n);
   const auto scalars = cuzk::test::random_elements<fr>(n, rng);
   expect_same(msm::msm_gpu(bases, scalars), msm::msm<fp>(bases, scalars), "one-shot");
-  expect_same(msm::msm_gpu(bases.first(0), std::span<const fr>()), g1_jacobian::identity(),
-              "empty");
+  expect_same(msm::msm_gpu(bases.first(0), std::span<const fr>()), g1_jacobian::identity(), "empty");
 }
 
 TEST(gpu_msm, RejectsBadArguments) {

@@ -46,11 +46,10 @@ std::vector<unsigned> test_sizes() {
   return lgs;
 }
 
-#define EXPECT_SAME_VECTORS(gpu_v, cpu_v, what, lg)                                    \
-  do {                                                                                 \
-    const std::size_t at_ = cuzk::test::first_mismatch(gpu_v, cpu_v);                 \
-    EXPECT_EQ(at_, (cpu_v).size()) << (what) << " at 2^" << lg << ": first mismatch at " \
-                                   << at_;                                             \
+#define EXPECT_SAME_VECTORS(gpu_v, cpu_v, what, lg)                                              \
+  do {                                                                                           \
+    const std::size_t at_ = cuzk::test::first_mismatch(gpu_v, cpu_v);                            \
+    EXPECT_EQ(at_, (cpu_v).size()) << (what) << " at 2^" << lg << ": first mismatch at " << at_; \
   } while (0)
 
 TEST(gpu_ntt, TransformsMatchCpuEverySize) {
@@ -152,16 +151,12 @@ TEST(gpu_ntt, OrderingsMatchCpuEverySize) {
           }
         }
         d.upload(input.data(), n, s);
-        if (dit)
-          ntt::dit_rn_gpu(dom, ntt::device_ptr{d.data()}, inverse, cfg);
-        else
-          ntt::dif_nr_gpu(dom, ntt::device_ptr{d.data()}, inverse, cfg);
+        if (dit) ntt::dit_rn_gpu(dom, ntt::device_ptr{d.data()}, inverse, cfg);
+        else ntt::dif_nr_gpu(dom, ntt::device_ptr{d.data()}, inverse, cfg);
         d.download(got.data(), n, s);
         s.synchronize();
-        EXPECT_SAME_VECTORS(got, want,
-                            dit ? (inverse ? "dit inverse" : "dit forward")
-                                : (inverse ? "dif inverse" : "dif forward"),
-                            lg);
+        EXPECT_SAME_VECTORS(
+            got, want, dit ? (inverse ? "dit inverse" : "dit forward") : (inverse ? "dif inverse" : "dif forward"), lg);
       }
   }
 }
@@ -172,8 +167,7 @@ TEST(gpu_ntt, PointwiseStepsMatchCpu) {
   for (const unsigned lg : {0u, 1u, 7u, 16u, 20u}) {
     const auto dom = evaluation_domain::from_lg(lg);
     const std::size_t n = dom.size();
-    const auto a = random_elements<fr>(n, rng), b = random_elements<fr>(n, rng),
-               c = random_elements<fr>(n, rng);
+    const auto a = random_elements<fr>(n, rng), b = random_elements<fr>(n, rng), c = random_elements<fr>(n, rng);
     std::vector<fr> want = a, got = a;
     ntt::divide_by_z_on_coset(dom, want);
     ntt::divide_by_z_on_coset_gpu(dom, got);
@@ -187,8 +181,7 @@ TEST(gpu_ntt, PointwiseStepsMatchCpu) {
 
 /// The CPU prover's sequence (src/groth16/prover.cpp compute_h, before the
 /// final resize).
-std::vector<fr> cpu_h(const evaluation_domain& dom, std::vector<fr> a, std::vector<fr> b,
-                      std::vector<fr> c) {
+std::vector<fr> cpu_h(const evaluation_domain& dom, std::vector<fr> a, std::vector<fr> b, std::vector<fr> c) {
   for (auto* v : {&a, &b, &c}) {
     ntt::intt(dom, *v);
     ntt::coset_ntt(dom, *v);
@@ -205,8 +198,7 @@ TEST(gpu_ntt, ComputeHMatchesCpu) {
   for (const unsigned lg : test_sizes()) {
     const auto dom = evaluation_domain::from_lg(lg);
     const std::size_t n = dom.size();
-    const auto a = random_elements<fr>(n, rng), b = random_elements<fr>(n, rng),
-               c = random_elements<fr>(n, rng);
+    const auto a = random_elements<fr>(n, rng), b = random_elements<fr>(n, rng), c = random_elements<fr>(n, rng);
     const std::vector<fr> want = cpu_h(dom, a, b, c);
     std::vector<fr> got = a;
     ntt::compute_h_gpu(dom, got, b, c);
@@ -230,8 +222,8 @@ TEST(gpu_ntt, ComputeHSatisfiedSystemHasZeroTopCoefficient) {
     d_a.upload(a.data(), n, s);
     d_b.upload(b.data(), n, s);
     d_c.upload(c.data(), n, s);
-    ntt::compute_h_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
-                       ntt::device_ptr{d_c.data()}, ntt::gpu_config{0, s.get()});
+    ntt::compute_h_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()}, ntt::device_ptr{d_c.data()},
+                       ntt::gpu_config{0, s.get()});
     std::vector<fr> got(n);
     d_a.download(got.data(), n, s);
     s.synchronize();
@@ -248,8 +240,7 @@ TEST(gpu_ntt, SixTransformHEqualsSevenTransformH) {
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_ntt.SixTransformHEqualsSevenTransformH"));
   gpu::stream s;
   const ntt::gpu_config cfg{0, s.get()};
-  for (const unsigned lg : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 9u, 10u, 11u, 12u, 13u, 16u, 17u, 19u,
-                            20u, 21u, 22u}) {
+  for (const unsigned lg : {0u, 1u, 2u, 3u, 4u, 5u, 6u, 9u, 10u, 11u, 12u, 13u, 16u, 17u, 19u, 20u, 21u, 22u}) {
     if (lg > lg_max_tested()) continue;
     const auto dom = evaluation_domain::from_lg(lg);
     const std::size_t n = dom.size();
@@ -264,8 +255,7 @@ TEST(gpu_ntt, SixTransformHEqualsSevenTransformH) {
     d_a.upload(a.data(), n, s);
     d_b.upload(b.data(), n, s);
     d_c.upload(c.data(), n, s);
-    ntt::compute_h_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()},
-                       ntt::device_ptr{d_c.data()}, cfg);
+    ntt::compute_h_gpu(dom, ntt::device_ptr{d_a.data()}, ntt::device_ptr{d_b.data()}, ntt::device_ptr{d_c.data()}, cfg);
     d_a.download(seven.data(), n, s);
     d_a.upload(a.data(), n, s);
     d_b.upload(b.data(), n, s);

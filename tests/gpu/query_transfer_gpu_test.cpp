@@ -85,7 +85,6 @@ class host_source final : public groth16::query_source {
   const groth16::parameters& _p;
 };
 
-
 std::vector<std::uint8_t> read_all(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -126,8 +125,7 @@ TEST(query_transfer_gpu, ChunkedUploadAndDownloadKeepEveryPoint) {
   const auto dir = temp_folder("down");
   io::write_parameters(c.params, dir / "host.params");
   {
-    io::parameter_file_writer w(dir / "dev.params", gp[0].vk,
-                                {sizes.h, sizes.l, sizes.a, sizes.b_g1, sizes.b_g2});
+    io::parameter_file_writer w(dir / "dev.params", gp[0].vk, {sizes.h, sizes.l, sizes.a, sizes.b_g1, sizes.b_g2});
     io::parameter_file_sink sink(w);
     groth16::download_queries(gp[0], sink, cfg);
     w.finish();
@@ -144,8 +142,7 @@ TEST(query_transfer_gpu, ChunkedUploadAndDownloadKeepEveryPoint) {
   } bad;
   EXPECT_THROW((void)groth16::upload_queries(devices, c.params.vk, sizes, bad, cfg), std::runtime_error);
   host_source again(c.params);
-  EXPECT_EQ(groth16::download_parameters(groth16::upload_queries(devices, c.params.vk, sizes, again)[0]).l,
-            c.params.l);
+  EXPECT_EQ(groth16::download_parameters(groth16::upload_queries(devices, c.params.vk, sizes, again)[0]).l, c.params.l);
 }
 
 TEST(query_transfer_gpu, BackendProvesFromAFileLoadedStraightToTheDevice) {

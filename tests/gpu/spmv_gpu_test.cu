@@ -44,8 +44,8 @@ struct id_mix {
 /// random columns, ids drawn by |mix| from a dictionary of 2 + |extra|
 /// entries; the three matrices drawn independently.
 r1cs::r1cs_shape random_shape(std::size_t rows, std::size_t vars, std::mt19937_64& rng,
-                              const std::function<std::size_t(std::size_t, std::mt19937_64&)>& len_of,
-                              id_mix mix = {}, std::size_t extra = 40) {
+                              const std::function<std::size_t(std::size_t, std::mt19937_64&)>& len_of, id_mix mix = {},
+                              std::size_t extra = 40) {
   r1cs::r1cs_shape s;
   s.num_inputs = 1;
   s.num_aux = vars - 1;
@@ -74,11 +74,10 @@ r1cs::r1cs_shape random_shape(std::size_t rows, std::size_t vars, std::mt19937_6
       std::sort(m->cols.begin() + std::ptrdiff_t(at), m->cols.end());
       for (std::size_t k = 0; k < len; ++k) {
         const double x = u(rng);
-        m->coeff_ids.push_back(
-            x < mix.one ? r1cs::r1cs_shape::coeff_one
-            : x < mix.one + mix.minus_one || extra == 0
-                ? r1cs::r1cs_shape::coeff_minus_one
-                : std::uint32_t(2 + std::uniform_int_distribution<std::size_t>(0, extra - 1)(rng)));
+        m->coeff_ids.push_back(x < mix.one ? r1cs::r1cs_shape::coeff_one
+                               : x < mix.one + mix.minus_one || extra == 0
+                                   ? r1cs::r1cs_shape::coeff_minus_one
+                                   : std::uint32_t(2 + std::uniform_int_distribution<std::size_t>(0, extra - 1)(rng)));
       }
       m->row_ptr.push_back(m->cols.size());
     }
@@ -130,9 +129,8 @@ void check_shape(const r1cs::r1cs_shape& shape, std::mt19937_64& rng, const char
   const std::vector<fr> w = random_assignment(s.num_variables(), rng);
   const auto want = r1cs::evaluate_abc(s, w);
   for (const auto& cfg : configs) {
-    SCOPED_TRACE(::testing::Message() << what << ", short_row_max " << cfg.short_row_max
-                                      << ", warp_chunk " << cfg.warp_chunk << ", stream_block_nnz "
-                                      << cfg.stream_block_nnz);
+    SCOPED_TRACE(::testing::Message() << what << ", short_row_max " << cfg.short_row_max << ", warp_chunk "
+                                      << cfg.warp_chunk << ", stream_block_nnz " << cfg.stream_block_nnz);
     {  // host overload, A B C
       const r1cs::gpu_shape gs = make_shape(held, true, cfg);
       EXPECT_EQ(gs.device_bytes(), r1cs::gpu_shape_bytes(s, true, cfg));
@@ -201,8 +199,8 @@ TEST(gpu_spmv, VeryLongRowsMatchCpu) {
 TEST(gpu_spmv, SingleRowMatchesCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(test::test_seed("gpu_spmv.SingleRowMatchesCpu"));
-  for (const std::size_t l : {std::size_t(0), std::size_t(1), std::size_t(8), std::size_t(9),
-                              std::size_t(33), std::size_t(100000)}) {
+  for (const std::size_t l :
+       {std::size_t(0), std::size_t(1), std::size_t(8), std::size_t(9), std::size_t(33), std::size_t(100000)}) {
     const auto len = [l](std::size_t, std::mt19937_64&) { return l; };
     const std::string what = "single row of " + std::to_string(l);
     check_shape(random_shape(1, 200000, rng, len), rng, what.c_str());

@@ -52,9 +52,9 @@ TEST(gpu_coded_witness, ExpandEqualsOriginal) {
   std::mt19937_64 rng(test::test_seed("gpu_coded_witness.ExpandEqualsOriginal"));
   groth16::gpu_witness_uploader up(0, std::size_t(1) << 21);
   EXPECT_EQ(up.device_bytes(), groth16::gpu_witness_uploader::device_bytes_for(std::size_t(1) << 21));
-  for (const std::size_t n : {std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33),
-                              std::size_t(255), std::size_t(256), std::size_t(257), std::size_t(4097),
-                              std::size_t(100003), std::size_t(1) << 21}) {
+  for (const std::size_t n :
+       {std::size_t(1), std::size_t(31), std::size_t(32), std::size_t(33), std::size_t(255), std::size_t(256),
+        std::size_t(257), std::size_t(4097), std::size_t(100003), std::size_t(1) << 21}) {
     check_upload(up, witness_values(n, 0.51, 0.47, rng), std::min<std::size_t>(n, 7));
     check_upload(up, std::vector<fr>(n, fr::zero()), std::min<std::size_t>(n, 7));
     check_upload(up, std::vector<fr>(n, fr::one()), std::min<std::size_t>(n, 7));

@@ -31,9 +31,7 @@ using namespace cuzk;
 using ff::fr;
 using bytes = std::vector<std::uint8_t>;
 
-std::string fixture(const std::string& rel) {
-  return test::shared_dir() + "/interop-fixtures/snarkjs/" + rel;
-}
+std::string fixture(const std::string& rel) { return test::shared_dir() + "/interop-fixtures/snarkjs/" + rel; }
 
 bytes read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -79,8 +77,7 @@ std::map<std::uint32_t, section_pos> sections_of(const bytes& b) {
 /// Removes |cut| bytes at the end of section |id| and fixes its size field.
 bytes shrink_section(bytes b, std::uint32_t id, std::size_t cut) {
   const auto s = sections_of(b).at(id);
-  b.erase(b.begin() + std::ptrdiff_t(s.content + s.size - cut),
-          b.begin() + std::ptrdiff_t(s.content + s.size));
+  b.erase(b.begin() + std::ptrdiff_t(s.content + s.size - cut), b.begin() + std::ptrdiff_t(s.content + s.size));
   put_u64(b, s.entry + 4, s.size - cut);
   return b;
 }
@@ -98,8 +95,7 @@ void expect_format_error(F&& f, std::initializer_list<std::string> needles) {
 }
 
 void set_bn254_prime(bytes& b, std::size_t at) {
-  const std::uint64_t bn[4] = {0x43e1f593f0000001, 0x2833e84879b97091, 0xb85045b68181585d,
-                               0x30644e72e131a029};
+  const std::uint64_t bn[4] = {0x43e1f593f0000001, 0x2833e84879b97091, 0xb85045b68181585d, 0x30644e72e131a029};
   std::memcpy(b.data() + at, bn, 32);
 }
 
@@ -112,12 +108,11 @@ struct circuit {
   const char* vk;
   const char* golden;
 };
-const circuit tiny{"tiny/tiny.r1cs", "tiny/tiny.wtns", "tiny/tiny_0001.zkey",
-                   "tiny/verification_key.json", "tiny/np_proof_r0s0.json"};
+const circuit tiny{"tiny/tiny.r1cs", "tiny/tiny.wtns", "tiny/tiny_0001.zkey", "tiny/verification_key.json",
+                   "tiny/np_proof_r0s0.json"};
 const circuit tiny_gen{"tiny/tiny.r1cs", "tiny/tiny.wtns", "tiny/tiny_gen.zkey", "tiny/vk_gen.json",
                        "tiny/gen_np_proof_r0s0.json"};
-const circuit pc4{"pc4/pc4.r1cs", "pc4/pc4.wtns", "pc4/pc4.zkey", "pc4/vk.json",
-                  "pc4/np_proof_r0s0.json"};
+const circuit pc4{"pc4/pc4.r1cs", "pc4/pc4.wtns", "pc4/pc4.zkey", "pc4/vk.json", "pc4/np_proof_r0s0.json"};
 
 // ---- parsing ---------------------------------------------------------------
 
@@ -228,16 +223,14 @@ std::string prove_json(const circuit& c, const fr& r, const fr& s, std::string* 
 TEST(circom_prover, golden_r0s0) {
   for (const circuit* c : {&tiny, &tiny_gen, &pc4}) {
     std::string pub;
-    EXPECT_EQ(prove_json(*c, fr::zero(), fr::zero(), &pub), read_text(fixture(c->golden)))
-        << c->golden;
+    EXPECT_EQ(prove_json(*c, fr::zero(), fr::zero(), &pub), read_text(fixture(c->golden))) << c->golden;
     const std::string dir = std::string(c->zkey).substr(0, std::string(c->zkey).find('/'));
     EXPECT_EQ(pub, read_text(fixture(dir + "/public.json"))) << c->zkey;
   }
 }
 
 TEST(circom_prover, golden_r12345_s678910) {
-  EXPECT_EQ(prove_json(tiny, dec(12345), dec(678910)),
-            read_text(fixture("tiny/np_proof_r12345_s678910.json")));
+  EXPECT_EQ(prove_json(tiny, dec(12345), dec(678910)), read_text(fixture("tiny/np_proof_r12345_s678910.json")));
 }
 
 TEST(circom_prover, proofs_verify_and_tampering_fails) {
@@ -253,9 +246,8 @@ TEST(circom_prover, proofs_verify_and_tampering_fails) {
     EXPECT_EQ(io::proof_from_json(io::proof_to_json(pi)), pi);
     EXPECT_EQ(io::public_from_json(io::public_to_json(inputs)), inputs);
     // snarkjs's own proof verifies with our verifier
-    const auto theirs = io::proof_from_json(read_text(fixture(std::string(c->vk).substr(
-                                                0, std::string(c->vk).find('/')) +
-                                            "/proof.json")));
+    const auto theirs = io::proof_from_json(
+        read_text(fixture(std::string(c->vk).substr(0, std::string(c->vk).find('/')) + "/proof.json")));
     EXPECT_TRUE(circom::verify(vk, theirs, inputs)) << c->zkey;
     // tampering
     auto bad_inputs = inputs;
@@ -294,8 +286,7 @@ TEST(snarkjs_json, decimal) {
 }
 
 TEST(snarkjs_json, infinity_and_rejections) {
-  const groth16::proof inf{ec::g1_affine::identity(), ec::g2_affine::identity(),
-                           ec::g1_affine::identity()};
+  const groth16::proof inf{ec::g1_affine::identity(), ec::g2_affine::identity(), ec::g1_affine::identity()};
   const std::string text = io::proof_to_json(inf);
   EXPECT_NE(text.find("\"0\",\n  \"1\",\n  \"0\""), std::string::npos) << text;
   EXPECT_EQ(io::proof_from_json(text), inf);
@@ -315,12 +306,13 @@ TEST(snarkjs_json, infinity_and_rejections) {
                       {"pi_b[2]", "z must be"});
   expect_format_error([&] { io::proof_from_json(mutate([](auto& j) { j["pi_c"][0] = "x1"; })); },
                       {"pi_c[0]", "not a decimal"});
-  expect_format_error([&] { io::proof_from_json(mutate([](auto& j) { j.erase("pi_b"); })); },
-                      {"missing key \"pi_b\""});
-  expect_format_error([&] { io::proof_from_json(good.substr(0, good.size() - 2)); },
-                      {"JSON syntax"});
-  expect_format_error([&] { io::public_from_json("[\"52435875175126190479447740508185965837690552500527637822603658699938581184513\"]"); },
-                      {"public.json", "[0]", "not below"});
+  expect_format_error([&] { io::proof_from_json(mutate([](auto& j) { j.erase("pi_b"); })); }, {"missing key \"pi_b\""});
+  expect_format_error([&] { io::proof_from_json(good.substr(0, good.size() - 2)); }, {"JSON syntax"});
+  expect_format_error(
+      [&] {
+        io::public_from_json("[\"52435875175126190479447740508185965837690552500527637822603658699938581184513\"]");
+      },
+      {"public.json", "[0]", "not below"});
   expect_format_error([&] { io::vk_from_json("{\"protocol\":\"groth16\",\"curve\":\"bls12381\"}"); },
                       {"missing key \"nPublic\""});
 }
@@ -350,20 +342,17 @@ TEST(circom_io_malformed, every_truncation_is_rejected) {
         const std::string msg = e.what();
         EXPECT_EQ(msg.rfind(std::string(k.name) + " file", 0), 0u) << msg;
         EXPECT_NE(msg.find("byte offset"), std::string::npos) << msg;
-        EXPECT_TRUE(msg.find("section") != std::string::npos ||
-                    msg.find("container header") != std::string::npos)
+        EXPECT_TRUE(msg.find("section") != std::string::npos || msg.find("container header") != std::string::npos)
             << msg;
       }
     }
   }
   // truncation inside a section with consistent sizes names that section
   const bytes zk = read_bytes(fixture(tiny.zkey));
-  expect_format_error([&] { io::parse_zkey(shrink_section(zk, 9, 96), "t.zkey"); },
-                      {"section 9 (H)", "size mismatch"});
+  expect_format_error([&] { io::parse_zkey(shrink_section(zk, 9, 96), "t.zkey"); }, {"section 9 (H)", "size mismatch"});
   expect_format_error([&] { io::parse_zkey(shrink_section(zk, 4, 10), "t.zkey"); },
                       {"section 4 (coefficients)", "size mismatch"});
-  expect_format_error([&] { io::parse_zkey(shrink_section(zk, 2, 1), "t.zkey"); },
-                      {"section 2 (groth16 header)"});
+  expect_format_error([&] { io::parse_zkey(shrink_section(zk, 2, 1), "t.zkey"); }, {"section 2 (groth16 header)"});
   const bytes r1 = read_bytes(fixture(tiny.r1cs));
   expect_format_error([&] { io::parse_r1cs(shrink_section(r1, 2, 5), "t.r1cs"); },
                       {"section 2 (constraints)", "truncated"});
@@ -386,8 +375,7 @@ TEST(circom_io_malformed, magic_version_prime) {
     expect_format_error([&] { io::parse_zkey(r1, "t.zkey"); }, {"zkey file", "bad magic \"r1cs\""});
     b = r1;
     put_u32(b, 4, 2);
-    expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); },
-                        {"byte offset 4", "unsupported version 2"});
+    expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); }, {"byte offset 4", "unsupported version 2"});
     b = wt;
     put_u32(b, 4, 1);
     expect_format_error([&] { io::parse_wtns(b, "t.wtns"); }, {"unsupported version 1"});
@@ -397,8 +385,7 @@ TEST(circom_io_malformed, magic_version_prime) {
     const auto h = sections_of(b).at(1);
     set_bn254_prime(b, h.content + 4);
     expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); },
-                        {"section 1 (header)", "byte offset " + std::to_string(h.content + 4),
-                         "wrong prime", "BN254",
+                        {"section 1 (header)", "byte offset " + std::to_string(h.content + 4), "wrong prime", "BN254",
                          // r written most significant digit first (io::to_hex_reversed)
                          "expected BLS12-381's r 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001"});
     put_u32(b, h.content, 48);
@@ -413,16 +400,13 @@ TEST(circom_io_malformed, magic_version_prime) {
     bytes b = zk;
     const auto h = sections_of(b).at(2);
     set_bn254_prime(b, h.content + 4 + 48 + 4);  // r
-    expect_format_error([&] { io::parse_zkey(b, "t.zkey"); },
-                        {"section 2 (groth16 header)", "wrong prime"});
+    expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"section 2 (groth16 header)", "wrong prime"});
     b = zk;
     b[h.content + 4] ^= 1;  // q
-    expect_format_error([&] { io::parse_zkey(b, "t.zkey"); },
-                        {"section 2 (groth16 header)", "wrong base field prime"});
+    expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"section 2 (groth16 header)", "wrong base field prime"});
     b = zk;
     put_u32(b, sections_of(b).at(1).content, 2);
-    expect_format_error([&] { io::parse_zkey(b, "t.zkey"); },
-                        {"section 1 (protocol)", "plonk", "not Groth16"});
+    expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"section 1 (protocol)", "plonk", "not Groth16"});
   }
 }
 
@@ -436,29 +420,24 @@ TEST(circom_io_malformed, inconsistent_counts_and_values) {
   // r1cs: nConstraints far beyond the section, nWires too small, bad wire id
   b = r1;
   put_u32(b, r1s.at(1).content + 36 + 16 + 8, 0xffffffffu);
-  expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); },
-                      {"section 2 (constraints)", "4294967295 constraints"});
+  expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); }, {"section 2 (constraints)", "4294967295 constraints"});
   b = r1;
   put_u32(b, r1s.at(1).content + 36, 3);  // nWires = 3 < 1 + 2 + 1 + 2
   expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); }, {"section 1 (header)", "exceeds nWires"});
   b = r1;
   put_u32(b, r1s.at(2).content + 4, 7);  // first term's wire id
-  expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); },
-                      {"section 2 (constraints)", "wire 7 >= nWires 7",
-                       "byte offset " + std::to_string(r1s.at(2).content + 4)});
+  expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); }, {"section 2 (constraints)", "wire 7 >= nWires 7",
+                                                             "byte offset " + std::to_string(r1s.at(2).content + 4)});
   b = r1;
   std::memset(b.data() + r1s.at(2).content + 8, 0xff, 32);  // first coefficient >= r
-  expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); },
-                      {"section 2 (constraints)", "coefficient", "not below r"});
+  expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); }, {"section 2 (constraints)", "coefficient", "not below r"});
   b = r1;
   put_u32(b, r1s.at(2).content, 0x7fffffffu);  // nTerms
-  expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); },
-                      {"section 2 (constraints)", "2147483647 terms"});
+  expect_format_error([&] { io::parse_r1cs(b, "t.r1cs"); }, {"section 2 (constraints)", "2147483647 terms"});
   // wtns: nWitness and the values section disagree; value >= r
   b = wt;
   put_u32(b, sections_of(b).at(1).content + 36, 0xffffffffu);
-  expect_format_error([&] { io::parse_wtns(b, "t.wtns"); },
-                      {"section 2 (witness values)", "size mismatch"});
+  expect_format_error([&] { io::parse_wtns(b, "t.wtns"); }, {"section 2 (witness values)", "size mismatch"});
   b = wt;
   std::memset(b.data() + sections_of(b).at(2).content + 32, 0xff, 32);
   expect_format_error([&] { io::parse_wtns(b, "t.wtns"); },
@@ -470,8 +449,7 @@ TEST(circom_io_malformed, inconsistent_counts_and_values) {
   expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"section 5 (A)", "size mismatch"});
   b = zk;
   put_u32(b, hdr + 4, 7);  // nPublic = nVars
-  expect_format_error([&] { io::parse_zkey(b, "t.zkey"); },
-                      {"section 2 (groth16 header)", "exceeds nVars"});
+  expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"section 2 (groth16 header)", "exceeds nVars"});
   b = zk;
   put_u32(b, hdr + 8, 12);
   expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"not a power of two"});
@@ -480,12 +458,10 @@ TEST(circom_io_malformed, inconsistent_counts_and_values) {
   expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"exceeds the supported maximum"});
   b = zk;
   put_u32(b, zks.at(4).content, 0xffffffffu);  // nCoef
-  expect_format_error([&] { io::parse_zkey(b, "t.zkey"); },
-                      {"section 4 (coefficients)", "size mismatch"});
+  expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"section 4 (coefficients)", "size mismatch"});
   b = zk;
   put_u32(b, zks.at(4).content + 4 + 4, 8);  // row of entry 0 = domainSize
-  expect_format_error([&] { io::parse_zkey(b, "t.zkey"); },
-                      {"section 4 (coefficients)", "row 8 >= domainSize 8"});
+  expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"section 4 (coefficients)", "row 8 >= domainSize 8"});
   b = zk;
   put_u32(b, zks.at(4).content + 4, 2);
   expect_format_error([&] { io::parse_zkey(b, "t.zkey"); }, {"matrix 2"});

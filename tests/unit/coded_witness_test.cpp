@@ -36,10 +36,8 @@ void round_trip(const std::vector<fr>& all, std::size_t n_inputs) {
     if (i % coded_witness::group_size == 0) {
       ASSERT_EQ(cw.group_others[i / 256], others) << i;
     }
-    if (all[i].is_zero())
-      ASSERT_EQ(code, coded_witness::code_zero) << i;
-    else if (all[i] == fr::one())
-      ASSERT_EQ(code, coded_witness::code_one) << i;
+    if (all[i].is_zero()) ASSERT_EQ(code, coded_witness::code_zero) << i;
+    else if (all[i] == fr::one()) ASSERT_EQ(code, coded_witness::code_one) << i;
     else {
       ASSERT_EQ(code, coded_witness::code_other) << i;
       ASSERT_LT(others, cw.others.size());
@@ -57,11 +55,10 @@ void round_trip(const std::vector<fr>& all, std::size_t n_inputs) {
 
 TEST(coded_witness, RoundTripsRandomPorepMix) {
   std::mt19937_64 rng(cuzk::test::test_seed("coded_witness.RoundTripsRandomPorepMix"));
-  for (const std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(31), std::size_t(32),
-                              std::size_t(33), std::size_t(63), std::size_t(64), std::size_t(65),
-                              std::size_t(255), std::size_t(256), std::size_t(257), std::size_t(1000),
-                              std::size_t(65535), std::size_t(65536), std::size_t(65537),
-                              std::size_t(300001), std::size_t(1) << 20}) {
+  for (const std::size_t n :
+       {std::size_t(1), std::size_t(2), std::size_t(31), std::size_t(32), std::size_t(33), std::size_t(63),
+        std::size_t(64), std::size_t(65), std::size_t(255), std::size_t(256), std::size_t(257), std::size_t(1000),
+        std::size_t(65535), std::size_t(65536), std::size_t(65537), std::size_t(300001), std::size_t(1) << 20}) {
     const auto v = witness_values(n, 0.51, 0.47, rng);
     round_trip(v, std::min<std::size_t>(n, 1 + rng() % 40));
     round_trip(v, 0);
@@ -77,8 +74,7 @@ TEST(coded_witness, RoundTripsUniformWitnesses) {
     round_trip(witness_values(n, 0, 0, rng), std::min<std::size_t>(n, 3));
     // other values next to 0 and 1: -1 and 2, between zeros
     std::vector<fr> edge(n);
-    for (std::size_t i = 0; i < n; ++i)
-      edge[i] = i % 3 == 0 ? -fr::one() : i % 3 == 1 ? fr::from_uint(2) : fr::zero();
+    for (std::size_t i = 0; i < n; ++i) edge[i] = i % 3 == 0 ? -fr::one() : i % 3 == 1 ? fr::from_uint(2) : fr::zero();
     round_trip(edge, std::min<std::size_t>(n, 3));
   }
   const coded_witness empty = cuzk::groth16::encode_witness({}, {});
@@ -93,8 +89,8 @@ TEST(coded_witness, BoundedEncodeStopsAtTooManyOthers) {
   const coded_witness full = cuzk::groth16::encode_witness(v, {});
   const std::size_t others = full.others.size();
   ASSERT_GT(others, 0u);
-  const auto at = cuzk::groth16::encode_witness(std::span<const fr>(v).first(5),
-                                                std::span<const fr>(v).subspan(5), others);
+  const auto at =
+      cuzk::groth16::encode_witness(std::span<const fr>(v).first(5), std::span<const fr>(v).subspan(5), others);
   ASSERT_TRUE(at.has_value());
   EXPECT_EQ(at->codes, full.codes);
   EXPECT_EQ(at->group_others, full.group_others);

@@ -24,9 +24,7 @@ using namespace cuzk::ec;
 
 constexpr std::size_t n_vectors = 1000;
 
-std::string fixture_dir() {
-  return cuzk::test::shared_dir() + "/filecoin-fixtures/zkcrypto-bls12_381/";
-}
+std::string fixture_dir() { return cuzk::test::shared_dir() + "/filecoin-fixtures/zkcrypto-bls12_381/"; }
 
 bool read_fixture(const std::string& name, std::vector<std::uint8_t>& out) {
   std::ifstream f(fixture_dir() + name, std::ios::binary);
@@ -35,10 +33,9 @@ bool read_fixture(const std::string& name, std::vector<std::uint8_t>& out) {
   return true;
 }
 
-#define CUZK_LOAD_FIXTURE(name, bytes)                           \
-  std::vector<std::uint8_t> bytes;                               \
-  if (!std::filesystem::is_directory(fixture_dir()))             \
-    GTEST_SKIP() << "fixture folder missing: " << fixture_dir(); \
+#define CUZK_LOAD_FIXTURE(name, bytes)                                                                            \
+  std::vector<std::uint8_t> bytes;                                                                                \
+  if (!std::filesystem::is_directory(fixture_dir())) GTEST_SKIP() << "fixture folder missing: " << fixture_dir(); \
   ASSERT_TRUE(read_fixture(name, bytes)) << "cannot read " << fixture_dir() << name
 
 struct g1_kind {
@@ -52,8 +49,8 @@ struct g2_kind {
 
 // Checks one fixture file: decode, compare with k*G, re-encode, batch decode.
 template <class Kind, class Decode, class Encode, class DecodeMany>
-void check_vectors(const std::vector<std::uint8_t>& bytes, std::size_t stride, Decode decode,
-                   Encode encode, DecodeMany decode_many) {
+void check_vectors(const std::vector<std::uint8_t>& bytes, std::size_t stride, Decode decode, Encode encode,
+                   DecodeMany decode_many) {
   using A = typename Kind::affine_type;
   using J = typename Kind::jacobian_type;
   ASSERT_EQ(bytes.size(), n_vectors * stride);
@@ -73,34 +70,31 @@ void check_vectors(const std::vector<std::uint8_t>& bytes, std::size_t stride, D
   }
   std::vector<A> batch(n_vectors);
   // the batch path (parallel); points were subgroup-checked one by one above
-  const auto br =
-      decode_many(all, std::span<A>(batch), batch_decode_options{.check_subgroup = false});
+  const auto br = decode_many(all, std::span<A>(batch), batch_decode_options{.check_subgroup = false});
   ASSERT_TRUE(br.ok()) << "index " << br.index << ": " << decode_error_message(br.error);
   ASSERT_EQ(batch, decoded);
 }
 
 TEST(ec_fixture, g1_compressed) {
   CUZK_LOAD_FIXTURE("g1_compressed_valid_test_vectors.dat", bytes);
-  check_vectors<g1_kind>(bytes, g1_compressed_size, decode_g1_compressed, encode_g1_compressed,
-                         decode_g1s_compressed);
+  check_vectors<g1_kind>(bytes, g1_compressed_size, decode_g1_compressed, encode_g1_compressed, decode_g1s_compressed);
 }
 
 TEST(ec_fixture, g1_uncompressed) {
   CUZK_LOAD_FIXTURE("g1_uncompressed_valid_test_vectors.dat", bytes);
-  check_vectors<g1_kind>(bytes, g1_uncompressed_size, decode_g1_uncompressed,
-                         encode_g1_uncompressed, decode_g1s_uncompressed);
+  check_vectors<g1_kind>(bytes, g1_uncompressed_size, decode_g1_uncompressed, encode_g1_uncompressed,
+                         decode_g1s_uncompressed);
 }
 
 TEST(ec_fixture, g2_compressed) {
   CUZK_LOAD_FIXTURE("g2_compressed_valid_test_vectors.dat", bytes);
-  check_vectors<g2_kind>(bytes, g2_compressed_size, decode_g2_compressed, encode_g2_compressed,
-                         decode_g2s_compressed);
+  check_vectors<g2_kind>(bytes, g2_compressed_size, decode_g2_compressed, encode_g2_compressed, decode_g2s_compressed);
 }
 
 TEST(ec_fixture, g2_uncompressed) {
   CUZK_LOAD_FIXTURE("g2_uncompressed_valid_test_vectors.dat", bytes);
-  check_vectors<g2_kind>(bytes, g2_uncompressed_size, decode_g2_uncompressed,
-                         encode_g2_uncompressed, decode_g2s_uncompressed);
+  check_vectors<g2_kind>(bytes, g2_uncompressed_size, decode_g2_uncompressed, encode_g2_uncompressed,
+                         decode_g2s_uncompressed);
 }
 
 // Known answer for G2 scalar multiplication by fr (mul_gls behind ec::mul):

@@ -37,18 +37,14 @@ struct g1_ops {
   static constexpr std::size_t csize = g1_compressed_size, usize = g1_uncompressed_size;
   static bytes enc_c(const affine_type& p) { return to_vec(encode_g1_compressed(p)); }
   static bytes enc_u(const affine_type& p) { return to_vec(encode_g1_uncompressed(p)); }
-  static decode_result<affine_type> dec_c(const bytes& b, decode_options o = {}) {
-    return decode_g1_compressed(b, o);
-  }
+  static decode_result<affine_type> dec_c(const bytes& b, decode_options o = {}) { return decode_g1_compressed(b, o); }
   static decode_result<affine_type> dec_u(const bytes& b, decode_options o = {}) {
     return decode_g1_uncompressed(b, o);
   }
-  static batch_decode_result dec_us(const bytes& b, std::span<affine_type> out,
-                                    batch_decode_options o) {
+  static batch_decode_result dec_us(const bytes& b, std::span<affine_type> out, batch_decode_options o) {
     return decode_g1s_uncompressed(b, out, o);
   }
-  static batch_decode_result dec_cs(const bytes& b, std::span<affine_type> out,
-                                    batch_decode_options o) {
+  static batch_decode_result dec_cs(const bytes& b, std::span<affine_type> out, batch_decode_options o) {
     return decode_g1s_compressed(b, out, o);
   }
 };
@@ -60,18 +56,14 @@ struct g2_ops {
   static constexpr std::size_t csize = g2_compressed_size, usize = g2_uncompressed_size;
   static bytes enc_c(const affine_type& p) { return to_vec(encode_g2_compressed(p)); }
   static bytes enc_u(const affine_type& p) { return to_vec(encode_g2_uncompressed(p)); }
-  static decode_result<affine_type> dec_c(const bytes& b, decode_options o = {}) {
-    return decode_g2_compressed(b, o);
-  }
+  static decode_result<affine_type> dec_c(const bytes& b, decode_options o = {}) { return decode_g2_compressed(b, o); }
   static decode_result<affine_type> dec_u(const bytes& b, decode_options o = {}) {
     return decode_g2_uncompressed(b, o);
   }
-  static batch_decode_result dec_us(const bytes& b, std::span<affine_type> out,
-                                    batch_decode_options o) {
+  static batch_decode_result dec_us(const bytes& b, std::span<affine_type> out, batch_decode_options o) {
     return decode_g2s_uncompressed(b, out, o);
   }
-  static batch_decode_result dec_cs(const bytes& b, std::span<affine_type> out,
-                                    batch_decode_options o) {
+  static batch_decode_result dec_cs(const bytes& b, std::span<affine_type> out, batch_decode_options o) {
     return decode_g2s_compressed(b, out, o);
   }
 };
@@ -108,8 +100,7 @@ typename Ops::affine_type random_subgroup_point(Rng& rng) {
 // The big-endian bytes of p (canonical coordinates are below it).
 bytes modulus_be() {
   bytes b(48);
-  for (std::size_t i = 0; i < 48; ++i)
-    b[47 - i] = std::uint8_t(fp::modulus[i / 8] >> (8 * (i % 8)));
+  for (std::size_t i = 0; i < 48; ++i) b[47 - i] = std::uint8_t(fp::modulus[i / 8] >> (8 * (i % 8)));
   return b;
 }
 
@@ -268,8 +259,7 @@ TYPED_TEST(serialization_test, rejects_point_not_on_curve) {
     auto p = random_subgroup_point<O>(rng);
     p.y += O::field::one();
     EXPECT_EQ(O::dec_u(O::enc_u(p)).error, decode_error::point_not_on_curve);
-    EXPECT_EQ(O::dec_u(O::enc_u(p), {.check_subgroup = false}).error,
-              decode_error::point_not_on_curve);
+    EXPECT_EQ(O::dec_u(O::enc_u(p), {.check_subgroup = false}).error, decode_error::point_not_on_curve);
   }
   // (0, 0) without the infinity flag is not the point at infinity
   EXPECT_EQ(O::dec_u(bytes(O::usize, 0)).error, decode_error::point_not_on_curve);

@@ -68,10 +68,8 @@ TYPED_TEST(xyzz_test, matches_jacobian) {
   std::mt19937_64 rng(cuzk::test::test_seed("xyzz-vs-jacobian"));
   for (int i = 0; i < 24; ++i) {
     // subgroup points and plain curve points: the formulas hold on the whole curve
-    const J p =
-        i % 2 ? mul(J::generator(), fr::random(rng)) : J::from_affine(random_curve_point<F>(rng));
-    const J q =
-        i % 3 ? mul(J::generator(), fr::random(rng)) : J::from_affine(random_curve_point<F>(rng));
+    const J p = i % 2 ? mul(J::generator(), fr::random(rng)) : J::from_affine(random_curve_point<F>(rng));
+    const J q = i % 3 ? mul(J::generator(), fr::random(rng)) : J::from_affine(random_curve_point<F>(rng));
     const A pa = p.to_affine(), qa = q.to_affine();
     const X px = X::from_jacobian(rescale(p, rng)), qx = X::from_jacobian(rescale(q, rng));
     const X px2 = X::from_jacobian(rescale(p, rng));  // P again, other coordinates
@@ -205,9 +203,7 @@ TYPED_TEST(subgroup_test, agrees_with_slow_oracle) {
 
 // ---- GLV -------------------------------------------------------------------
 
-fr fr_from(const scalar_limbs<2>& k) {
-  return fr::from_canonical_unchecked({k[0], k[1], 0, 0});
-}
+fr fr_from(const scalar_limbs<2>& k) { return fr::from_canonical_unchecked({k[0], k[1], 0, 0}); }
 
 TEST(ec_glv, decomposition) {
   std::mt19937_64 rng(cuzk::test::test_seed("glv-decompose"));
@@ -226,8 +222,7 @@ TEST(ec_glv, matches_mul) {
   std::mt19937_64 rng(cuzk::test::test_seed("glv-mul"));
   const g1_jacobian g = g1_jacobian::generator();
   const fr x2 = fr_from(bls_x_squared);
-  std::vector<fr> ks{fr::zero(),     fr::one(), -fr::one(),       x2,
-                     x2 - fr::one(), -x2,       fr::from_uint(2), fr::from_uint(16)};
+  std::vector<fr> ks{fr::zero(), fr::one(), -fr::one(), x2, x2 - fr::one(), -x2, fr::from_uint(2), fr::from_uint(16)};
   for (int i = 0; i < 32; ++i) ks.push_back(fr::random(rng));
   for (int i = 0; i < 8; ++i) {
     const g1_jacobian p = rescale(mul(g, fr::random(rng)), rng);
@@ -242,9 +237,7 @@ TEST(ec_glv, matches_mul) {
 
 // ---- GLS (G2) ----------------------------------------------------------------
 
-fr fr_from_u64(std::uint64_t v) {
-  return fr::from_canonical_unchecked({v, 0, 0, 0});
-}
+fr fr_from_u64(std::uint64_t v) { return fr::from_canonical_unchecked({v, 0, 0, 0}); }
 
 TEST(ec_gls, decomposition) {
   std::mt19937_64 rng(cuzk::test::test_seed("gls-decompose"));
@@ -261,8 +254,7 @@ TEST(ec_gls, decomposition) {
   for (const fr& k : ks) {
     const gls_scalars s = gls_decompose(k.to_canonical());
     for (const std::uint64_t a : s.a) EXPECT_LT(a, bls_x_abs);
-    const fr a0 = fr_from_u64(s.a[0]), a1 = fr_from_u64(s.a[1]), a2 = fr_from_u64(s.a[2]),
-             a3 = fr_from_u64(s.a[3]);
+    const fr a0 = fr_from_u64(s.a[0]), a1 = fr_from_u64(s.a[1]), a2 = fr_from_u64(s.a[2]), a3 = fr_from_u64(s.a[3]);
     // base |x| and, equivalently, signed parts in base x
     EXPECT_EQ(a0 + a1 * ax + a2 * ax * ax + a3 * ax * ax * ax, k);
     EXPECT_EQ(a0 - a1 * x + a2 * x2 - a3 * x3, k);
@@ -270,8 +262,7 @@ TEST(ec_gls, decomposition) {
   // exact digits where they are known
   EXPECT_EQ(gls_decompose(fr::one().to_canonical()).a, (std::array<std::uint64_t, 4>{1, 0, 0, 0}));
   EXPECT_EQ(gls_decompose(ax.to_canonical()).a, (std::array<std::uint64_t, 4>{0, 1, 0, 0}));
-  EXPECT_EQ(gls_decompose((ax * ax * ax).to_canonical()).a,
-            (std::array<std::uint64_t, 4>{0, 0, 0, 1}));
+  EXPECT_EQ(gls_decompose((ax * ax * ax).to_canonical()).a, (std::array<std::uint64_t, 4>{0, 0, 0, 1}));
   // r - 1 = x^4 - x^2: a3 = |x| - 1 is the largest top part
   EXPECT_EQ(gls_decompose((-fr::one()).to_canonical()).a,
             (std::array<std::uint64_t, 4>{0, 0, bls_x_abs - 1, bls_x_abs - 1}));

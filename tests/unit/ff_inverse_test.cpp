@@ -72,8 +72,7 @@ TYPED_TEST(field_inverse_test, known_answers) {
   EXPECT_EQ(F::one().inverse(), F::one());
   EXPECT_EQ((-F::one()).inverse(), -F::one());
   // 2^-1 = (p+1)/2, since 2 (p+1)/2 = p + 1.
-  EXPECT_EQ(F::from_uint(2).inverse().to_canonical(),
-            detail::shr(detail::add_small(F::modulus, 1), 1));
+  EXPECT_EQ(F::from_uint(2).inverse().to_canonical(), detail::shr(detail::add_small(F::modulus, 1), 1));
   // Montgomery constants (checked against published values in bls12_381.hpp):
   // raw R^2 mod p is the element R, raw 1 is R^-1; each is the other's inverse.
   L one_raw{};

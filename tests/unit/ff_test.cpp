@@ -156,7 +156,7 @@ TYPED_TEST(field_test, inverse_pow_legendre_sqrt) {
   EXPECT_LT(squares, 150);
   // the non-residue declared in the parameters really is one
   EXPECT_EQ(F::from_uint(F::n_limbs == 6 ? cuzk::ff::fp_params::quadratic_nonresidue
-                                                             : cuzk::ff::fr_params::quadratic_nonresidue)
+                                         : cuzk::ff::fr_params::quadratic_nonresidue)
                 .legendre(),
             -1);
 }

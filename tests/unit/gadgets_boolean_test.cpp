@@ -104,7 +104,9 @@ TEST(gadgets_boolean, allocated_bit_binary_operations) {
       {"and result", "and constraint", [](bool a, bool b) { return a && b; },
        [](checking_cs& cs, const allocated_bit& a, const allocated_bit& b) { return allocated_bit::and_(cs, a, b); }},
       {"and not result", "and not constraint", [](bool a, bool b) { return a && !b; },
-       [](checking_cs& cs, const allocated_bit& a, const allocated_bit& b) { return allocated_bit::and_not(cs, a, b); }},
+       [](checking_cs& cs, const allocated_bit& a, const allocated_bit& b) {
+         return allocated_bit::and_not(cs, a, b);
+       }},
       {"nor result", "nor constraint", [](bool a, bool b) { return !a && !b; },
        [](checking_cs& cs, const allocated_bit& a, const allocated_bit& b) { return allocated_bit::nor(cs, a, b); }},
   };
@@ -238,10 +240,9 @@ TEST(gadgets_boolean, boolean_xor_and_or_over_all_operand_kinds) {
         EXPECT_EQ(cs.num_constraints() - before, any_const ? 0u : 1u);
         if (!any_const) {
           EXPECT_TRUE(r.is_negated());
-          const char* name = a.is_allocated() && b.is_allocated()
-                                 ? "not and (not a) (not b)/nor result"
-                             : a.is_negated() && b.is_negated() ? "not and (not a) (not b)/and result"
-                                                                : "not and (not a) (not b)/and not result";
+          const char* name = a.is_allocated() && b.is_allocated() ? "not and (not a) (not b)/nor result"
+                             : a.is_negated() && b.is_negated()   ? "not and (not a) (not b)/and result"
+                                                                  : "not and (not a) (not b)/and not result";
           EXPECT_EQ(cs.get(name), fr_of(!*r.get_value())) << name;
         }
       }
@@ -341,8 +342,7 @@ TEST(gadgets_boolean, sha256_ch_and_maj_over_all_operand_kinds) {
           const boolean a = make(cs, x, "a"), b = make(cs, y, "b"), c = make(cs, z, "c");
           const std::size_t before = cs.num_constraints();
           const boolean r = boolean::sha256_maj(cs, a, b, c);
-          const bool expected =
-              ((val(x) && val(y)) != (val(x) && val(z))) != (val(y) && val(z));
+          const bool expected = ((val(x) && val(y)) != (val(x) && val(z))) != (val(y) && val(z));
           ASSERT_TRUE(cs.is_satisfied());
           EXPECT_EQ(r.get_value(), expected);
           EXPECT_EQ(cs.num_constraints() - before, maj_cost(x, y, z));

@@ -77,7 +77,8 @@ TEST(gadgets_num, alloc_and_inputize) {
   // blank: no value function is called, no value is recorded
   counting_cs cc;
   alloc_one(cc);
-  const allocated_num blank = allocated_num::alloc(cc, []() -> fr { throw synthesis_error(synthesis_errc::assignment_missing); });
+  const allocated_num blank =
+      allocated_num::alloc(cc, []() -> fr { throw synthesis_error(synthesis_errc::assignment_missing); });
   EXPECT_FALSE(blank.get_value().has_value());
   blank.inputize(cc);
   EXPECT_EQ(cc.num_constraints(), 1u);

@@ -319,8 +319,7 @@ TEST(gadgets_sha256, filecoin_fr32_truncation) {
     const allocated_num wb = allocated_num::alloc(ws, [&] { return y; });
     EXPECT_EQ(sha256_hasher::hash2_circuit(ws, wa, wb).get_value(), expected);
     const std::array<allocated_num, 2> leaves{wa, wb};
-    EXPECT_EQ(sha256_hasher::hash_multi_leaf_circuit(ws, std::span<const allocated_num>(leaves)).get_value(),
-              expected);
+    EXPECT_EQ(sha256_hasher::hash_multi_leaf_circuit(ws, std::span<const allocated_num>(leaves)).get_value(), expected);
     // hash_leaf_bits_circuit of the same little-endian bits
     const std::vector<boolean> la = wa.to_bits_le(ws), lb = wb.to_bits_le(ws);
     EXPECT_EQ(sha256_hasher::hash_leaf_bits_circuit(ws, std::span<const boolean>(la), std::span<const boolean>(lb))

@@ -30,8 +30,7 @@ using namespace cuzk;
 using namespace cuzk::groth16::gpu_setup_detail;
 using ff::fr;
 
-std::vector<fr> row_accumulation(const r1cs::r1cs_shape& s, const r1cs::csr_matrix& m,
-                                 const std::vector<fr>& lag) {
+std::vector<fr> row_accumulation(const r1cs::r1cs_shape& s, const r1cs::csr_matrix& m, const std::vector<fr>& lag) {
   std::vector<fr> acc(s.num_variables(), fr::zero());
   for (std::size_t row = 0; row < m.rows(); ++row)
     for (const auto& [col, cf] : s.row(m, row)) acc[col] += cf * lag[row];
@@ -47,9 +46,9 @@ TEST(gpu_setup_plan, PowerTablesMatchSequentialPowers) {
   powers_host(t, scale, got);
   fr p = scale;
   for (std::size_t i = 0; i < got.size(); ++i, p *= tau) ASSERT_EQ(got[i], p) << "i = " << i;
-  for (std::uint64_t i : {std::uint64_t(4095), std::uint64_t(4096), std::uint64_t(1) << 24,
-                          (std::uint64_t(1) << 24) - 1, (std::uint64_t(1) << 27) - 2,
-                          (std::uint64_t(1) << 24) + 4097, power_limit - 1, rng() % power_limit})
+  for (std::uint64_t i :
+       {std::uint64_t(4095), std::uint64_t(4096), std::uint64_t(1) << 24, (std::uint64_t(1) << 24) - 1,
+        (std::uint64_t(1) << 27) - 2, (std::uint64_t(1) << 24) + 4097, power_limit - 1, rng() % power_limit})
     EXPECT_EQ(power_from_tables(t, i), tau.pow(i)) << "i = " << i;
   EXPECT_THROW(power_from_tables(t, power_limit), std::invalid_argument);
 }
@@ -131,8 +130,7 @@ TEST(gpu_setup_plan, QueryDensitiesFollowTheSetupOrder) {
 
 /// The host pipeline's scalars through the CPU fixed-base tables: the same
 /// parameters as generate_parameters.
-groth16::parameters params_from_scalars(const query_scalars& q,
-                                        const groth16::toxic_waste& t) {
+groth16::parameters params_from_scalars(const query_scalars& q, const groth16::toxic_waste& t) {
   const ec::fixed_base_table<ff::fp> g1(ec::g1_jacobian::generator());
   const ec::fixed_base_table<ff::fp2> g2(ec::g2_jacobian::generator());
   groth16::parameters p;

@@ -45,8 +45,7 @@ struct counts {
 
 counts count_blank(const merkle_tree_shape& shape, bool private_root) {
   cuzk::r1cs::counting_cs cs;
-  cuzk::r1cs::synthesize_circuit(por_under_test{&shape, std::nullopt, nullptr, std::optional<fr>{}, private_root},
-                                 cs);
+  cuzk::r1cs::synthesize_circuit(por_under_test{&shape, std::nullopt, nullptr, std::optional<fr>{}, private_root}, cs);
   return {cs.num_constraints(), cs.num_inputs()};
 }
 
@@ -92,8 +91,8 @@ TEST(merkle, constraint_counts_match_rust_fil_proofs) {
   for (const row& r : rows) {
     const auto shape = merkle_tree_shape::for_leaves(r.leaves, r.base, r.sub, r.top, r.h);
     const counts c = count_blank(shape, false);
-    EXPECT_EQ(c.constraints, r.constraints) << r.base << "-" << r.sub << "-" << r.top
-                                            << (r.h == merkle_hasher::sha256 ? " sha256" : " poseidon");
+    EXPECT_EQ(c.constraints, r.constraints)
+        << r.base << "-" << r.sub << "-" << r.top << (r.h == merkle_hasher::sha256 ? " sha256" : " poseidon");
     EXPECT_EQ(c.inputs, 3u);  // ONE, packed path, root
   }
   // test_por_circuit_private_root: one input (the path) besides ONE
@@ -115,8 +114,8 @@ void check_satisfied_paths(const merkle_tree_shape& shape, std::mt19937_64& rng,
     ASSERT_EQ(cuzk::gadgets::merkle_root_from_path(shape, tree.leaf(idx), path), tree.root());
 
     cuzk::r1cs::checking_cs cs;
-    cuzk::r1cs::synthesize_circuit(
-        por_under_test{&shape, tree.leaf(idx), &path, std::optional<fr>(tree.root()), false}, cs);
+    cuzk::r1cs::synthesize_circuit(por_under_test{&shape, tree.leaf(idx), &path, std::optional<fr>(tree.root()), false},
+                                   cs);
     ASSERT_TRUE(cs.is_satisfied()) << "leaf " << idx << ": " << cs.which_is_unsatisfied().value_or("");
     // public inputs: ONE, packed leaf index, root (PoRCompound::generate_public_inputs)
     const auto expected = cuzk::gadgets::por_public_inputs(idx, tree.root());
@@ -150,7 +149,8 @@ TEST(merkle, blank_and_witness_shapes_are_identical) {
   const merkle_tree tree(shape, random_leaves(rng, shape.leaves()));
   const merkle_path path = tree.path(rng() % shape.leaves());
   const auto blank = cuzk::r1cs::make_shape(por_under_test{&shape, std::nullopt, nullptr, std::optional<fr>{}, true});
-  const auto full = cuzk::r1cs::make_shape(por_under_test{&shape, tree.leaf(0), &path, std::optional<fr>(tree.root()), true});
+  const auto full =
+      cuzk::r1cs::make_shape(por_under_test{&shape, tree.leaf(0), &path, std::optional<fr>(tree.root()), true});
   EXPECT_EQ(blank.num_inputs, full.num_inputs);
   EXPECT_EQ(blank.num_aux, full.num_aux);
   EXPECT_EQ(blank.num_constraints, full.num_constraints);
@@ -210,8 +210,8 @@ TEST(merkle, wrong_sibling_index_or_root_is_unsatisfied) {
   EXPECT_EQ(where->rfind("base/merkle tree hash 1/", 0), 0u) << *where;
   // an index bit set to 2 breaks its boolean constraint
   cuzk::r1cs::checking_cs cs2;
-  cuzk::r1cs::synthesize_circuit(
-      por_under_test{&shape, tree.leaf(idx), &good, std::optional<fr>(tree.root()), true}, cs2);
+  cuzk::r1cs::synthesize_circuit(por_under_test{&shape, tree.leaf(idx), &good, std::optional<fr>(tree.root()), true},
+                                 cs2);
   cs2.set("sub/merkle tree hash 0/index bit 2/boolean", fr::from_uint(2));
   EXPECT_EQ(cs2.which_is_unsatisfied(), "sub/merkle tree hash 0/index bit 2/boolean constraint");
 }
@@ -226,8 +226,9 @@ TEST(merkle, bad_paths_are_rejected) {
   p.siblings.resize(13);
   EXPECT_THROW(cuzk::gadgets::check_path(shape, p), std::invalid_argument);
   cuzk::r1cs::counting_cs cs;
-  EXPECT_THROW(cuzk::r1cs::synthesize_circuit(por_under_test{&shape, fr::one(), &p, std::optional<fr>(fr::one()), true}, cs),
-               std::invalid_argument);
+  EXPECT_THROW(
+      cuzk::r1cs::synthesize_circuit(por_under_test{&shape, fr::one(), &p, std::optional<fr>(fr::one()), true}, cs),
+      std::invalid_argument);
 }
 
 }  // namespace

@@ -143,8 +143,7 @@ TYPED_TEST(msm_test, density_selects_bases_by_rank) {
   EXPECT_EQ((msm::msm_dense<typename J::field>(bases, scalars, density)), expect);
   // wrong base count is an error, not a silent mismatch
   bases.pop_back();
-  EXPECT_THROW((msm::msm_dense<typename J::field>(bases, scalars, density)),
-               std::invalid_argument);
+  EXPECT_THROW((msm::msm_dense<typename J::field>(bases, scalars, density)), std::invalid_argument);
 }
 
 }  // namespace

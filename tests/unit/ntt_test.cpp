@@ -35,8 +35,7 @@ fr horner(const std::vector<fr>& coeffs, const fr& x) {
 }
 
 /// p(shift * omega^k) for k < n_points.
-std::vector<fr> naive_eval(const std::vector<fr>& coeffs, const fr& shift, const fr& omega,
-                           std::size_t n_points) {
+std::vector<fr> naive_eval(const std::vector<fr>& coeffs, const fr& shift, const fr& omega, std::size_t n_points) {
   std::vector<fr> out(n_points);
   fr x = shift;
   for (std::size_t k = 0; k < n_points; ++k) {
@@ -52,16 +51,13 @@ std::size_t reverse_bits(std::size_t x, unsigned bits) {
   return r;
 }
 
-fr seven() {
-  return fr::from_uint(7);
-}
+fr seven() { return fr::from_uint(7); }
 
 // ---- domain ----------------------------------------------------------------
 
 TEST(ntt_domain, root_of_unity_known_answer) {
   // 7^((r-1)/2^32), published by zkcrypto/bls12_381 and blstrs as ROOT_OF_UNITY.
-  const fr::limbs expect{0x3829971f439f0d2b, 0xb63683508c2280b9, 0xd09b681922c813b4,
-                         0x16a2a19edfe81f20};
+  const fr::limbs expect{0x3829971f439f0d2b, 0xb63683508c2280b9, 0xd09b681922c813b4, 0x16a2a19edfe81f20};
   EXPECT_EQ(ntt::detail::root_of_unity_2_32.to_canonical(), expect);
   EXPECT_EQ(ntt::root_of_unity(32), ntt::detail::root_of_unity_2_32);
   EXPECT_EQ(ntt::root_of_unity(2).sqr(), -fr::one());
@@ -76,10 +72,8 @@ TEST(ntt_domain, constants_every_size) {
     ASSERT_EQ(d.size(), n);
     // omega has order exactly n: omega^n = 1 and omega^(n/2) = -1.
     EXPECT_TRUE(d.omega().pow(n).is_one());
-    if (lg > 0)
-      EXPECT_EQ(d.omega().pow(n / 2), -fr::one());
-    else
-      EXPECT_TRUE(d.omega().is_one());
+    if (lg > 0) EXPECT_EQ(d.omega().pow(n / 2), -fr::one());
+    else EXPECT_TRUE(d.omega().is_one());
     // bellperson: omega is the 2^32 root squared 32 - lg times.
     fr w = ntt::detail::root_of_unity_2_32;
     for (unsigned i = lg; i < 32; ++i) w = w.sqr();
@@ -337,8 +331,7 @@ TEST(ntt, groth16_quotient_identity) {
 
 TEST(ntt, mul_sub_pointwise) {
   std::mt19937_64 rng(cuzk::test::test_seed("ntt mul_sub"));
-  const auto a = random_vector(20000, rng), b = random_vector(20000, rng),
-             c = random_vector(20000, rng);
+  const auto a = random_vector(20000, rng), b = random_vector(20000, rng), c = random_vector(20000, rng);
   auto r = a;
   ntt::mul_sub(r, b, c);
   for (std::size_t i = 0; i < r.size(); ++i) ASSERT_EQ(r[i], a[i] * b[i] - c[i]);
@@ -368,18 +361,14 @@ TEST(ntt, concurrent_callers) {
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t)
     threads.emplace_back([&, t] {
-      if (t % 2)
-        ntt::coset_ntt(d, out[t]);
-      else
-        ntt::intt(d, out[t]);
+      if (t % 2) ntt::coset_ntt(d, out[t]);
+      else ntt::intt(d, out[t]);
     });
   for (auto& th : threads) th.join();
   for (int t = 0; t < 4; ++t) {
     auto ref = in[t];
-    if (t % 2)
-      ntt::coset_ntt(d, ref);
-    else
-      ntt::intt(d, ref);
+    if (t % 2) ntt::coset_ntt(d, ref);
+    else ntt::intt(d, ref);
     EXPECT_EQ(out[t], ref) << t;
   }
 }

@@ -33,30 +33,30 @@ g2_affine g2_mul(const fr& k) { return ec::mul(ec::g2_generator(), k).to_affine(
 // coefficient order and the same Montgomery radix 2^384, so the limbs compare
 // directly. Order: c0.c0.c0, c0.c0.c1, c0.c1.c0, ..., c1.c2.c1.
 constexpr std::array<std::array<std::uint64_t, 6>, 12> kGtGenerator{{
-    {0x1972e433a01f85c5, 0x97d32b76fd772538, 0xc8ce546fc96bcdf9,
-     0xcef63e7366d40614, 0xa611342781843780, 0x13f3448a3fc6d825},
-    {0xd26331b02e9d6995, 0x9d68a482f7797e7d, 0x9c9b29248d39ea92,
-     0xf4801ca2e13107aa, 0xa16c0732bdbcb066, 0x083ca4afba360478},
-    {0x59e261db0916b641, 0x2716b6f4b23e960d, 0xc8e55b10a0bd9c45,
-     0x0bdb0bd99c4deda8, 0x8cf89ebf57fdaac5, 0x12d6b7929e777a5e},
-    {0x5fc85188b0e15f35, 0x34a06e3a8f096365, 0xdb3126a6e02ad62c,
-     0xfc6f5aa97d9a990b, 0xa12f55f5eb89c210, 0x1723703a926f8889},
-    {0x93588f2971828778, 0x43f65b8611ab7585, 0x3183aaf5ec279fdf,
-     0xfa73d7e18ac99df6, 0x64e176a6a64c99b0, 0x179fa78c58388f1f},
-    {0x672a0a11ca2aef12, 0x0d11b9b52aa3f16b, 0xa44412d0699d056e,
-     0xc01d0177221a5ba5, 0x66e0cede6c735529, 0x05f5a71e9fddc339},
-    {0xd30a88a1b062c679, 0x5ac56a5d35fc8304, 0xd0c834a6a81f290d,
-     0xcd5430c2da3707c7, 0xf0c27ff780500af0, 0x09245da6e2d72eae},
-    {0x9f2e0676791b5156, 0xe2d1c8234918fe13, 0x4c9e459f3c561bf4,
-     0xa3e85e53b9d3e3c1, 0x820a121e21a70020, 0x15af618341c59acc},
-    {0x7c95658c24993ab1, 0x73eb38721ca886b9, 0x5256d749477434bc,
-     0x8ba41902ea504a8b, 0x04a3d3f80c86ce6d, 0x18a64a87fb686eaa},
-    {0xbb83e71bb920cf26, 0x2a5277ac92a73945, 0xfc0ee59f94f046a0,
-     0x7158cdf3786058f7, 0x7cc1061b82f945f6, 0x03f847aa9fdbe567},
-    {0x8078dba56134e657, 0x1cd7ec9a43998a6e, 0xb1aa599a1a993766,
-     0xc9a0f62f0842ee44, 0x8e159be3b605dffa, 0x0c86ba0d4af13fc2},
-    {0xe80ff2a06a52ffb1, 0x7694ca48721a906c, 0x7583183e03b08514,
-     0xf567afdd40cee4e2, 0x9a6d96d2e526a5fc, 0x197e9f49861f2242},
+    {0x1972e433a01f85c5, 0x97d32b76fd772538, 0xc8ce546fc96bcdf9, 0xcef63e7366d40614, 0xa611342781843780,
+     0x13f3448a3fc6d825},
+    {0xd26331b02e9d6995, 0x9d68a482f7797e7d, 0x9c9b29248d39ea92, 0xf4801ca2e13107aa, 0xa16c0732bdbcb066,
+     0x083ca4afba360478},
+    {0x59e261db0916b641, 0x2716b6f4b23e960d, 0xc8e55b10a0bd9c45, 0x0bdb0bd99c4deda8, 0x8cf89ebf57fdaac5,
+     0x12d6b7929e777a5e},
+    {0x5fc85188b0e15f35, 0x34a06e3a8f096365, 0xdb3126a6e02ad62c, 0xfc6f5aa97d9a990b, 0xa12f55f5eb89c210,
+     0x1723703a926f8889},
+    {0x93588f2971828778, 0x43f65b8611ab7585, 0x3183aaf5ec279fdf, 0xfa73d7e18ac99df6, 0x64e176a6a64c99b0,
+     0x179fa78c58388f1f},
+    {0x672a0a11ca2aef12, 0x0d11b9b52aa3f16b, 0xa44412d0699d056e, 0xc01d0177221a5ba5, 0x66e0cede6c735529,
+     0x05f5a71e9fddc339},
+    {0xd30a88a1b062c679, 0x5ac56a5d35fc8304, 0xd0c834a6a81f290d, 0xcd5430c2da3707c7, 0xf0c27ff780500af0,
+     0x09245da6e2d72eae},
+    {0x9f2e0676791b5156, 0xe2d1c8234918fe13, 0x4c9e459f3c561bf4, 0xa3e85e53b9d3e3c1, 0x820a121e21a70020,
+     0x15af618341c59acc},
+    {0x7c95658c24993ab1, 0x73eb38721ca886b9, 0x5256d749477434bc, 0x8ba41902ea504a8b, 0x04a3d3f80c86ce6d,
+     0x18a64a87fb686eaa},
+    {0xbb83e71bb920cf26, 0x2a5277ac92a73945, 0xfc0ee59f94f046a0, 0x7158cdf3786058f7, 0x7cc1061b82f945f6,
+     0x03f847aa9fdbe567},
+    {0x8078dba56134e657, 0x1cd7ec9a43998a6e, 0xb1aa599a1a993766, 0xc9a0f62f0842ee44, 0x8e159be3b605dffa,
+     0x0c86ba0d4af13fc2},
+    {0xe80ff2a06a52ffb1, 0x7694ca48721a906c, 0x7583183e03b08514, 0xf567afdd40cee4e2, 0x9a6d96d2e526a5fc,
+     0x197e9f49861f2242},
 }};
 
 gt gt_from_limbs(const std::array<std::array<std::uint64_t, 6>, 12>& v) {
@@ -98,8 +98,7 @@ TEST(pairing_test, bilinearity) {
     EXPECT_EQ(e_ab, ec::pairing(p, ec::mul(q, a * b).to_affine()));
     // additivity in each argument
     const g1_affine p2 = g1_mul(fr::random(rng));
-    const g1_affine p_sum = (ec::g1_jacobian::from_affine(p) + ec::g1_jacobian::from_affine(p2))
-                                .to_affine();
+    const g1_affine p_sum = (ec::g1_jacobian::from_affine(p) + ec::g1_jacobian::from_affine(p2)).to_affine();
     EXPECT_EQ(ec::pairing(p_sum, q), e * ec::pairing(p2, q));
   }
 }
@@ -135,8 +134,7 @@ TEST(pairing_test, multi_pairing_equals_product) {
     for (std::size_t i = 0; i < n; ++i) terms.push_back({ps[i], &prepared[i]});
     EXPECT_EQ(ec::final_exponentiation(ec::miller_loop(terms)), product) << "n=" << n;
   }
-  EXPECT_TRUE(ec::multi_pairing(std::span<const g1_affine>{}, std::span<const g2_affine>{})
-                  .is_one());
+  EXPECT_TRUE(ec::multi_pairing(std::span<const g1_affine>{}, std::span<const g2_affine>{}).is_one());
   const std::array<g1_affine, 2> two{ec::g1_generator(), ec::g1_generator()};
   const std::array<g2_affine, 1> one{ec::g2_generator()};
   EXPECT_THROW(ec::multi_pairing(two, one), std::invalid_argument);

@@ -48,21 +48,22 @@ struct ladder_circuit {
     for (std::size_t i = 0; i < steps; ++i) {
       r1cs::namespace_guard ns(cs, [i] { return "step " + std::to_string(i); });
       const variable next = cs.alloc("next", [] { return fr::zero(); });
-      cs.enforce("square", [&](linear_combination lc) { return lc + cur; },
-                 [&](linear_combination lc) { return lc + cur + CS::one(); },
-                 [&](linear_combination lc) { return lc + next; });
+      cs.enforce(
+          "square", [&](linear_combination lc) { return lc + cur; },
+          [&](linear_combination lc) { return lc + cur + CS::one(); },
+          [&](linear_combination lc) { return lc + next; });
       if (i % 3 == 0) {
         const variable c_only = cs.alloc("c_only", [] { return fr::zero(); });
-        cs.enforce("copy", [&](linear_combination lc) { return lc + next; },
-                   [&](linear_combination lc) { return lc + CS::one(); },
-                   [&](linear_combination lc) { return lc + c_only; });
+        cs.enforce(
+            "copy", [&](linear_combination lc) { return lc + next; },
+            [&](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + c_only; });
       }
       cur = next;
     }
     const variable out = cs.alloc_input("out", [] { return fr::zero(); });
-    cs.enforce("out", [&](linear_combination lc) { return lc + cur; },
-               [&](linear_combination lc) { return lc + CS::one(); },
-               [&](linear_combination lc) { return lc + out; });
+    cs.enforce(
+        "out", [&](linear_combination lc) { return lc + cur; }, [&](linear_combination lc) { return lc + CS::one(); },
+        [&](linear_combination lc) { return lc + out; });
   }
 };
 
@@ -141,8 +142,7 @@ bytes expected_params_bytes(const groth16::parameters& p) {
 // ---- shared fixtures ----------------------------------------------------------
 
 const groth16::parameters& cubic_params() {
-  static const auto p = groth16::generate_parameters(
-      r1cs::make_shape(r1cs::examples::cubic_circuit{}), 42);
+  static const auto p = groth16::generate_parameters(r1cs::make_shape(r1cs::examples::cubic_circuit{}), 42);
   return p;
 }
 
@@ -159,8 +159,7 @@ const bytes& ladder_bytes() {
 /// what() of the format_error that parsing / decoding |b| throws ("" if none).
 std::string params_error(std::span<const std::uint8_t> b, bool decode = true) {
   try {
-    const auto layout =
-        io::parameter_layout::parse(b, io::parameter_file_kind::parameters, "test.params");
+    const auto layout = io::parameter_layout::parse(b, io::parameter_file_kind::parameters, "test.params");
     if (decode) (void)io::decode_parameters(layout);
   } catch (const io::format_error& e) {
     return e.what();
@@ -168,9 +167,7 @@ std::string params_error(std::span<const std::uint8_t> b, bool decode = true) {
   return "";
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 // ---- round trips ------------------------------------------------------------------
 
@@ -190,8 +187,7 @@ void check_round_trip(const groth16::parameters& params, const std::string& tag)
   EXPECT_EQ(vk_file.size(), io::vk_fixed_size + 96 * params.vk.ic.size());
   EXPECT_EQ(vk_file.size(), io::verifying_key_file_size(params.vk.ic.size()));
   ASSERT_LE(vk_file.size(), file.size());
-  EXPECT_TRUE(std::equal(vk_file.begin(), vk_file.end(), file.begin()))
-      << ".params must start with the .vk layout";
+  EXPECT_TRUE(std::equal(vk_file.begin(), vk_file.end(), file.begin())) << ".params must start with the .vk layout";
   std::ostringstream os;
   io::write_parameters(params, os);
   const std::string s = os.str();
@@ -300,10 +296,9 @@ TEST(params_io, truncation_names_the_section_and_offset) {
   };
   std::vector<range> ranges;
   for (const auto& s : layout.sections()) {
-    const bool vec = s.name == "ic" || s.name == "h" || s.name == "l" || s.name == "a" ||
-                     s.name == "b_g1" || s.name == "b_g2";
-    ranges.push_back({std::string(s.name), vec ? s.offset - 4 : s.offset, s.offset,
-                      s.offset + s.bytes.size()});
+    const bool vec =
+        s.name == "ic" || s.name == "h" || s.name == "l" || s.name == "a" || s.name == "b_g1" || s.name == "b_g2";
+    ranges.push_back({std::string(s.name), vec ? s.offset - 4 : s.offset, s.offset, s.offset + s.bytes.size()});
   }
   std::vector<std::uint64_t> cuts;
   for (const auto& r : ranges) {
@@ -315,8 +310,8 @@ TEST(params_io, truncation_names_the_section_and_offset) {
   int checked = 0;
   for (std::uint64_t cut : cuts) {
     if (cut >= full.size()) continue;
-    const auto it = std::find_if(ranges.begin(), ranges.end(),
-                                 [&](const range& r) { return cut >= r.header && cut < r.end; });
+    const auto it =
+        std::find_if(ranges.begin(), ranges.end(), [&](const range& r) { return cut >= r.header && cut < r.end; });
     ASSERT_NE(it, ranges.end());
     const std::uint64_t where = cut < it->data ? it->header : it->data;
     const std::string msg = params_error(std::span(full).first(cut), false);
@@ -391,8 +386,7 @@ TEST(params_io, length_field_overflowing_the_file) {
   for (const char* name : {"ic", "h", "l", "a", "b_g1", "b_g2"}) {
     SCOPED_TRACE(name);
     const auto& s = layout.at(name);
-    for (std::uint32_t count :
-         {std::uint32_t(0xffffffffu), std::uint32_t(s.count + 1), std::uint32_t(1u << 31)}) {
+    for (std::uint32_t count : {std::uint32_t(0xffffffffu), std::uint32_t(s.count + 1), std::uint32_t(1u << 31)}) {
       bytes b = full;
       const std::size_t at = s.offset - 4;
       for (int k = 0; k < 4; ++k) b[at + k] = std::uint8_t(count >> (24 - 8 * k));
@@ -401,11 +395,9 @@ TEST(params_io, length_field_overflowing_the_file) {
         EXPECT_FALSE(msg.empty());  // fits, but the shifted layout fails later
         continue;
       }
-      EXPECT_TRUE(contains(msg, "section '" + std::string(name) + "' at byte offset " +
-                                    std::to_string(s.offset)))
+      EXPECT_TRUE(contains(msg, "section '" + std::string(name) + "' at byte offset " + std::to_string(s.offset)))
           << msg;
-      EXPECT_TRUE(contains(msg, "length field says " + std::to_string(count) + " points"))
-          << msg;
+      EXPECT_TRUE(contains(msg, "length field says " + std::to_string(count) + " points")) << msg;
     }
   }
   // a shorter count leaves the rest misaligned: never silently accepted
@@ -426,8 +418,8 @@ TEST(params_io, corrupt_point_names_section_index_and_rule) {
     bool assign = false;  // store xor_mask instead of xoring it in
   };
   const edit edits[] = {
-      {"l", 3, 70, 0x01, ec::decode_error::point_not_on_curve},       // y changed
-      {"h", 0, 20, 0x10, ec::decode_error::point_not_on_curve},       // x changed
+      {"l", 3, 70, 0x01, ec::decode_error::point_not_on_curve},  // y changed
+      {"h", 0, 20, 0x10, ec::decode_error::point_not_on_curve},  // x changed
       {"a", 2, 0, 0x80, ec::decode_error::compression_flag_mismatch},
       {"b_g1", 1, 0, 0x20, ec::decode_error::sign_flag_on_uncompressed},
       {"b_g2", 4, 150, 0x04, ec::decode_error::point_not_on_curve},
@@ -444,9 +436,8 @@ TEST(params_io, corrupt_point_names_section_index_and_rule) {
     const std::size_t off = s.offset + e.index * s.point_size;
     b[off + e.byte] = e.assign ? e.xor_mask : std::uint8_t(b[off + e.byte] ^ e.xor_mask);
     const std::string msg = params_error(b);
-    EXPECT_TRUE(contains(msg, "section '" + std::string(e.section) + "' at byte offset " +
-                                  std::to_string(off) + ": point " + std::to_string(e.index) +
-                                  " of " + std::to_string(s.count)))
+    EXPECT_TRUE(contains(msg, "section '" + std::string(e.section) + "' at byte offset " + std::to_string(off) +
+                                  ": point " + std::to_string(e.index) + " of " + std::to_string(s.count)))
         << msg;
     EXPECT_TRUE(contains(msg, std::string(ec::decode_error_message(e.expected)))) << msg;
   }
@@ -471,8 +462,8 @@ TEST(params_io, infinity_rules_follow_bellperson) {
     bytes b = full;
     const std::size_t off = set_infinity(b, name, 1);
     const std::string msg = params_error(b);
-    EXPECT_TRUE(contains(msg, "section '" + std::string(name) + "' at byte offset " +
-                                  std::to_string(off) + ": point 1 of"))
+    EXPECT_TRUE(
+        contains(msg, "section '" + std::string(name) + "' at byte offset " + std::to_string(off) + ": point 1 of"))
         << msg;
     EXPECT_TRUE(contains(msg, "point at infinity")) << msg;
   }
@@ -508,8 +499,7 @@ TEST(params_io, subgroup_check_is_optional) {
   } catch (const io::format_error& e) {
     EXPECT_TRUE(contains(e.what(), "section 'l'")) << e.what();
     EXPECT_TRUE(contains(e.what(), "point 7 of")) << e.what();
-    EXPECT_TRUE(contains(e.what(),
-                         std::string(ec::decode_error_message(ec::decode_error::not_in_subgroup))));
+    EXPECT_TRUE(contains(e.what(), std::string(ec::decode_error_message(ec::decode_error::not_in_subgroup))));
   }
   const auto p = io::decode_parameters(layout2, {.check_points = false});
   EXPECT_EQ(p.l[7], bad);
@@ -518,8 +508,7 @@ TEST(params_io, subgroup_check_is_optional) {
 // ---- digests and parameters.json ------------------------------------------------------
 
 std::filesystem::path fixture_parameters_json() {
-  return std::filesystem::path(test::shared_dir()) / "filecoin-fixtures" / "rust-fil-proofs" /
-         "parameters.json";
+  return std::filesystem::path(test::shared_dir()) / "filecoin-fixtures" / "rust-fil-proofs" / "parameters.json";
 }
 
 TEST(params_io, blake2b_digest_known_answers) {
@@ -607,11 +596,10 @@ TEST(params_io, verify_digest_against_parameters_json) {
     EXPECT_EQ(e.actual(), actual);
   }
   // and read_verifying_key with check_digest refuses it
-  EXPECT_THROW((void)io::read_verifying_key(
-                   dir / listed, {.check_digest = true, .parameters_json_path = json.string()}),
-               io::digest_error);
-  EXPECT_THROW((void)io::read_verifying_key(dir / listed, {.check_digest = true}),
-               std::invalid_argument);
+  EXPECT_THROW(
+      (void)io::read_verifying_key(dir / listed, {.check_digest = true, .parameters_json_path = json.string()}),
+      io::digest_error);
+  EXPECT_THROW((void)io::read_verifying_key(dir / listed, {.check_digest = true}), std::invalid_argument);
 
   // our own manifest: match, mismatch, and an entry without a digest
   const auto pfile = dir / "cubic.params";
@@ -623,8 +611,7 @@ TEST(params_io, verify_digest_against_parameters_json) {
   const auto ok = io::verify_digest(pfile, dir / "mine.json");
   EXPECT_EQ(ok.result, io::digest_check::status::match);
   EXPECT_EQ(ok.digest, d);
-  const io::read_options with_digest{.check_digest = true,
-                                     .parameters_json_path = (dir / "mine.json").string()};
+  const io::read_options with_digest{.check_digest = true, .parameters_json_path = (dir / "mine.json").string()};
   EXPECT_EQ(io::read_parameters(pfile, with_digest), params);
   const auto other = dir / "other.params";
   std::filesystem::copy_file(pfile, other);
@@ -688,8 +675,8 @@ TEST(params_io, section_range_errors_count_from_the_section_start) {
     FAIL() << "the range holding the corrupt point decoded";
   } catch (const io::format_error& e) {
     const std::string msg = e.what();
-    EXPECT_TRUE(contains(msg, "section 'l' at byte offset " + std::to_string(off) + ": point 4 of " +
-                                  std::to_string(l.count)))
+    EXPECT_TRUE(
+        contains(msg, "section 'l' at byte offset " + std::to_string(off) + ": point 4 of " + std::to_string(l.count)))
         << msg;
   }
 }

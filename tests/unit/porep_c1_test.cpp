@@ -97,8 +97,7 @@ TEST(seal_proof_registry, SizesShapesAndCounts) {
     EXPECT_EQ(p.shape_name, w.shape);
     EXPECT_EQ(p.nodes, w.size / 32);
     EXPECT_EQ(p.layers, w.layers);
-    EXPECT_EQ(p.partitions,
-              p.feature == porep_feature::non_interactive_porep ? w.ni_partitions : w.partitions);
+    EXPECT_EQ(p.partitions, p.feature == porep_feature::non_interactive_porep ? w.ni_partitions : w.partitions);
     EXPECT_EQ(p.challenges_per_partition, w.challenges);
     EXPECT_EQ(p.base_arity, 8u);
     EXPECT_EQ(p.sub_arity, w.sub);
@@ -107,9 +106,8 @@ TEST(seal_proof_registry, SizesShapesAndCounts) {
     EXPECT_EQ(p.tree_r_base_levels(), w.r_levels);
     // Enough challenges: interactive minimum 2 / 176, NI 26 / 2253 (constants.rs).
     const std::uint64_t total = std::uint64_t(p.partitions) * p.challenges_per_partition;
-    const std::uint64_t minimum = p.feature == porep_feature::non_interactive_porep
-                                      ? (p.layers == 2 ? 26 : 2253)
-                                      : (p.layers == 2 ? 2 : 176);
+    const std::uint64_t minimum =
+        p.feature == porep_feature::non_interactive_porep ? (p.layers == 2 ? 26 : 2253) : (p.layers == 2 ? 2 : 176);
     EXPECT_GE(total, minimum);
     EXPECT_LT(total - minimum, p.partitions);  // ceil(minimum / partitions) per partition
   }
@@ -226,8 +224,8 @@ TEST(porep_c1_json, SerdeLayout) {
   const ojson j = ojson::parse(t);
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"registered_proof", "vanilla_proofs", "comm_r", "comm_d",
-                                            "replica_id", "seed", "ticket"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"registered_proof", "vanilla_proofs", "comm_r", "comm_d", "replica_id",
+                                            "seed", "ticket"}));
 }
 
 TEST(porep_c1_json, KeyOrderWhitespaceAndEscapes) {
@@ -279,8 +277,7 @@ TEST(porep_c1_json, Wrapper) {
   EXPECT_TRUE(parse_c1_json(wrap(t + " ", 2048)) == want);
   EXPECT_TRUE(parse_c1_json(wrap(t + "  ", 2048)) == want);
   // Keys in another order.
-  EXPECT_TRUE(parse_c1_json("{\"SectorSize\":2048,\"Phase1Out\":\"" + to_base64(t) + "\",\"SectorNum\":1}") ==
-              want);
+  EXPECT_TRUE(parse_c1_json("{\"SectorSize\":2048,\"Phase1Out\":\"" + to_base64(t) + "\",\"SectorNum\":1}") == want);
   expect_error(wrap(t, 4096), "SectorSize", "does not match registered_proof StackedDrg2KiBV1_1 (2048 bytes)");
   expect_error("{\"SectorNum\":1,\"SectorSize\":2048}", "", "missing field \"Phase1Out\"");
   expect_error(wrap(t, 2048, "-1"), "SectorNum", "found a negative number");
@@ -310,7 +307,6 @@ TEST(porep_c1_json, Wrapper) {
 
 // ---- C1 JSON: one test per class of bad input --------------------------------
 
-
 /// small_json() with |edit| applied to its DOM.
 std::string edited(const std::function<void(ojson&)>& edit) {
   ojson j = ojson::parse(small_json());
@@ -335,8 +331,8 @@ TEST(porep_c1_json_errors, ShapeKeyMismatch) {
                  j["vanilla_proofs"] = ojson{{"Foo", j["vanilla_proofs"]["StackedDrg2KiBV1"]}};
                }),
                "vanilla_proofs", "unknown vanilla proof shape \"Foo\"");
-  expect_error(edited([](ojson& j) { j["vanilla_proofs"]["StackedDrg8MiBV1"] = ojson::array(); }),
-               "vanilla_proofs", "exactly one shape key");
+  expect_error(edited([](ojson& j) { j["vanilla_proofs"]["StackedDrg8MiBV1"] = ojson::array(); }), "vanilla_proofs",
+               "exactly one shape key");
   expect_error(edited([](ojson& j) { j["vanilla_proofs"] = ojson::object(); }), "vanilla_proofs",
                "missing the vanilla proof shape key");
 }
@@ -362,8 +358,7 @@ TEST(porep_c1_json_errors, WrongTypes) {
                vp + "[0][0].replica_column_proofs", "expected an object, found an array");
   expect_error(edited([](ojson& j) { ch(j)["replica_column_proofs"]["c_x"]["column"]["_h"] = 0; }),
                vp + "[0][0].replica_column_proofs.c_x.column._h", "expected _h (null), found a number");
-  expect_error(edited([](ojson& j) { j["seed"] = nullptr; }), "seed",
-               "expected an array of 32 bytes, found null");
+  expect_error(edited([](ojson& j) { j["seed"] = nullptr; }), "seed", "expected an array of 32 bytes, found null");
   std::string huge = edited([](ojson& j) { ch(j)["labeling_proofs"][0]["node"] = 1234567890123ull; });
   huge.replace(huge.find("1234567890123"), 13, "18446744073709551616");
   expect_error(huge, vp + "[0][0].labeling_proofs[0].node", "node does not fit in 64 bits");
@@ -389,8 +384,8 @@ TEST(porep_c1_json_errors, NonCanonicalDomains) {
       edited([&](ojson& j) { ch(j, 0, 1)["replica_column_proofs"]["drg_parents"][3]["column"]["rows"][1] = max; }),
       vp + "[0][1].replica_column_proofs.drg_parents[3].column.rows[1]", "not a canonical field element");
   // r itself (LE) is the smallest non-canonical value; r - 1 is accepted.
-  std::vector<int> r = {1,   0,   0,   0,   255, 255, 255, 255, 254, 91,  254, 255, 2,   164, 189, 83,
-                        5,   216, 161, 9,   8,   216, 57,  51,  72,  125, 157, 41,  83,  167, 237, 115};
+  std::vector<int> r = {1, 0,   0,   0, 255, 255, 255, 255, 254, 91,  254, 255, 2,  164, 189, 83,
+                        5, 216, 161, 9, 8,   216, 57,  51,  72,  125, 157, 41,  83, 167, 237, 115};
   expect_error(edited([&](ojson& j) { ch(j)["comm_d_proofs"]["data"]["Single"]["leaf"] = r; }),
                vp + "[0][0].comm_d_proofs.data.Single.leaf", "not a canonical field element");
   expect_error(edited([&](ojson& j) { j["replica_id"] = r; }), "replica_id", "not a canonical field element");
@@ -416,8 +411,9 @@ TEST(porep_c1_json_errors, Counts) {
                vp + "[0][0].replica_column_proofs.c_x.column.rows", "expected 2 rows (one per layer), found 1");
   expect_error(edited([](ojson& j) { ch(j)["labeling_proofs"][1]["parents"].erase(0); }),
                vp + "[0][0].labeling_proofs[1].parents", "expected 37 parents, found 36");
-  expect_error(edited([](ojson& j) { ch(j)["encoding_proof"]["parents"].push_back(ch(j)["encoding_proof"]["parents"][0]); }),
-               vp + "[0][0].encoding_proof.parents", "expected 37 parents, found more");
+  expect_error(
+      edited([](ojson& j) { ch(j)["encoding_proof"]["parents"].push_back(ch(j)["encoding_proof"]["parents"][0]); }),
+      vp + "[0][0].encoding_proof.parents", "expected 37 parents, found more");
   expect_error(edited([](ojson& j) { ch(j)["labeling_proofs"].push_back(ch(j)["labeling_proofs"][0]); }),
                vp + "[0][0].labeling_proofs", "expected 2 labeling proofs (one per layer), found more");
 }
@@ -425,8 +421,9 @@ TEST(porep_c1_json_errors, Counts) {
 TEST(porep_c1_json_errors, MerklePaths) {
   const std::string d = vp + "[0][0].comm_d_proofs.data.Single.path.path";
   const std::string r = vp + "[0][0].comm_r_last_proof.data.Single.path.path";
-  expect_error(edited([](ojson& j) { ch(j)["comm_r_last_proof"]["data"]["Single"]["path"]["path"][0]["hashes"].erase(0); }),
-               r + "[0].hashes", "expected 7 hashes (arity 8), found 6");
+  expect_error(
+      edited([](ojson& j) { ch(j)["comm_r_last_proof"]["data"]["Single"]["path"]["path"][0]["hashes"].erase(0); }),
+      r + "[0].hashes", "expected 7 hashes (arity 8), found 6");
   expect_error(edited([](ojson& j) {
                  auto& h = ch(j)["comm_d_proofs"]["data"]["Single"]["path"]["path"][2]["hashes"];
                  h.push_back(h[0]);
@@ -438,22 +435,26 @@ TEST(porep_c1_json_errors, MerklePaths) {
                d + "[0].index", "index 2 is not below the arity 2");
   expect_error(edited([](ojson& j) { ch(j)["comm_d_proofs"]["data"]["Single"]["path"]["path"].erase(5); }), d,
                "expected 6 path elements, found 5");
-  expect_error(edited([](ojson& j) {
-                 auto& p = ch(j)["replica_column_proofs"]["exp_parents"][7]["inclusion_proof"]["data"]["Single"]["path"]["path"];
-                 p.push_back(p[0]);
-               }),
-               vp + "[0][0].replica_column_proofs.exp_parents[7].inclusion_proof.data.Single.path.path",
-               "expected 2 path elements, found more");
+  expect_error(
+      edited([](ojson& j) {
+        auto& p = ch(j)["replica_column_proofs"]["exp_parents"][7]["inclusion_proof"]["data"]["Single"]["path"]["path"];
+        p.push_back(p[0]);
+      }),
+      vp + "[0][0].replica_column_proofs.exp_parents[7].inclusion_proof.data.Single.path.path",
+      "expected 2 path elements, found more");
   // A Sub proof where the 2 KiB tree shape (8-0-0) needs a Single one.
   expect_error(edited([](ojson& j) {
                  auto& single = ch(j)["comm_d_proofs"]["data"]["Single"];
-                 ch(j)["comm_d_proofs"]["data"] = ojson{{"Sub", {{"base_proof", single["path"]},
-                                                                 {"sub_proof", single["path"]},
-                                                                 {"root", single["root"]},
-                                                                 {"leaf", single["leaf"]}}}};
+                 ch(j)["comm_d_proofs"]["data"] = ojson{{"Sub",
+                                                         {{"base_proof", single["path"]},
+                                                          {"sub_proof", single["path"]},
+                                                          {"root", single["root"]},
+                                                          {"leaf", single["leaf"]}}}};
                }),
                vp + "[0][0].comm_d_proofs.data", "ProofData variant Sub does not fit the tree shape (expected Single)");
-  expect_error(edited([](ojson& j) { ch(j)["comm_r_last_proof"]["data"] = ojson{{"Leaf", 1}}; }),
+  expect_error(edited([](ojson& j) {
+                 ch(j)["comm_r_last_proof"]["data"] = ojson{{"Leaf", 1}};
+               }),
                vp + "[0][0].comm_r_last_proof.data", "unknown ProofData variant \"Leaf\"");
   expect_error(edited([](ojson& j) { ch(j)["comm_r_last_proof"]["data"]["Top"] = 1; }),
                vp + "[0][0].comm_r_last_proof.data", "exactly one variant key");
@@ -477,9 +478,10 @@ TEST(porep_c1_json_errors, ShapesOfTheLargeTrees) {
   {
     c1_output bad = c1;
     bad.partitions[1][17].exp_parents[2].inclusion_proof.sub[0].hashes.pop_back();
-    expect_error(write_c1_json(bad),
-                 vp32 + "[1][17].replica_column_proofs.exp_parents[2].inclusion_proof.data.Sub.sub_proof.path[0].hashes",
-                 "expected 7 hashes (arity 8), found 6");
+    expect_error(
+        write_c1_json(bad),
+        vp32 + "[1][17].replica_column_proofs.exp_parents[2].inclusion_proof.data.Sub.sub_proof.path[0].hashes",
+        "expected 7 hashes (arity 8), found 6");
   }
   {
     c1_output bad = c1;
@@ -566,7 +568,8 @@ TEST(porep_c1_json_errors, Syntax) {
 }
 
 TEST(porep_c1_json_errors, Files) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("cuzk_porep_c1_test_" + std::to_string(::getpid()));
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("cuzk_porep_c1_test_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string good = (dir / "c1.json").string();
   std::ofstream(good, std::ios::binary) << small_json();

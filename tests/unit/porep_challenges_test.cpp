@@ -83,8 +83,8 @@ TEST(porep_challenges, RegressionRecordsReplicaIdAndInteractiveChallenges) {
     if (!r.contains("interactive_challenges_derived")) continue;
     const json& line = raw.at(r["source"].get<std::string>()).at(r["line"].get<std::size_t>() - 1);
     // the derived file's inputs are the raw record's
-    const bytes32 prover_id = from_hex(r["prover_id"]), ticket = from_hex(r["ticket"]),
-                  comm_d = from_hex(r["comm_d"]), seed = from_hex(r["seed"]), porep = from_hex(r["porep_id"]);
+    const bytes32 prover_id = from_hex(r["prover_id"]), ticket = from_hex(r["ticket"]), comm_d = from_hex(r["comm_d"]),
+                  seed = from_hex(r["seed"]), porep = from_hex(r["porep_id"]);
     ASSERT_EQ(prover_id, from_array(line["prover_id"]));
     ASSERT_EQ(ticket, from_array(line["ticket"]));
     ASSERT_EQ(comm_d, from_array(line["comm_d"]));

@@ -41,12 +41,10 @@ void generate_and_check(const seal_proof_info& info, std::uint64_t seed) {
   const std::vector<std::string> problems = check_porep_c1(g.c1);
   const auto t2 = std::chrono::steady_clock::now();
   for (const std::string& p : problems) ADD_FAILURE() << p;
-  EXPECT_EQ(g.c1.replica_id,
-            porep_replica_id(g.prover_id, g.sector_id, g.c1.ticket, g.c1.comm_d, info.porep_id()));
+  EXPECT_EQ(g.c1.replica_id, porep_replica_id(g.prover_id, g.sector_id, g.c1.ticket, g.c1.comm_d, info.porep_id()));
   ASSERT_EQ(g.c1.partitions.size(), info.partitions);
   for (const auto& part : g.c1.partitions) ASSERT_EQ(part.size(), info.challenges_per_partition);
-  std::printf("[timing] %llu bytes: generate %.3f s, check %.3f s\n",
-              static_cast<unsigned long long>(info.sector_size),
+  std::printf("[timing] %llu bytes: generate %.3f s, check %.3f s\n", static_cast<unsigned long long>(info.sector_size),
               std::chrono::duration<double>(t1 - t0).count(), std::chrono::duration<double>(t2 - t1).count());
 }
 

@@ -202,8 +202,8 @@ TEST(poseidon_constants, optimized_constants_match_supraseal_dumps) {
     ASSERT_EQ(words.size(), ours.size());
     const std::size_t crc = k.compressed_round_constants.size();
     for (std::size_t i = 0; i < words.size(); ++i) {
-      const char* part = i < crc ? "compressed round constant"
-                         : i < crc + t * t ? "mds"
+      const char* part = i < crc               ? "compressed round constant"
+                         : i < crc + t * t     ? "mds"
                          : i < crc + 2 * t * t ? "pre-sparse"
                                                : "sparse";
       ASSERT_EQ(words[i], ours[i]) << part << " word " << i;
@@ -242,7 +242,8 @@ TEST(poseidon_native, every_vector_in_poseidon_vectors_json) {
     EXPECT_EQ(k.width, std::size_t(c.at("t")));
     EXPECT_EQ(k.full_rounds, std::size_t(c.at("full_rounds")));
     EXPECT_EQ(k.partial_rounds, std::size_t(c.at("partial_rounds")));
-    EXPECT_EQ(poseidon_hash_type::merkle_tree().domain_tag(arity), fr_from_hex_be(c.at("domain_tag").get<std::string>()));
+    EXPECT_EQ(poseidon_hash_type::merkle_tree().domain_tag(arity),
+              fr_from_hex_be(c.at("domain_tag").get<std::string>()));
     const fr got = gadgets::poseidon_hash(in);
     EXPECT_EQ(hex_be(got), hex_be(expected));
     EXPECT_EQ(gadgets::poseidon_hash_reference(in), expected);
@@ -457,8 +458,7 @@ allocated_num square_sum(CS& cs, const fr& to_add, const allocated_num& x) {
     res = allocated_num::alloc(cs, [&] { return (r1cs::require(x.get_value()) + to_add).sqr(); });
   }
   const auto side = [&](linear_combination lc) { return lc + x.get_variable() + to_add * CS::one(); };
-  cs.enforce("squared sum constraint", side, side,
-             [&](linear_combination lc) { return lc + res->get_variable(); });
+  cs.enforce("squared sum constraint", side, side, [&](linear_combination lc) { return lc + res->get_variable(); });
   return *res;
 }
 
@@ -576,7 +576,8 @@ struct poseidon_circuit {
     const std::size_t w = c.width;
     std::size_t off = constants_offset;
     std::vector<fr> pre, post;
-    if (first_round) pre.assign(c.compressed_round_constants.begin() + off, c.compressed_round_constants.begin() + off + w);
+    if (first_round)
+      pre.assign(c.compressed_round_constants.begin() + off, c.compressed_round_constants.begin() + off + w);
     off += pre.size();
     if (first_round || !last_round)
       post.assign(c.compressed_round_constants.begin() + off, c.compressed_round_constants.begin() + off + w);

@@ -349,8 +349,7 @@ TEST(post_circuit, winning_post_2kib_synthetic_sector_is_satisfied) {
   r1cs::synthesize_circuit(circuits::winning_post_circuit(params, decoded), cs);
   ASSERT_TRUE(cs.is_satisfied()) << cs.which_is_unsatisfied().value_or("");
   EXPECT_EQ(cs.num_constraints(), 66u * (313 + 2 * 530 + 2));
-  const auto inputs =
-      circuits::winning_post_public_inputs(params, s.randomness, {decoded.sector_id, decoded.comm_r});
+  const auto inputs = circuits::winning_post_public_inputs(params, s.randomness, {decoded.sector_id, decoded.comm_r});
   ASSERT_EQ(inputs.size(), cs.num_inputs() - 1);
   for (std::size_t i = 0; i < inputs.size(); ++i) EXPECT_EQ(cs.inputs()[i + 1], inputs[i]) << "input " << i;
 
@@ -365,9 +364,9 @@ TEST(post_circuit, winning_post_2kib_synthetic_sector_is_satisfied) {
 TEST(post_circuit, vanilla_proofs_that_do_not_fit_are_rejected) {
   const post_fixture& f = load_fixture();
   // a 32 GiB proof against the 64 GiB (8-8-2) shape
-  EXPECT_THROW(circuits::window_post_circuit(circuits::window_post_params(std::uint64_t(64) << 30),
-                                             std::span(&f.proof, 1)),
-               std::invalid_argument);
+  EXPECT_THROW(
+      circuits::window_post_circuit(circuits::window_post_params(std::uint64_t(64) << 30), std::span(&f.proof, 1)),
+      std::invalid_argument);
   // the right shape but a 1-slot partition with two sector proofs
   auto params = window_params_two_slots();
   params.sector_count = 1;

@@ -55,9 +55,7 @@ std::string proof_error(std::span<const std::uint8_t> b, std::size_t count) {
   return "";
 }
 
-bool contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 TEST(proof_io, round_trip) {
   const auto proofs = sample_proofs(test::test_seed("proof_io-round-trip"));
@@ -131,22 +129,21 @@ TEST(proof_io, tampering_names_partition_and_element) {
     b[k * 192 + el.start + byte] ^= std::uint8_t(1u << (rng() % 8));
     // the rule the point breaks, according to the single-point decoder
     const auto piece = std::span(b).subspan(k * 192 + el.start, el.size);
-    const ec::decode_error why = el.name == 'B' ? ec::decode_g2_compressed(piece).error
-                                                : ec::decode_g1_compressed(piece).error;
+    const ec::decode_error why =
+        el.name == 'B' ? ec::decode_g2_compressed(piece).error : ec::decode_g1_compressed(piece).error;
     ASSERT_NE(why, ec::decode_error::none);
     const std::string msg = proof_error(b, 4);
     SCOPED_TRACE(msg);
-    EXPECT_TRUE(contains(msg, "partition " + std::to_string(k) + ", element " + el.name +
-                                  " at byte offset " + std::to_string(k * 192 + el.start)));
+    EXPECT_TRUE(contains(msg, "partition " + std::to_string(k) + ", element " + el.name + " at byte offset " +
+                                  std::to_string(k * 192 + el.start)));
     EXPECT_TRUE(contains(msg, std::string(ec::decode_error_message(why))));
   }
   // flag bits: uncompressed flag, sign flag on infinity
   bytes b = good;
   b[2 * 192 + 48] &= 0x7f;
   EXPECT_TRUE(contains(proof_error(b, 4), "partition 2, element B"));
-  EXPECT_TRUE(contains(proof_error(b, 4),
-                       std::string(ec::decode_error_message(
-                           ec::decode_error::compression_flag_mismatch))));
+  EXPECT_TRUE(
+      contains(proof_error(b, 4), std::string(ec::decode_error_message(ec::decode_error::compression_flag_mismatch))));
   // the lowest bad partition is reported
   b = good;
   b[3 * 192 + 10] ^= 1;
@@ -161,13 +158,12 @@ TEST(proof_io, proofs_verify_after_round_trip) {
   const auto proofs = io::read_proofs(io::write_proofs(sample_proofs(5)), 4);
   for (std::uint64_t x = 3; x < 7; ++x)
     EXPECT_TRUE(groth16::verify(pvk, proofs[x - 3],
-                                std::vector<fr>{r1cs::examples::cubic_circuit::evaluate(
-                                    fr::from_uint(x))}));
+                                std::vector<fr>{r1cs::examples::cubic_circuit::evaluate(fr::from_uint(x))}));
 }
 
 TEST(proof_io, real_filecoin_porep_proofs) {
-  const auto path = std::filesystem::path(test::shared_dir()) / "filecoin-fixtures" /
-                    "rust-fil-proofs" / "seal_regression_records-v16.json";
+  const auto path = std::filesystem::path(test::shared_dir()) / "filecoin-fixtures" / "rust-fil-proofs" /
+                    "seal_regression_records-v16.json";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no fixture " << path;
   std::ifstream in(path);
   std::string line;

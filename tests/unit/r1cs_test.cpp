@@ -55,8 +55,7 @@ struct reference_densities {
   density_mask a_aux, b_input, b_aux;
 };
 reference_densities bellperson_densities(const checking_cs& cs) {
-  reference_densities d{density_mask(cs.num_aux()), density_mask(cs.num_inputs()),
-                        density_mask(cs.num_aux())};
+  reference_densities d{density_mask(cs.num_aux()), density_mask(cs.num_inputs()), density_mask(cs.num_aux())};
   auto track = [](std::span<const term> lc, density_mask* inputs, density_mask* aux) {
     std::map<std::uint64_t, fr> merged;
     for (const term& t : lc) {
@@ -120,18 +119,20 @@ struct nested_circuit {
     namespace_guard outer(cs, "outer");
     const variable a = cs.alloc("a", [] { return u(2); });
     const variable b = cs.alloc("b", [] { return u(4); });
-    cs.enforce("first", [&](linear_combination lc) { return lc + a; },
-               [&](linear_combination lc) { return lc + a; },
-               [&](linear_combination lc) { return lc + b; });
-    with_namespace(cs, [] { return std::string("inner"); }, [&] {
-      const variable c = cs.alloc("c", [this] { return bad ? u(9) : u(8); });
-      cs.enforce("second", [&](linear_combination lc) { return lc + b; },
-                 [&](linear_combination lc) { return lc + a; },
-                 [&](linear_combination lc) { return lc + c; });
-      cs.enforce("third", [&](linear_combination lc) { return lc + c; },
-                 [&](linear_combination lc) { return lc + CS::one(); },
-                 [&](linear_combination lc) { return lc + b + b; });
-    });
+    cs.enforce(
+        "first", [&](linear_combination lc) { return lc + a; }, [&](linear_combination lc) { return lc + a; },
+        [&](linear_combination lc) { return lc + b; });
+    with_namespace(
+        cs, [] { return std::string("inner"); },
+        [&] {
+          const variable c = cs.alloc("c", [this] { return bad ? u(9) : u(8); });
+          cs.enforce(
+              "second", [&](linear_combination lc) { return lc + b; }, [&](linear_combination lc) { return lc + a; },
+              [&](linear_combination lc) { return lc + c; });
+          cs.enforce(
+              "third", [&](linear_combination lc) { return lc + c; },
+              [&](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + b + b; });
+        });
   }
 };
 
@@ -142,21 +143,23 @@ struct density_circuit {
   template <constraint_system CS>
   void synthesize(CS& cs) const {
     auto one_fn = [] { return fr::one(); };
-    const variable c_only = cs.alloc("c_only", one_fn);          // aux 0
-    const variable a_only = cs.alloc("a_only", one_fn);          // aux 1
-    const variable p = cs.alloc_input("p", one_fn);              // input 1
-    const variable b_only = cs.alloc("b_only", one_fn);          // aux 2
-    const variable ab = cs.alloc("ab", one_fn);                  // aux 3
-    const variable cancel = cs.alloc("cancel", one_fn);          // aux 4
-    const variable b_zero = cs.alloc("b_zero", one_fn);          // aux 5
-    const variable q = cs.alloc_input("q", one_fn);              // input 2
-    const variable r = cs.alloc_input("r", one_fn);              // input 3
-    cs.enforce("k0", [&](linear_combination lc) { return lc + a_only + ab; },
-               [&](linear_combination lc) { return lc + b_only + ab + p; },
-               [&](linear_combination lc) { return lc + c_only; });
-    cs.enforce("k1", [&](linear_combination lc) { return lc + u(3) * cancel - u(3) * cancel; },
-               [&](linear_combination lc) { return lc + fr::zero() * b_zero + fr::zero() * q; },
-               [&](linear_combination lc) { return lc + cancel + b_zero + r; });
+    const variable c_only = cs.alloc("c_only", one_fn);  // aux 0
+    const variable a_only = cs.alloc("a_only", one_fn);  // aux 1
+    const variable p = cs.alloc_input("p", one_fn);      // input 1
+    const variable b_only = cs.alloc("b_only", one_fn);  // aux 2
+    const variable ab = cs.alloc("ab", one_fn);          // aux 3
+    const variable cancel = cs.alloc("cancel", one_fn);  // aux 4
+    const variable b_zero = cs.alloc("b_zero", one_fn);  // aux 5
+    const variable q = cs.alloc_input("q", one_fn);      // input 2
+    const variable r = cs.alloc_input("r", one_fn);      // input 3
+    cs.enforce(
+        "k0", [&](linear_combination lc) { return lc + a_only + ab; },
+        [&](linear_combination lc) { return lc + b_only + ab + p; },
+        [&](linear_combination lc) { return lc + c_only; });
+    cs.enforce(
+        "k1", [&](linear_combination lc) { return lc + u(3) * cancel - u(3) * cancel; },
+        [&](linear_combination lc) { return lc + fr::zero() * b_zero + fr::zero() * q; },
+        [&](linear_combination lc) { return lc + cancel + b_zero + r; });
   }
 };
 
@@ -165,19 +168,19 @@ struct density_circuit {
 struct interleaved_circuit {
   template <constraint_system CS>
   void synthesize(CS& cs) const {
-    const variable x = cs.alloc("x", [] { return u(3); });   // aux 0
-    cs.enforce("x*x=9", [&](linear_combination lc) { return lc + x; },
-               [&](linear_combination lc) { return lc + x; },
-               [&](linear_combination lc) { return lc + u(9) * CS::one(); });
+    const variable x = cs.alloc("x", [] { return u(3); });  // aux 0
+    cs.enforce(
+        "x*x=9", [&](linear_combination lc) { return lc + x; }, [&](linear_combination lc) { return lc + x; },
+        [&](linear_combination lc) { return lc + u(9) * CS::one(); });
     const variable p = cs.alloc_input("p", [] { return u(3); });  // input 1
     const variable y = cs.alloc("y", [] { return u(6); });        // aux 1
-    cs.enforce("x+p=y", [&](linear_combination lc) { return lc + x + p; },
-               [&](linear_combination lc) { return lc + CS::one(); },
-               [&](linear_combination lc) { return lc + y; });
+    cs.enforce(
+        "x+p=y", [&](linear_combination lc) { return lc + x + p; },
+        [&](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + y; });
     const variable q = cs.alloc_input("q", [] { return u(6); });  // input 2
-    cs.enforce("y=q", [&](linear_combination lc) { return lc + y; },
-               [&](linear_combination lc) { return lc + CS::one(); },
-               [&](linear_combination lc) { return lc + q; });
+    cs.enforce(
+        "y=q", [&](linear_combination lc) { return lc + y; }, [&](linear_combination lc) { return lc + CS::one(); },
+        [&](linear_combination lc) { return lc + q; });
   }
 };
 
@@ -227,8 +230,7 @@ struct random_chain_circuit {
       }
       if (s % input_every == 7) {
         const fr v = fr::random(rng);
-        pool.push_back(cs.alloc_input([s] { return "input_" + std::to_string(s); },
-                                      [v] { return v; }));
+        pool.push_back(cs.alloc_input([s] { return "input_" + std::to_string(s); }, [v] { return v; }));
         vals.push_back(v);
       }
       fr va, vb, vc;
@@ -237,8 +239,7 @@ struct random_chain_circuit {
       random_lc(2, tc, vc);
       fr z = fr::zero();
       if constexpr (CS::has_values) z = va * vb - vc;
-      const variable vz =
-          cs.alloc([s] { return "z_" + std::to_string(s); }, [z] { return z; });
+      const variable vz = cs.alloc([s] { return "z_" + std::to_string(s); }, [z] { return z; });
       pool.push_back(vz);
       vals.push_back(z);
       cs.enforce([s] { return "step_" + std::to_string(s); },
@@ -257,9 +258,7 @@ struct random_chain_circuit {
                  });
     }
   }
-
 };
-
 
 // x + 2y + x - y + 0*z - 3p + 3p + ... : normalizes to 2x + y.
 struct normalize_circuit {
@@ -269,9 +268,10 @@ struct normalize_circuit {
     const variable x = cs.alloc("x", [] { return u(1); });
     const variable y = cs.alloc("y", [] { return u(1); });
     const variable z = cs.alloc("z", [] { return u(1); });
-    cs.enforce("k", [&](linear_combination lc) {
-      return lc + y + u(2) * y + x - y - u(3) * p + fr::zero() * z + x + u(3) * p - y;
-    }, zero_lc, [&](linear_combination lc) { return lc + z; });
+    cs.enforce(
+        "k",
+        [&](linear_combination lc) { return lc + y + u(2) * y + x - y - u(3) * p + fr::zero() * z + x + u(3) * p - y; },
+        zero_lc, [&](linear_combination lc) { return lc + z; });
   }
 };
 
@@ -281,7 +281,8 @@ struct unused_aux_circuit {
   void synthesize(CS& cs) const {
     const variable x = cs.alloc("x", [] { return u(1); });
     cs.alloc("unused", [] { return u(1); });
-    cs.enforce("k", [&](linear_combination lc) { return lc + x; }, zero_lc, zero_lc);
+    cs.enforce(
+        "k", [&](linear_combination lc) { return lc + x; }, zero_lc, zero_lc);
   }
 };
 
@@ -356,22 +357,18 @@ TEST(r1cs_modes, cubic_counts_and_values_agree) {
   synthesize_groth16(c, witness);
   synthesize_groth16(c, checking);
 
-  for (std::size_t n : {counting.num_inputs(), shaping.num_inputs(), witness.num_inputs(),
-                        checking.num_inputs()})
+  for (std::size_t n : {counting.num_inputs(), shaping.num_inputs(), witness.num_inputs(), checking.num_inputs()})
     EXPECT_EQ(n, 2u);
+  for (std::size_t n : {counting.num_aux(), shaping.num_aux(), witness.num_aux(), checking.num_aux()}) EXPECT_EQ(n, 3u);
   for (std::size_t n :
-       {counting.num_aux(), shaping.num_aux(), witness.num_aux(), checking.num_aux()})
-    EXPECT_EQ(n, 3u);
-  for (std::size_t n : {counting.num_constraints(), shaping.num_constraints(),
-                        witness.num_constraints(), checking.num_constraints()})
+       {counting.num_constraints(), shaping.num_constraints(), witness.num_constraints(), checking.num_constraints()})
     EXPECT_EQ(n, 3u + 2u);  // circuit + one per input
 
   EXPECT_TRUE(checking.is_satisfied());
   EXPECT_EQ(checking.which_is_unsatisfied(), std::nullopt);
   ASSERT_EQ(witness.inputs().size(), checking.inputs().size());
   ASSERT_EQ(witness.aux().size(), checking.aux().size());
-  EXPECT_TRUE(std::equal(witness.inputs().begin(), witness.inputs().end(),
-                         checking.inputs().begin()));
+  EXPECT_TRUE(std::equal(witness.inputs().begin(), witness.inputs().end(), checking.inputs().begin()));
   EXPECT_TRUE(std::equal(witness.aux().begin(), witness.aux().end(), checking.aux().begin()));
   EXPECT_EQ(checking.get("ONE"), fr::one());
   EXPECT_EQ(checking.get("cubic/y"), u(35));
@@ -461,14 +458,14 @@ TEST(r1cs_checking, bellpepper_test_cs_scenario) {
   const variable a = with_namespace(cs, "a", [&] { return cs.alloc("var", [] { return u(10); }); });
   const variable b = with_namespace(cs, "b", [&] { return cs.alloc("var", [] { return u(4); }); });
   const variable c = cs.alloc("product", [] { return u(40); });
-  cs.enforce("mult", [&](linear_combination lc) { return lc + a; },
-             [&](linear_combination lc) { return lc + b; },
-             [&](linear_combination lc) { return lc + c; });
+  cs.enforce(
+      "mult", [&](linear_combination lc) { return lc + a; }, [&](linear_combination lc) { return lc + b; },
+      [&](linear_combination lc) { return lc + c; });
   EXPECT_TRUE(cs.is_satisfied());
   cs.set("a/var", u(4));
-  cs.enforce("eq", [&](linear_combination lc) { return lc + a; },
-             [&](linear_combination lc) { return lc + checking_cs::one(); },
-             [&](linear_combination lc) { return lc + b; });
+  cs.enforce(
+      "eq", [&](linear_combination lc) { return lc + a; },
+      [&](linear_combination lc) { return lc + checking_cs::one(); }, [&](linear_combination lc) { return lc + b; });
   EXPECT_EQ(cs.which_is_unsatisfied(), "mult");
   EXPECT_EQ(cs.get("product"), u(40));
   cs.set("product", u(16));
@@ -489,8 +486,8 @@ TEST(r1cs_checking, naming_errors_and_namespace_unwinding) {
   cs.alloc("x", [] { return u(1); });
   EXPECT_THROW(cs.alloc("x", [] { return u(1); }), std::logic_error);    // duplicate path
   EXPECT_THROW(cs.alloc("a/b", [] { return u(1); }), std::logic_error);  // '/' in a name
-  EXPECT_THROW(cs.enforce("bad", [](linear_combination lc) { return lc + variable::aux(99); },
-                          zero_lc, zero_lc),
+  EXPECT_THROW(cs.enforce(
+                   "bad", [](linear_combination lc) { return lc + variable::aux(99); }, zero_lc, zero_lc),
                std::logic_error);  // unallocated variable
   EXPECT_THROW(cs.get("nope"), std::out_of_range);
   try {
@@ -512,8 +509,7 @@ TEST(r1cs_shape, cubic_matrices_match_hand_written) {
   ASSERT_EQ(s.num_aux, 3u);
   ASSERT_EQ(s.num_constraints, 5u);
   const fr one = fr::one(), five = u(5);
-  const std::vector<row_t> a{{{2, one}}, {{3, one}}, {{0, five}, {2, one}, {4, one}},
-                             {{0, one}}, {{1, one}}};
+  const std::vector<row_t> a{{{2, one}}, {{3, one}}, {{0, five}, {2, one}, {4, one}}, {{0, one}}, {{1, one}}};
   const std::vector<row_t> b{{{2, one}}, {{2, one}}, {{0, one}}, {}, {}};
   const std::vector<row_t> c{{{3, one}}, {{4, one}}, {{1, one}}, {}, {}};
   for (std::size_t i = 0; i < 5; ++i) {
@@ -728,8 +724,7 @@ TEST(r1cs_spmv, random_chain_satisfies_and_corruption_is_caught) {
   EXPECT_EQ(*checking.first_unsatisfied(), *failing.begin());
   EXPECT_EQ(*checking.which_is_unsatisfied(), std::string(checking.constraint(*failing.begin()).path));
 
-  EXPECT_THROW(evaluate_abc(s, std::span<const fr>(full).first(full.size() - 1)),
-               std::invalid_argument);
+  EXPECT_THROW(evaluate_abc(s, std::span<const fr>(full).first(full.size() - 1)), std::invalid_argument);
 }
 
 // release_matrices keeps what witness-only synthesis and a device-resident

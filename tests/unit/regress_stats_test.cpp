@@ -115,8 +115,8 @@ nlohmann::json fake_batch(std::mt19937_64& rng, int runs, int proofs, const std:
                           double machine = 1.0) {
   std::normal_distribution<double> jitter(0.0, 1.0);
   const std::vector<std::pair<std::string, double>> means = {
-      {"prep_wait", 0.05}, {"synthesis", 80}, {"gpu_queue_space_wait", 0.02}, {"gpu_queue_wait", 0.1},
-      {"lock_wait", 0.01}, {"gpu", 300},      {"finalize_queue_wait", 0.1},   {"finalize", 12},
+      {"prep_wait", 0.05},   {"synthesis", 80},     {"gpu_queue_space_wait", 0.02}, {"gpu_queue_wait", 0.1},
+      {"lock_wait", 0.01},   {"gpu", 300},          {"finalize_queue_wait", 0.1},   {"finalize", 12},
       {"backend.ntt_h", 60}, {"backend.msm_h", 90}, {"backend.msm_l", 70}};
   nlohmann::json j = {{"schema", 2}, {"type", "wpost"}, {"build", {{"commit", "abc"}, {"dirty", false}}}};
   j["runs"] = nlohmann::json::array();
@@ -136,12 +136,18 @@ nlohmann::json fake_batch(std::mt19937_64& rng, int runs, int proofs, const std:
         if (name == "finalize") fin = v;
       }
       wall += total / 1000.0;
-      ps.push_back({{"index", i + 1},   {"ok", true},           {"latency_ms", total + 1},
-                    {"total_ms", total}, {"queue_ms", 0},        {"synthesis_ms", synth},
-                    {"gpu_ms", gpu + fin}, {"finalize_ms", fin}, {"partitions", {{{"partition", 0}, {"stages", st}}}}});
+      ps.push_back({{"index", i + 1},
+                    {"ok", true},
+                    {"latency_ms", total + 1},
+                    {"total_ms", total},
+                    {"queue_ms", 0},
+                    {"synthesis_ms", synth},
+                    {"gpu_ms", gpu + fin},
+                    {"finalize_ms", fin},
+                    {"partitions", {{{"partition", 0}, {"stages", st}}}}});
     }
-    j["runs"].push_back({{"run", r}, {"warmup", r == 0}, {"wall_s", wall}, {"proofs", ps},
-                         {"daemon_peak_rss_bytes", 300.0 * 1048576}});
+    j["runs"].push_back(
+        {{"run", r}, {"warmup", r == 0}, {"wall_s", wall}, {"proofs", ps}, {"daemon_peak_rss_bytes", 300.0 * 1048576}});
   }
   j["proofs"] = j["runs"].back()["proofs"];
   return j;
@@ -204,8 +210,13 @@ TEST(regress_compare, pooling_recordings_taken_in_turns_absorbs_machine_drift) {
 TEST(regress_compare, schema_1_files_and_malformed_input) {
   const nlohmann::json old = {{"wall_s", 2.0},
                               {"proofs",
-                               {{{"index", 1}, {"ok", true}, {"latency_s", 1.0}, {"total_ms", 990}, {"queue_ms", 0},
-                                 {"synthesis_ms", 100}, {"gpu_ms", 800}},
+                               {{{"index", 1},
+                                 {"ok", true},
+                                 {"latency_s", 1.0},
+                                 {"total_ms", 990},
+                                 {"queue_ms", 0},
+                                 {"synthesis_ms", 100},
+                                 {"gpu_ms", 800}},
                                 {{"index", 2}, {"ok", false}}}}};
   const bench_file f = load_bench_json(old, "old.json");
   EXPECT_EQ(f.measured_runs, 1u);

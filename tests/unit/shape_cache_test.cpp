@@ -105,9 +105,8 @@ TEST(shape_cache, CorruptFilesAreRebuiltAndRewritten) {
   expect_rebuilt("truncated", "truncated", [](const fs::path& p) { fs::resize_file(p, fs::file_size(p) - 100); });
   expect_rebuilt("truncated to nothing", "truncated", [](const fs::path& p) { fs::resize_file(p, 0); });
   const std::size_t header = 120 + key.circuit_id.size();
-  expect_rebuilt("payload byte flipped", "digest mismatch", [&](const fs::path& p) {
-    flip(p, header + rng() % (fs::file_size(p) - header));
-  });
+  expect_rebuilt("payload byte flipped", "digest mismatch",
+                 [&](const fs::path& p) { flip(p, header + rng() % (fs::file_size(p) - header)); });
   expect_rebuilt("header count flipped", "payload bytes", [](const fs::path& p) { flip(p, 40); });
   expect_rebuilt("header digest flipped", "digest mismatch", [](const fs::path& p) { flip(p, 100); });
   expect_rebuilt("magic flipped", "bad magic", [](const fs::path& p) { flip(p, 0); });

@@ -179,9 +179,8 @@ TEST(shape_file, BadStructureWithAValidDigestIsRefused) {
         }
     FAIL() << "no row with two entries";
   });
-  refused("coefficient not reduced", "not reduced", [](r1cs::r1cs_shape& s) {
-    s.coeffs.push_back(ff::fr::from_raw(ff::fr::modulus));
-  });
+  refused("coefficient not reduced", "not reduced",
+          [](r1cs::r1cs_shape& s) { s.coeffs.push_back(ff::fr::from_raw(ff::fr::modulus)); });
   refused("dictionary without 1 first", "coefficient 0 is not 1",
           [](r1cs::r1cs_shape& s) { s.coeffs[0] = ff::fr::from_uint(2); });
   refused("density bit of an absent variable", "marked present but the matrices say it is absent",

@@ -100,7 +100,8 @@ TEST(snap_challenges, RustHardcodedVectors) {
   };
   for (const auto& [key, expected] : vectors) {
     const auto [nodes, k] = key;
-    const std::vector<std::uint64_t> c = circuits::snap_challenges(circuits::snap_params_for(nodes * 32), comm_r_new, k);
+    const std::vector<std::uint64_t> c =
+        circuits::snap_challenges(circuits::snap_params_for(nodes * 32), comm_r_new, k);
     ASSERT_GE(c.size(), 5u);
     for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(c[i], expected[i]) << nodes << " nodes, k " << k << ", i " << i;
   }
@@ -140,8 +141,8 @@ TEST(snap_challenges, GadgetMatchesNative) {
     r1cs::alloc_one(cs);
     const auto comm = circuits::snap_gadgets::alloc_num(cs, "comm_r_new", std::optional<fr>(comm_r_new));
     const auto part = circuits::snap_gadgets::alloc_num(cs, "k", std::optional<fr>(fr::from_uint(k)));
-    const auto bits = circuits::snap_gadgets::gen_challenge_bits(cs, comm, part, p.challenge_count,
-                                                                 p.random_bits_per_challenge());
+    const auto bits =
+        circuits::snap_gadgets::gen_challenge_bits(cs, comm, part, p.challenge_count, p.random_bits_per_challenge());
     const std::vector<std::uint64_t> native = circuits::snap_challenges(p, comm_r_new, k);
     ASSERT_EQ(bits.size(), native.size());
     for (std::size_t i = 0; i < bits.size(); ++i) {

@@ -63,7 +63,7 @@ TEST(snap_circuit, PublishedSmallSizesPoseidon) {
 // gadgets.rs test_gen_challenge_bits_gadget: constraints of gen_challenge_bits
 // per allowed sector size (1 KiB .. 64 GiB).
 TEST(snap_circuit, GenChallengeBitsGadgetCounts) {
-  const std::uint64_t nodes[] = {1u << 5, 1u << 6, 1u << 7, 1u << 8, 1u << 9, 1u << 10,
+  const std::uint64_t nodes[] = {1u << 5,  1u << 6,  1u << 7,  1u << 8,  1u << 9,   1u << 10,
                                  1u << 18, 1u << 19, 1u << 24, 1u << 30, 1ull << 31};
   const std::size_t expected[] = {568, 568, 568, 568, 568, 568, 568, 568, 4544, 5680, 5680};
   for (std::size_t i = 0; i < std::size(nodes); ++i) {
@@ -72,8 +72,8 @@ TEST(snap_circuit, GenChallengeBitsGadgetCounts) {
     const gadgets::allocated_num comm = gadgets::allocated_num::alloc(cs, [] { return r1cs::fr::zero(); });
     const gadgets::allocated_num k = gadgets::allocated_num::alloc(cs, [] { return r1cs::fr::zero(); });
     const std::size_t before = cs.num_constraints();
-    const auto bits = circuits::snap_gadgets::gen_challenge_bits(cs, comm, k, p.challenge_count,
-                                                                 p.random_bits_per_challenge());
+    const auto bits =
+        circuits::snap_gadgets::gen_challenge_bits(cs, comm, k, p.challenge_count, p.random_bits_per_challenge());
     EXPECT_EQ(cs.num_constraints() - before, expected[i]) << nodes[i] << " nodes";
     ASSERT_EQ(bits.size(), p.challenge_count);
     for (const auto& b : bits) EXPECT_EQ(b.size(), p.random_bits_per_challenge());
@@ -96,10 +96,10 @@ TEST(snap_circuit, ApexPorGadgetCounts) {
     circuits::snap_gadgets::apex_por(cs, apex, bits, path, comm_d);
     return cs.num_constraints() - before;
   };
-  EXPECT_EQ(apex_count(8, 0), 317'654u);       // 1 .. 8 KiB
-  EXPECT_EQ(apex_count(128, 1), 5'808'515u);   // 16 / 32 KiB
-  EXPECT_EQ(apex_count(16, 2), 771'448u);      // 16 KiB, 4 partitions x 16 apex leaves
-  EXPECT_EQ(apex_count(8, 3), 453'797u);       // 16 KiB, 8 partitions x 8 apex leaves
+  EXPECT_EQ(apex_count(8, 0), 317'654u);      // 1 .. 8 KiB
+  EXPECT_EQ(apex_count(128, 1), 5'808'515u);  // 16 / 32 KiB
+  EXPECT_EQ(apex_count(16, 2), 771'448u);     // 16 KiB, 4 partitions x 16 apex leaves
+  EXPECT_EQ(apex_count(8, 3), 453'797u);      // 16 KiB, 8 partitions x 8 apex leaves
 }
 
 TEST(snap_circuit, PublicParamsPerSize) {

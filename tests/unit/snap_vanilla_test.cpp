@@ -78,8 +78,7 @@ TEST(snap_vanilla, BincodeRoundTrip) {
   const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(2ull << 10), seed);
   const std::size_t r_proof = 4 + 64 + 8 + 2 * (8 + 7 * 32 + 8);
   const std::size_t d_proof = 4 + 64 + 8 + 6 * (8 + 32 + 8);
-  EXPECT_EQ(io::write_snap_partition_proof(s.partitions[0]).size(),
-            32 + 8 + 8 * 32 + 8 + 10 * (2 * r_proof + d_proof));
+  EXPECT_EQ(io::write_snap_partition_proof(s.partitions[0]).size(), 32 + 8 + 8 * 32 + 8 + 10 * (2 * r_proof + d_proof));
 }
 
 TEST(snap_vanilla, BincodeErrorsNameTheField) {
@@ -216,11 +215,9 @@ TEST(snap_vanilla, CorruptionsAreRejected) {
     io::snap_partition_proof p = s.partitions[0];
     std::size_t other = 2;
     while (other + 1 < p.challenge_proofs.size() &&
-           p.challenge_proofs[other].proof_d_new.leaf_index() ==
-               p.challenge_proofs[1].proof_d_new.leaf_index())
+           p.challenge_proofs[other].proof_d_new.leaf_index() == p.challenge_proofs[1].proof_d_new.leaf_index())
       ++other;
-    ASSERT_NE(p.challenge_proofs[other].proof_d_new.leaf_index(),
-              p.challenge_proofs[1].proof_d_new.leaf_index());
+    ASSERT_NE(p.challenge_proofs[other].proof_d_new.leaf_index(), p.challenge_proofs[1].proof_d_new.leaf_index());
     std::swap(p.challenge_proofs[1], p.challenge_proofs[other]);
     const std::vector<std::string> problems = circuits::check_snap_partition(s.params, s.pub, 0, p);
     EXPECT_TRUE(has_problem(problems, "opens leaf")) << (problems.empty() ? "none" : problems.front());
@@ -270,9 +267,7 @@ namespace {
 TEST(json_readers, NumberLiteralOutOfRangeIsAFormatError) {
   EXPECT_THROW(io::parse_snap_vanilla_json("[\n9999e99999]", "huge"), io::format_error);
   const auto meta = std::filesystem::temp_directory_path() / "cuzk-huge-number.meta";
-  {
-    std::ofstream(meta) << "{\"sector_size\": 9999e99999}";
-  }
+  { std::ofstream(meta) << "{\"sector_size\": 9999e99999}"; }
   EXPECT_THROW(io::read_meta(meta), io::format_error);
   std::filesystem::remove(meta);
 }

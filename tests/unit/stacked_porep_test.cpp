@@ -75,8 +75,8 @@ TEST(stacked_porep_circuit, Counts32GiB) {
   const auto t0 = std::chrono::steady_clock::now();
   const counts c = count_blank(circuits::stacked_porep_params_for_size(32ull << 30));
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("32 GiB partition: %zu constraints, %zu inputs, %zu aux, counted in %.2f s\n", c.constraints,
-              c.inputs, c.aux, s);
+  std::printf("32 GiB partition: %zu constraints, %zu inputs, %zu aux, counted in %.2f s\n", c.constraints, c.inputs,
+              c.aux, s);
   EXPECT_EQ(c.constraints, 130'278'541u);  // rust-fil-proofs circuitinfo (PR #1325)
   EXPECT_EQ(c.inputs, 328u);
 }
@@ -97,9 +97,6 @@ TEST(stacked_porep_circuit, ParamsValidation) {
   p.nodes = 128;
   EXPECT_THROW(p.validate(), std::invalid_argument);
 }
-
-
-
 
 // Every row of A w * B w = C w over the Groth16 shape (index of the first failing row).
 std::optional<std::size_t> first_failing_row(const r1cs::r1cs_shape& shape, const r1cs::witness_cs& w) {
@@ -139,8 +136,9 @@ circuits::stacked_porep_circuit random_partition(const stacked_porep_params& p, 
     }
     return r;
   };
-  circuits::stacked_porep_circuit c{p, test::random_fr(rng), test::random_fr(rng), test::random_fr(rng),
-                                    test::random_fr(rng), test::random_fr(rng), {}};
+  circuits::stacked_porep_circuit c{
+      p, test::random_fr(rng), test::random_fr(rng), test::random_fr(rng), test::random_fr(rng), test::random_fr(rng),
+      {}};
   for (std::size_t i = 0; i < p.challenges; ++i) {
     circuits::stacked_challenge_witness w;
     w.challenge = rng() % p.nodes;
@@ -261,8 +259,8 @@ void check_generated(const char* proof_name, std::uint64_t seed) {
   const r1cs::r1cs_shape shape = r1cs::make_shape(circuits::blank_stacked_porep_circuit(p));
   const r1cs::witness_cs w = r1cs::make_witness(c, shape.num_inputs, shape.num_aux);
   EXPECT_EQ(first_failing_row(shape, w), std::nullopt) << proof_name;
-  const std::vector<fr> pub = circuits::stacked_porep_public_inputs(circuits::derive_porep_partition_inputs(
-      *info, g.c1.replica_id, g.c1.comm_d, g.c1.comm_r, g.c1.seed, 0));
+  const std::vector<fr> pub = circuits::stacked_porep_public_inputs(
+      circuits::derive_porep_partition_inputs(*info, g.c1.replica_id, g.c1.comm_d, g.c1.comm_r, g.c1.seed, 0));
   ASSERT_EQ(pub.size() + 1, w.num_inputs());
   EXPECT_TRUE(std::equal(pub.begin(), pub.end(), w.inputs().begin() + 1)) << proof_name;
   // the fast witness too, and a corrupted tree R_last sibling fails

@@ -139,16 +139,16 @@ TEST(tower_test, frobenius_composition) {
 TEST(tower_test, frobenius_coefficients_match_published) {
   const auto& t = detail::fp6_frobenius();
   EXPECT_TRUE(t.c1[1].c0.is_zero());
-  EXPECT_EQ(t.c1[1].c1, mont({0xcd03c9e48671f071, 0x5dab22461fcda5d2, 0x587042afd3851b95,
-                              0x8eb60ebe01bacb9e, 0x03f97d6e83d050d2, 0x18f0206554638741}));
-  EXPECT_EQ(t.c2[1].c0, mont({0x890dc9e4867545c3, 0x2af322533285a5d5, 0x50880866309b7e2c,
-                              0xa20d1b8c7e881024, 0x14e4f04fe2db9068, 0x14e56d3f1564853a}));
+  EXPECT_EQ(t.c1[1].c1, mont({0xcd03c9e48671f071, 0x5dab22461fcda5d2, 0x587042afd3851b95, 0x8eb60ebe01bacb9e,
+                              0x03f97d6e83d050d2, 0x18f0206554638741}));
+  EXPECT_EQ(t.c2[1].c0, mont({0x890dc9e4867545c3, 0x2af322533285a5d5, 0x50880866309b7e2c, 0xa20d1b8c7e881024,
+                              0x14e4f04fe2db9068, 0x14e56d3f1564853a}));
   EXPECT_TRUE(t.c2[1].c1.is_zero());
   const fp2 g1 = detail::xi_frobenius_powers()[1];
-  EXPECT_EQ(g1.c0, mont({0x07089552b319d465, 0xc6695f92b50a8313, 0x97e83cccd117228f,
-                         0xa35baecab2dc29ee, 0x1ce393ea5daace4d, 0x08f2220fb0fb66eb}));
-  EXPECT_EQ(g1.c1, mont({0xb2f66aad4ce5d646, 0x5842a06bfc497cec, 0xcf4895d42599d394,
-                         0xc11b9cba40a8e8d0, 0x2e3813cbe5a0de89, 0x110eefda88847faf}));
+  EXPECT_EQ(g1.c0, mont({0x07089552b319d465, 0xc6695f92b50a8313, 0x97e83cccd117228f, 0xa35baecab2dc29ee,
+                         0x1ce393ea5daace4d, 0x08f2220fb0fb66eb}));
+  EXPECT_EQ(g1.c1, mont({0xb2f66aad4ce5d646, 0x5842a06bfc497cec, 0xcf4895d42599d394, 0xc11b9cba40a8e8d0,
+                         0x2e3813cbe5a0de89, 0x110eefda88847faf}));
   // gamma_6 = xi^((p^6-1)/6) = -1 (w^(p^6) = -w), gamma_k^6 = xi^(p^k - 1).
   EXPECT_EQ(detail::xi_frobenius_powers()[6], -fp2::one());
   const fp2 xi{fp::one(), fp::one()};

@@ -235,9 +235,7 @@ struct fp_field {
   static constexpr const limbs<6>& p = k_fp;
   static constexpr u64 n0 = k_fp_n0;
   static constexpr const char* name = "Fp";
-  static void mul(u64* r, const u64* a, const u64* b) {
-    cuzk::ff::detail::mul_mont_6_adx(r, a, b, p.data(), n0);
-  }
+  static void mul(u64* r, const u64* a, const u64* b) { cuzk::ff::detail::mul_mont_6_adx(r, a, b, p.data(), n0); }
   static void sqr(u64* r, const u64* a) { cuzk::ff::detail::sqr_mont_6_adx(r, a, p.data(), n0); }
 };
 
@@ -246,9 +244,7 @@ struct fr_field {
   static constexpr const limbs<4>& p = k_fr;
   static constexpr u64 n0 = k_fr_n0;
   static constexpr const char* name = "Fr";
-  static void mul(u64* r, const u64* a, const u64* b) {
-    cuzk::ff::detail::mul_mont_4_adx(r, a, b, p.data(), n0);
-  }
+  static void mul(u64* r, const u64* a, const u64* b) { cuzk::ff::detail::mul_mont_4_adx(r, a, b, p.data(), n0); }
   static void sqr(u64* r, const u64* a) { cuzk::ff::detail::sqr_mont_4_adx(r, a, p.data(), n0); }
 };
 
@@ -291,16 +287,16 @@ template <class F>
 void check_mul(const elem<F>& a, const elem<F>& b, const elem<F>& want, const char* what) {
   elem<F> got{};
   F::mul(got.data(), a.data(), b.data());
-  ASSERT_EQ(got, want) << F::name << " mul " << what << "\n  a = " << hex(a) << "\n  b = " << hex(b)
-                       << "\n  got  " << hex(got) << "\n  want " << hex(want);
+  ASSERT_EQ(got, want) << F::name << " mul " << what << "\n  a = " << hex(a) << "\n  b = " << hex(b) << "\n  got  "
+                       << hex(got) << "\n  want " << hex(want);
 }
 
 template <class F>
 void check_sqr(const elem<F>& a, const elem<F>& want, const char* what) {
   elem<F> got{};
   F::sqr(got.data(), a.data());
-  ASSERT_EQ(got, want) << F::name << " sqr " << what << "\n  a = " << hex(a) << "\n  got  "
-                       << hex(got) << "\n  want " << hex(want);
+  ASSERT_EQ(got, want) << F::name << " sqr " << what << "\n  a = " << hex(a) << "\n  got  " << hex(got) << "\n  want "
+                       << hex(want);
 }
 
 template <class F>
@@ -501,10 +497,9 @@ TEST(x86_adx, FpAddSub) {
   std::mt19937_64 rng(announce_seed("Fp", "add/sub"));
   std::vector<limbs<6>> v;
   limbs<6> p1 = k_fp, p2 = k_fp, half = {}, half1 = {};
-  p1[0] -= 1;  // p - 1
-  p2[0] -= 2;  // p - 2
-  for (std::size_t i = 0; i < 6; ++i)
-    half[i] = (k_fp[i] >> 1) | (i + 1 < 6 ? k_fp[i + 1] << 63 : 0);  // (p - 1) / 2
+  p1[0] -= 1;                                                                                          // p - 1
+  p2[0] -= 2;                                                                                          // p - 2
+  for (std::size_t i = 0; i < 6; ++i) half[i] = (k_fp[i] >> 1) | (i + 1 < 6 ? k_fp[i + 1] << 63 : 0);  // (p - 1) / 2
   half1 = half;
   half1[0] += 1;  // (p + 1) / 2
   v.push_back({});
@@ -545,8 +540,6 @@ TEST(x86_adx, FpAddSub) {
 
 #else
 
-TEST(x86_adx, NotAvailable) {
-  GTEST_SKIP() << "x86-64 BMI2/ADX inline asm not available on this target";
-}
+TEST(x86_adx, NotAvailable) { GTEST_SKIP() << "x86-64 BMI2/ADX inline asm not available on this target"; }
 
 #endif

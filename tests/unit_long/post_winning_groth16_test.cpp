@@ -71,8 +71,7 @@ TEST(post_circuit_long, winning_post_2kib_groth16_round_trip_and_tampering) {
   const auto t2 = std::chrono::steady_clock::now();
   EXPECT_TRUE(groth16::verify(pvk, proof, inputs));
   const auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-  std::printf("[time] 2 KiB WinningPoSt: shape + setup %.0f ms, witness + prove %.0f ms\n", ms(t0, t1),
-              ms(t1, t2));
+  std::printf("[time] 2 KiB WinningPoSt: shape + setup %.0f ms, witness + prove %.0f ms\n", ms(t0, t1), ms(t1, t2));
 
   // tampering: a challenge, comm_r, the randomness, a proof point
   auto bad = inputs;

@@ -77,7 +77,6 @@ TEST(stacked_porep_circuit_long, Partition2KiBFromC1Satisfied) {
   const std::vector<fr> pub = circuits::stacked_porep_public_inputs(s.replica_id, s.comm_d, s.comm_r, s.parents);
   ASSERT_EQ(pub.size() + 1, cs.num_inputs());
   for (std::size_t i = 0; i < pub.size(); ++i) EXPECT_EQ(cs.inputs()[i + 1], pub[i]) << "input " << i + 1;
-
 }
 
 // A corrupted input is reported at the constraint that checks it.

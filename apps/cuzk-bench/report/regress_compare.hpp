@@ -31,9 +31,9 @@ namespace cuzk::bench_app {
 
 /// The engine's stages in pipeline order (their sum is partition.total).
 inline const std::vector<std::string>& engine_stage_order() {
-  static const std::vector<std::string> v = {"prep_wait", "synthesis",           "gpu_queue_space_wait",
-                                             "gpu_queue_wait", "prepare", "lock_wait", "gpu",
-                                             "finalize_queue_wait", "finalize"};
+  static const std::vector<std::string> v = {
+      "prep_wait", "synthesis", "gpu_queue_space_wait", "gpu_queue_wait", "prepare",
+      "lock_wait", "gpu",       "finalize_queue_wait",  "finalize"};
   return v;
 }
 
@@ -53,8 +53,7 @@ inline std::string metric_unit(const std::string& name) {
 namespace compare_detail {
 inline double num(const nlohmann::json& j, const char* key, const std::string& where) {
   const auto it = j.find(key);
-  if (it == j.end() || !it->is_number())
-    throw std::runtime_error(where + ": '" + key + "' is missing or not a number");
+  if (it == j.end() || !it->is_number()) throw std::runtime_error(where + ": '" + key + "' is missing or not a number");
   return it->get<double>();
 }
 inline void add(bench_file& f, std::size_t run, const std::string& name, double v) {
@@ -160,7 +159,7 @@ struct compare_row {
 };
 
 struct compare_report {
-  std::vector<compare_row> rows;           ///< metrics in both files, display order
+  std::vector<compare_row> rows;  ///< metrics in both files, display order
   std::vector<std::string> only_base, only_new;
   const compare_row* find(const std::string& metric) const {
     for (const auto& r : rows)
@@ -199,10 +198,8 @@ inline compare_report compare_files(const bench_file& base, const bench_file& ne
   compare_report rep;
   std::set<std::string> both;
   for (const auto& [n, r] : base.metrics)
-    if (next.metrics.count(n))
-      both.insert(n);
-    else
-      rep.only_base.push_back(n);
+    if (next.metrics.count(n)) both.insert(n);
+    else rep.only_base.push_back(n);
   for (const auto& [n, r] : next.metrics)
     if (!base.metrics.count(n)) rep.only_new.push_back(n);
   for (const auto& n : metric_order(both))

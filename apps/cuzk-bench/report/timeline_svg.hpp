@@ -241,8 +241,8 @@ inline std::string render_timeline_svg(const timeline_model& m) {
       y += 20;
       const std::uint64_t bz = busy[row0[k] + l];
       std::snprintf(buf, sizeof buf,
-                    "<text x=\"4\" y=\"%.0f\">%s %zu: busy %llu ms, idle %llu ms (%.1f%% busy)</text>\n", y,
-                    names[k], l, (unsigned long long)bz, (unsigned long long)(span - std::min(span, bz)),
+                    "<text x=\"4\" y=\"%.0f\">%s %zu: busy %llu ms, idle %llu ms (%.1f%% busy)</text>\n", y, names[k],
+                    l, (unsigned long long)bz, (unsigned long long)(span - std::min(span, bz)),
                     100.0 * double(bz) / double(span));
       o += buf;
     }
@@ -253,8 +253,8 @@ inline std::string render_timeline_svg(const timeline_model& m) {
                   "<text x=\"22\" y=\"%.0f\">",
                   y - 11, proof_colour(i).c_str(), y);
     o += buf;
-    std::snprintf(buf, sizeof buf, ": synth %llu ms, gpu %llu ms</text>\n",
-                  (unsigned long long)job_synth[m.jobs[i]], (unsigned long long)job_gpu[m.jobs[i]]);
+    std::snprintf(buf, sizeof buf, ": synth %llu ms, gpu %llu ms</text>\n", (unsigned long long)job_synth[m.jobs[i]],
+                  (unsigned long long)job_gpu[m.jobs[i]]);
     o += xml_escape(m.jobs[i]) + buf;
   }
   o += "</svg>\n";

@@ -68,18 +68,16 @@ std::uint64_t snarkjs_root_exponent();
 
 /// Step 1 and 2: the H-MSM scalars p_i, i < domain_size, in snarkjs's order.
 /// Throws std::invalid_argument when w.size() != zk.n_vars.
-std::vector<ff::fr> h_scalars(const io::zkey_file& zk, std::span<const ff::fr> w,
-                                     prove_stats* stats = nullptr);
+std::vector<ff::fr> h_scalars(const io::zkey_file& zk, std::span<const ff::fr> w, prove_stats* stats = nullptr);
 
 /// A proof with explicit randomizers (r = s = 0 gives snarkjs's
 /// deterministic reference proof). Throws std::invalid_argument when
 /// w.size() != zk.n_vars.
-proof prove(const io::zkey_file& zk, std::span<const ff::fr> w, const ff::fr& r,
-                   const ff::fr& s, prove_stats* stats = nullptr);
+proof prove(const io::zkey_file& zk, std::span<const ff::fr> w, const ff::fr& r, const ff::fr& s,
+            prove_stats* stats = nullptr);
 
 /// A zero-knowledge proof: r and s drawn from std::random_device.
-proof prove(const io::zkey_file& zk, std::span<const ff::fr> w,
-                   prove_stats* stats = nullptr);
+proof prove(const io::zkey_file& zk, std::span<const ff::fr> w, prove_stats* stats = nullptr);
 
 /// public.json's values: w[1 .. nPublic] (outputs, then public inputs).
 std::vector<ff::fr> public_inputs(const io::zkey_file& zk, std::span<const ff::fr> w);
@@ -87,7 +85,6 @@ std::vector<ff::fr> public_inputs(const io::zkey_file& zk, std::span<const ff::f
 /// snarkjs's `groth16 verify`: false when the number of inputs differs from
 /// vk.n_public, a proof point is outside its prime-order subgroup, or the
 /// pairing equation e(A,B) = e(alpha,beta) e(vk_x,gamma) e(C,delta) fails.
-bool verify(const io::snarkjs_vk& vk, const proof& pi,
-                   std::span<const ff::fr> public_inputs);
+bool verify(const io::snarkjs_vk& vk, const proof& pi, std::span<const ff::fr> public_inputs);
 
 }  // namespace cuzk::circom

@@ -83,10 +83,8 @@ struct snap_circuit {
   template <r1cs::constraint_system CS>
   void synthesize(CS& cs) const {
     check();
-    if (params.variant == snap_variant::sha256)
-      synthesize_sha256(cs);
-    else
-      synthesize_poseidon(cs);
+    if (params.variant == snap_variant::sha256) synthesize_sha256(cs);
+    else synthesize_poseidon(cs);
   }
 
  private:
@@ -155,7 +153,8 @@ struct snap_circuit {
     {
       r1cs::namespace_guard ns(cs, "phi");
       const allocated_num pre[2] = {d_new, r_old};
-      phi = gadgets::poseidon_hash(cs, std::span<const allocated_num>(pre, 2), snap_gadgets::gen_randomness_hash_type());
+      phi =
+          gadgets::poseidon_hash(cs, std::span<const allocated_num>(pre, 2), snap_gadgets::gen_randomness_hash_type());
     }
     const allocated_num c = snap_gadgets::alloc_num(cs, "comm_c", comm_c);
     const allocated_num root_old = snap_gadgets::alloc_num(cs, "root_r_old", root_r_old);
@@ -220,12 +219,13 @@ struct snap_circuit {
     {
       namespace_guard ns(cs, [&] { return name("rho"); });
       const allocated_num pre[2] = {phi, *c_high};
-      rho = gadgets::poseidon_hash(cs, std::span<const allocated_num>(pre, 2), snap_gadgets::gen_randomness_hash_type());
+      rho =
+          gadgets::poseidon_hash(cs, std::span<const allocated_num>(pre, 2), snap_gadgets::gen_randomness_hash_type());
     }
-    const allocated_num leaf_r_old = snap_gadgets::alloc_num(cs, [&] { return name("leaf_r_old"); },
-                                                             w ? std::optional<fr>(w->leaf_r_old) : std::nullopt);
-    const allocated_num leaf_d_new = snap_gadgets::alloc_num(cs, [&] { return name("leaf_d_new"); },
-                                                             w ? std::optional<fr>(w->leaf_d_new) : std::nullopt);
+    const allocated_num leaf_r_old = snap_gadgets::alloc_num(
+        cs, [&] { return name("leaf_r_old"); }, w ? std::optional<fr>(w->leaf_r_old) : std::nullopt);
+    const allocated_num leaf_d_new = snap_gadgets::alloc_num(
+        cs, [&] { return name("leaf_d_new"); }, w ? std::optional<fr>(w->leaf_d_new) : std::nullopt);
     std::optional<allocated_num> leaf_r_new;
     {
       namespace_guard ns(cs, [&] { return name("leaf_r_new"); });
@@ -276,13 +276,14 @@ void snap_circuit::synthesize_sha256(CS& cs) const {
   std::vector<allocated_num> apex;
   apex.reserve(p.apex_leaf_count);
   for (std::size_t i = 0; i < p.apex_leaf_count; ++i)
-    apex.push_back(alloc_num(cs, [i] { return "apex_leaf_" + std::to_string(i); },
-                             apex_leafs.empty() ? std::nullopt : std::optional<fr>(apex_leafs[i])));
+    apex.push_back(alloc_num(
+        cs, [i] { return "apex_leaf_" + std::to_string(i); },
+        apex_leafs.empty() ? std::nullopt : std::optional<fr>(apex_leafs[i])));
   paths partition_path(p.partition_bit_len);
   for (std::size_t i = 0; i < p.partition_bit_len; ++i)
-    partition_path[i].push_back(alloc_num(cs, [i] { return "partition_path_sibling_" + std::to_string(i); },
-                                          sibling(w0 ? &w0->path_d_new : nullptr, d_shape,
-                                                  p.challenge_bit_len - p.partition_bit_len + i, 0)));
+    partition_path[i].push_back(alloc_num(
+        cs, [i] { return "partition_path_sibling_" + std::to_string(i); },
+        sibling(w0 ? &w0->path_d_new : nullptr, d_shape, p.challenge_bit_len - p.partition_bit_len + i, 0)));
   enforce_comm_r(cs, "comm_r_old_calc", "enforce comm_r_old_calc == comm_r_old", comm_c_n, root_r_old_n, comm_r_old_n);
   enforce_comm_r(cs, "comm_r_new_calc", "enforce comm_r_new_calc == comm_r_new", comm_c_n, root_r_new_n, comm_r_new_n);
   {
@@ -299,14 +300,15 @@ void snap_circuit::synthesize_sha256(CS& cs) const {
   for (std::size_t c_index = 0; c_index < generated.size(); ++c_index) {
     std::vector<allocated_bit> c_bits = std::move(generated[c_index]);
     c_bits.insert(c_bits.end(), partition_bits.begin(), partition_bits.end());
-    const allocated_num leaf_d_new_n = synthesize_challenge_r(cs, c_index, c_bits, h_select_bits, *phi, root_r_old_n,
-                                                              root_r_new_n);
+    const allocated_num leaf_d_new_n =
+        synthesize_challenge_r(cs, c_index, c_bits, h_select_bits, *phi, root_r_old_n, root_r_new_n);
     std::vector<gadgets::boolean> apex_bits(c_bits.begin() + std::ptrdiff_t(to_apex),
                                             c_bits.begin() + std::ptrdiff_t(to_apex + p.apex_leaf_bit_len));
     std::optional<allocated_num> apex_leaf;
     {
       namespace_guard ns(cs, [c_index] { return "select_apex_leaf (c_index=" + std::to_string(c_index) + ")"; });
-      apex_leaf = gadgets::select(cs, std::span<const allocated_num>(apex), std::span<const gadgets::boolean>(apex_bits));
+      apex_leaf =
+          gadgets::select(cs, std::span<const allocated_num>(apex), std::span<const gadgets::boolean>(apex_bits));
     }
     const snap_challenge_witness* w = proofs.empty() ? nullptr : &proofs[c_index];
     const paths path_to_apex =
@@ -355,8 +357,8 @@ void snap_circuit::synthesize_poseidon(CS& cs) const {
 inline void snap_circuit::check() const {
   const snap_params& p = params;
   if (p.sector_nodes == 0 || p.challenge_count == 0) throw std::invalid_argument("snap: empty params");
-  if (p.variant == snap_variant::sha256 && p.apex_leafs_height() + p.apex_leaf_bit_len + p.partition_bit_len !=
-                                               p.challenge_bit_len)
+  if (p.variant == snap_variant::sha256 &&
+      p.apex_leafs_height() + p.apex_leaf_bit_len + p.partition_bit_len != p.challenge_bit_len)
     throw std::invalid_argument("snap: inconsistent params");
   if (proofs.empty()) return;
   if (!k_and_h_select || !comm_r_old || !comm_d_new || !comm_r_new || !comm_c || !root_r_old || !root_r_new)

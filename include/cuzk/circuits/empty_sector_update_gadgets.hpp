@@ -107,12 +107,15 @@ void por_no_challenge_input(CS& cs, merkle_hasher hasher, std::size_t base_arity
   std::size_t bit = 0;
   std::vector<boolean> index;
   for (std::size_t height = 0; height < path_values.size(); ++height) {
-    const std::size_t arity = height < base_path_len ? base_arity : height == base_path_len && sub_arity ? sub_arity
-                                                                                                       : top_arity;
+    const std::size_t arity = height < base_path_len                 ? base_arity
+                              : height == base_path_len && sub_arity ? sub_arity
+                                                                     : top_arity;
     const std::vector<allocated_num>& siblings = path_values[height];
-    if (siblings.size() + 1 != arity) throw std::invalid_argument("snap: path element has the wrong number of siblings");
+    if (siblings.size() + 1 != arity)
+      throw std::invalid_argument("snap: path element has the wrong number of siblings");
     const std::size_t nbits = std::size_t(std::countr_zero(arity));
-    if (bit + nbits > challenge_bits.size()) throw std::invalid_argument("snap: not enough challenge bits for the path");
+    if (bit + nbits > challenge_bits.size())
+      throw std::invalid_argument("snap: not enough challenge bits for the path");
     index.assign(challenge_bits.begin() + std::ptrdiff_t(bit), challenge_bits.begin() + std::ptrdiff_t(bit + nbits));
     bit += nbits;
     std::vector<allocated_num> preimage;
@@ -186,10 +189,9 @@ std::vector<std::vector<allocated_bit>> gen_challenge_bits(CS& cs, const allocat
   std::vector<std::vector<allocated_bit>> out;
   out.reserve(challenges);
   for (std::size_t j = 0; j < digests; ++j) {
-    const allocated_num digest_index = alloc_num(cs, [j] { return "digest_index_" + std::to_string(j); },
-                                                 partition.get_value() ? std::optional<fr>(*partition.get_value() * dpp +
-                                                                                           fr::from_uint(j))
-                                                                       : std::nullopt);
+    const allocated_num digest_index = alloc_num(
+        cs, [j] { return "digest_index_" + std::to_string(j); },
+        partition.get_value() ? std::optional<fr>(*partition.get_value() * dpp + fr::from_uint(j)) : std::nullopt);
     const variable vk = partition.get_variable(), vd = digest_index.get_variable();
     cs.enforce(
         [j] { return "digest_index_" + std::to_string(j) + " == k * digests_per_partition + " + std::to_string(j); },
@@ -243,7 +245,8 @@ allocated_num get_challenge_high_bits(CS& cs, std::span<const allocated_bit> c_b
     const allocated_bit& sel = h_select_bits[k];
     std::optional<fr> v;
     if (sel.get_value() && c_high->get_value()) v = *sel.get_value() ? *c_high->get_value() : fr::zero();
-    const allocated_num term = alloc_num(cs, [&] { return label("c_high_or_zero"); }, v);
+    const allocated_num term = alloc_num(
+        cs, [&] { return label("c_high_or_zero"); }, v);
     const variable vh = c_high->get_variable(), vs = sel.get_variable(), vt = term.get_variable();
     cs.enforce([&] { return label("c_high_or_zero == c_high * h_select_bit"); },
                [&](linear_combination lc) { return lc + vh; }, [&](linear_combination lc) { return lc + vs; },
@@ -251,7 +254,8 @@ allocated_num get_challenge_high_bits(CS& cs, std::span<const allocated_bit> c_b
     terms.push_back(term);
   }
   std::optional<fr> sum = fr::zero();
-  for (const allocated_num& t : terms) sum = t.get_value() && sum ? std::optional<fr>(*sum + *t.get_value()) : std::nullopt;
+  for (const allocated_num& t : terms)
+    sum = t.get_value() && sum ? std::optional<fr>(*sum + *t.get_value()) : std::nullopt;
   const allocated_num selected = alloc_num(cs, "c_high_selected", sum);
   const variable vsel = selected.get_variable();
   cs.enforce(

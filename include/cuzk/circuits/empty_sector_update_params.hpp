@@ -98,7 +98,7 @@ struct snap_params {
   std::size_t challenge_bit_len = 0;  ///< log2(sector_nodes): tree D's height
   std::size_t partition_count = 0;
   std::size_t partition_bit_len = 0;
-  std::size_t apex_leaf_count = 0;    ///< 0 in the Poseidon variant
+  std::size_t apex_leaf_count = 0;  ///< 0 in the Poseidon variant
   std::size_t apex_leaf_bit_len = 0;
   gadgets::merkle_tree_shape tree_r_shape;  ///< trees R old and R new (and D in the Poseidon variant)
 

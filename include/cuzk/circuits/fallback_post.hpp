@@ -119,23 +119,22 @@ inline fallback_post_params winning_post_params(std::uint64_t sector_size,
 }
 
 /// get_challenge_index (fallback/utils.rs).
-inline std::uint64_t challenge_index(post_api_version v, std::uint64_t sector_index,
-                                     std::uint64_t challenge_count, std::uint64_t n) {
+inline std::uint64_t challenge_index(post_api_version v, std::uint64_t sector_index, std::uint64_t challenge_count,
+                                     std::uint64_t n) {
   return v == post_api_version::v1_2_0 ? n : sector_index * challenge_count + n;
 }
 
 /// generate_leaf_challenge: LE-u64(SHA256(randomness || sector_id || index)[0..8]) mod nodes.
-inline std::uint64_t generate_leaf_challenge(const std::array<std::uint8_t, 32>& randomness,
-                                             std::uint64_t sector_id, std::uint64_t leaf_challenge_index,
-                                             std::uint64_t nodes) {
+inline std::uint64_t generate_leaf_challenge(const std::array<std::uint8_t, 32>& randomness, std::uint64_t sector_id,
+                                             std::uint64_t leaf_challenge_index, std::uint64_t nodes) {
   std::uint8_t id[8], idx[8];
   for (int i = 0; i < 8; ++i) {
     id[i] = std::uint8_t(sector_id >> (8 * i));
     idx[i] = std::uint8_t(leaf_challenge_index >> (8 * i));
   }
-  const gadgets::native::sha256_digest h = gadgets::native::sha256(
-      {std::span<const std::uint8_t>(randomness), std::span<const std::uint8_t>(id, 8),
-       std::span<const std::uint8_t>(idx, 8)});
+  const gadgets::native::sha256_digest h =
+      gadgets::native::sha256({std::span<const std::uint8_t>(randomness), std::span<const std::uint8_t>(id, 8),
+                               std::span<const std::uint8_t>(idx, 8)});
   std::uint64_t v = 0;
   for (int i = 0; i < 8; ++i) v |= std::uint64_t(h[std::size_t(i)]) << (8 * i);
   return v % nodes;
@@ -209,17 +208,16 @@ inline std::vector<std::uint64_t> sector_leaf_challenges(const fallback_post_par
                                                          std::size_t challenge_count) {
   std::vector<std::uint64_t> r;
   for (std::size_t n = 0; n < challenge_count; ++n)
-    r.push_back(generate_leaf_challenge(randomness, sector_id,
-                                        challenge_index(params.api_version, sector_index, challenge_count, n),
-                                        params.nodes()));
+    r.push_back(generate_leaf_challenge(
+        randomness, sector_id, challenge_index(params.api_version, sector_index, challenge_count, n), params.nodes()));
   return r;
 }
 
 /// One sector slot's witness (fallback circuit.rs Sector); all empty = blank.
 struct fallback_post_sector {
   std::optional<fr> comm_r, comm_c, comm_r_last;
-  std::vector<fr> leafs;            ///< challenge_count leaves of tree R_last
-  std::vector<merkle_path> paths;   ///< their authentication paths
+  std::vector<fr> leafs;           ///< challenge_count leaves of tree R_last
+  std::vector<merkle_path> paths;  ///< their authentication paths
 };
 
 /// Sector::circuit: a slot from the public comm_r and one vanilla SectorProof.
@@ -299,18 +297,14 @@ struct fallback_post_circuit {
     const gadgets::por_root root{comm_r_last_num};
     for (std::size_t j = 0; j < params.challenge_count; ++j) {
       namespace_guard ns(cs, [j] { return "challenge_inclusion_" + std::to_string(j); });
-      if (s)
-        gadgets::por_circuit(cs, shape, s->leafs[j], &s->paths[j], root, true);
-      else
-        gadgets::por_circuit(cs, shape, std::nullopt, nullptr, root, true);
+      if (s) gadgets::por_circuit(cs, shape, s->leafs[j], &s->paths[j], root, true);
+      else gadgets::por_circuit(cs, shape, std::nullopt, nullptr, root, true);
     }
   }
 };
 
 /// A blank circuit for |params| (shape, parameter generation, counting).
-inline fallback_post_circuit blank_fallback_post_circuit(const fallback_post_params& params) {
-  return {params, {}};
-}
+inline fallback_post_circuit blank_fallback_post_circuit(const fallback_post_params& params) { return {params, {}}; }
 
 /// WindowPoSt partition circuit from the vanilla proofs of its sectors, in
 /// slot order (single_partition_vanilla_proofs + FallbackPoStCompound::circuit):

@@ -100,8 +100,8 @@ struct porep_partition_inputs {
 /// The public-input data of partition |k| of a seal proof (graph from
 /// |info|'s porep_id and api version).
 porep_partition_inputs derive_porep_partition_inputs(const io::seal_proof_info& info, const bytes32& replica_id,
-                                                     const bytes32& comm_d, const bytes32& comm_r,
-                                                     const bytes32& seed, std::uint32_t k);
+                                                     const bytes32& comm_d, const bytes32& comm_r, const bytes32& seed,
+                                                     std::uint32_t k);
 /// The same with a prebuilt graph (which must match |info|).
 porep_partition_inputs derive_porep_partition_inputs(const io::seal_proof_info& info, const stacked_graph& graph,
                                                      const bytes32& replica_id, const bytes32& comm_d,

@@ -73,8 +73,7 @@ groth16::witness porep_witness(const io::c1_output& c1, std::size_t k, unsigned 
 /// 1 MB per partition, as much as its vanilla proofs).
 stacked_porep_circuit porep_partition_circuit(const io::c1_output& c1, std::size_t k);
 /// porep_witness of a partition already converted by porep_partition_circuit.
-groth16::witness porep_witness(const stacked_porep_circuit& circuit, unsigned threads = 0,
-                               groth16::witness reuse = {});
+groth16::witness porep_witness(const stacked_porep_circuit& circuit, unsigned threads = 0, groth16::witness reuse = {});
 
 /// The public inputs of partition |k| without ONE, derived as the verifier
 /// does (graph and challenge derivation, not the vanilla proofs).

@@ -22,8 +22,7 @@ namespace cuzk::circuits {
 /// |where(slot, challenge)| names a place for the messages ("vanilla_proofs[1]
 /// (sector 42) inclusion proof 3"; challenge == SIZE_MAX: the sector itself).
 /// Returns the problems found, each naming its place; empty: consistent.
-std::vector<std::string> check_post_slots(
-    const fallback_post_circuit& c,
-    const std::function<std::string(std::size_t, std::size_t)>& where);
+std::vector<std::string> check_post_slots(const fallback_post_circuit& c,
+                                          const std::function<std::string(std::size_t, std::size_t)>& where);
 
 }  // namespace cuzk::circuits

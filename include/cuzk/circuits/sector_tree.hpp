@@ -31,14 +31,10 @@ inline std::optional<std::uint64_t> parse_sector_size(std::string_view s) {
   if (ec != std::errc() || n == 0) return std::nullopt;
   const std::string_view unit(end, std::size_t(s.data() + s.size() - end));
   unsigned shift = 0;
-  if (unit == "KiB")
-    shift = 10;
-  else if (unit == "MiB")
-    shift = 20;
-  else if (unit == "GiB")
-    shift = 30;
-  else if (!unit.empty())
-    return std::nullopt;
+  if (unit == "KiB") shift = 10;
+  else if (unit == "MiB") shift = 20;
+  else if (unit == "GiB") shift = 30;
+  else if (!unit.empty()) return std::nullopt;
   if (n > (~std::uint64_t(0) >> shift)) return std::nullopt;
   return n << shift;
 }
@@ -49,16 +45,17 @@ inline std::optional<std::uint64_t> parse_sector_size(std::string_view s) {
 inline merkle_tree_shape tree_r_shape(std::uint64_t sector_size) {
   const std::uint64_t nodes = sector_size / node_size;
   switch (sector_size) {
-    case 2ull << 10: case 8ull << 20: case 512ull << 20:
-      return merkle_tree_shape::for_leaves(nodes, 8);
-    case 4ull << 10: case 16ull << 20: case 1ull << 30:
-      return merkle_tree_shape::for_leaves(nodes, 8, 2);
-    case 16ull << 10: case 32ull << 30:
-      return merkle_tree_shape::for_leaves(nodes, 8, 8);
-    case 32ull << 10: case 64ull << 30:
-      return merkle_tree_shape::for_leaves(nodes, 8, 8, 2);
-    default:
-      throw std::invalid_argument("unsupported sector size " + std::to_string(sector_size));
+    case 2ull << 10:
+    case 8ull << 20:
+    case 512ull << 20: return merkle_tree_shape::for_leaves(nodes, 8);
+    case 4ull << 10:
+    case 16ull << 20:
+    case 1ull << 30: return merkle_tree_shape::for_leaves(nodes, 8, 2);
+    case 16ull << 10:
+    case 32ull << 30: return merkle_tree_shape::for_leaves(nodes, 8, 8);
+    case 32ull << 10:
+    case 64ull << 30: return merkle_tree_shape::for_leaves(nodes, 8, 8, 2);
+    default: throw std::invalid_argument("unsupported sector size " + std::to_string(sector_size));
   }
 }
 
@@ -94,8 +91,8 @@ inline merkle_path merkle_path_from_proof(const merkle_tree_shape& shape, const 
   if (p.base.size() != shape.base_levels || p.sub.size() != (shape.sub_arity != 0 ? 1u : 0u) ||
       p.top.size() != (shape.top_arity != 0 ? 1u : 0u))
     throw std::invalid_argument("inclusion proof parts do not match the tree shape (base " +
-                                std::to_string(p.base.size()) + ", sub " + std::to_string(p.sub.size()) +
-                                ", top " + std::to_string(p.top.size()) + " levels)");
+                                std::to_string(p.base.size()) + ", sub " + std::to_string(p.sub.size()) + ", top " +
+                                std::to_string(p.top.size()) + " levels)");
   return path;
 }
 

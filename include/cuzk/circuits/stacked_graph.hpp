@@ -78,8 +78,9 @@ class stacked_graph {
 
   /// Calls |fn(node, parents)| for every node in [first, first + count), in
   /// parallel (TBB) over blocks; calls for one block are in node order.
-  void for_each_parents(std::uint64_t first, std::uint64_t count,
-                        const std::function<void(std::uint32_t, const std::array<std::uint32_t, graph_degree>&)>& fn) const;
+  void for_each_parents(
+      std::uint64_t first, std::uint64_t count,
+      const std::function<void(std::uint32_t, const std::array<std::uint32_t, graph_degree>&)>& fn) const;
 
   /// The parent cache entries of [first, first + count): 14 u32 per node
   /// (host order; the file stores them little-endian).

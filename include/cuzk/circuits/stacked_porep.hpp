@@ -129,8 +129,7 @@ inline stacked_porep_params stacked_porep_params_for_size(std::uint64_t sector_s
 /// partition, tree arities).
 inline stacked_porep_params stacked_porep_params_for(const io::seal_proof_info& info) {
   stacked_porep_params p{info.nodes, info.layers, info.challenges_per_partition,
-                         merkle_tree_shape::for_leaves(info.nodes, info.base_arity, info.sub_arity,
-                                                       info.top_arity)};
+                         merkle_tree_shape::for_leaves(info.nodes, info.base_arity, info.sub_arity, info.top_arity)};
   p.validate();
   return p;
 }
@@ -146,9 +145,9 @@ struct stacked_column_witness {
 struct stacked_challenge_witness {
   std::uint64_t challenge = 0;
   fr data_leaf;
-  merkle_path comm_d_path;       ///< tree D
-  merkle_path comm_r_last_path;  ///< tree R_last (leaf: the encoded node)
-  merkle_path comm_c_path;       ///< tree C (leaf: the challenge's column hash)
+  merkle_path comm_d_path;                          ///< tree D
+  merkle_path comm_r_last_path;                     ///< tree R_last (leaf: the encoded node)
+  merkle_path comm_c_path;                          ///< tree C (leaf: the challenge's column hash)
   std::vector<stacked_column_witness> drg_parents;  ///< 6
   std::vector<stacked_column_witness> exp_parents;  ///< 8
 };
@@ -477,8 +476,7 @@ inline std::vector<fr> stacked_porep_public_inputs(const porep_partition_inputs&
     cs.push_back(x);
   }
   return stacked_porep_public_inputs(fr_from_c1_bytes(in.replica_id, "replica_id"),
-                                     fr_from_c1_bytes(in.comm_d, "comm_d"), fr_from_c1_bytes(in.comm_r, "comm_r"),
-                                     cs);
+                                     fr_from_c1_bytes(in.comm_d, "comm_d"), fr_from_c1_bytes(in.comm_r, "comm_r"), cs);
 }
 
 /// The canonical Fr whose 32 little-endian bytes are |b|; throws
@@ -493,17 +491,21 @@ inline fr fr_from_c1_bytes(const io::bytes32& b, const char* what) {
 /// witness from the vanilla proofs (paths, parent columns, data leaf,
 /// challenge = labeling_proofs[0].node), comm_r_last and comm_c from the
 /// first challenge's comm_r_last / c_x inclusion roots (all must agree).
-inline stacked_porep_circuit stacked_porep_circuit_from_c1(const stacked_porep_params& params,
-                                                           const io::c1_output& c1, std::size_t k) {
+inline stacked_porep_circuit stacked_porep_circuit_from_c1(const stacked_porep_params& params, const io::c1_output& c1,
+                                                           std::size_t k) {
   params.validate();
   if (k >= c1.partitions.size())
     throw std::invalid_argument("porep: partition " + std::to_string(k) + " of " +
                                 std::to_string(c1.partitions.size()));
   const std::vector<io::porep_challenge_proof>& vp = c1.partitions[k];
   if (vp.empty()) throw std::invalid_argument("porep: cannot create a circuit with no vanilla proofs");
-  stacked_porep_circuit c{params, fr_from_c1_bytes(c1.replica_id, "replica_id"),
-                          fr_from_c1_bytes(c1.comm_d, "comm_d"), fr_from_c1_bytes(c1.comm_r, "comm_r"),
-                          vp[0].comm_r_last_proof.root, vp[0].c_x.inclusion_proof.root, {}};
+  stacked_porep_circuit c{params,
+                          fr_from_c1_bytes(c1.replica_id, "replica_id"),
+                          fr_from_c1_bytes(c1.comm_d, "comm_d"),
+                          fr_from_c1_bytes(c1.comm_r, "comm_r"),
+                          vp[0].comm_r_last_proof.root,
+                          vp[0].c_x.inclusion_proof.root,
+                          {}};
   const merkle_tree_shape d_shape = params.tree_d_shape();
   for (std::size_t i = 0; i < vp.size(); ++i) {
     const io::porep_challenge_proof& p = vp[i];
@@ -518,7 +520,8 @@ inline stacked_porep_circuit stacked_porep_circuit_from_c1(const stacked_porep_p
       w.comm_d_path = merkle_path_from_proof(d_shape, p.comm_d_proof);
       w.comm_r_last_path = merkle_path_from_proof(params.tree_shape, p.comm_r_last_proof);
       w.comm_c_path = merkle_path_from_proof(params.tree_shape, p.c_x.inclusion_proof);
-      for (const auto& [src, dst] : {std::pair{&p.drg_parents, &w.drg_parents}, std::pair{&p.exp_parents, &w.exp_parents}})
+      for (const auto& [src, dst] :
+           {std::pair{&p.drg_parents, &w.drg_parents}, std::pair{&p.exp_parents, &w.exp_parents}})
         for (const io::porep_column_proof& col : *src)
           dst->push_back({col.rows, merkle_path_from_proof(params.tree_shape, col.inclusion_proof)});
       c.proofs.push_back(std::move(w));

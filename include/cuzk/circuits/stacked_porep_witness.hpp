@@ -89,7 +89,7 @@ static_assert(r1cs::constraint_system<span_witness_cs>);
 
 /// Sizes of the blocks of one partition's assignment.
 struct stacked_witness_layout {
-  std::size_t global_inputs = 0;     ///< ONE + replica_id, comm_d, comm_r
+  std::size_t global_inputs = 0;  ///< ONE + replica_id, comm_d, comm_r
   std::size_t global_aux = 0;
   std::size_t challenge_inputs = 0;  ///< 18
   std::size_t challenge_aux = 0;

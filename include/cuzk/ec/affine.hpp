@@ -28,9 +28,7 @@ struct affine {
     return y.sqr() == x.sqr() * x + curve_params<F>::b();
   }
   CUZK_HD constexpr affine operator-() const { return is_infinity() ? *this : affine{x, -y}; }
-  CUZK_HD friend constexpr bool operator==(const affine& a, const affine& b) {
-    return a.x == b.x && a.y == b.y;
-  }
+  CUZK_HD friend constexpr bool operator==(const affine& a, const affine& b) { return a.x == b.x && a.y == b.y; }
 };
 
 }  // namespace cuzk::ec

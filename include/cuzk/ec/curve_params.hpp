@@ -19,9 +19,7 @@ inline constexpr std::uint64_t bls_x_abs = 0xd201000000010000;
 inline constexpr bool bls_x_is_negative = true;
 
 namespace detail {
-constexpr ff::fp fp_hex(const ff::detail::limbs<6>& v) {
-  return ff::fp::from_canonical_unchecked(v);
-}
+constexpr ff::fp fp_hex(const ff::detail::limbs<6>& v) { return ff::fp::from_canonical_unchecked(v); }
 }  // namespace detail
 
 template <>

@@ -60,7 +60,7 @@ class fixed_base_table {
     }
     tbb::parallel_for(0u, n_windows, [&](unsigned w) {
       const affine<F> step = window_base[w].to_affine();  // mixed additions below
-      std::vector<jacobian<F>> proj(per_window);  // one window at a time: 2.4 MB for G2, c = 13
+      std::vector<jacobian<F>> proj(per_window);          // one window at a time: 2.4 MB for G2, c = 13
       jacobian<F> acc = window_base[w];
       for (std::size_t d = 0; d < per_window; ++d) {
         proj[d] = acc;
@@ -115,7 +115,7 @@ class fixed_base_table {
     const std::size_t n = k.size();
     std::vector<limbs> c(n);
     std::vector<std::uint8_t> started(n, 0);  // acc[i] holds a point (not infinity)
-    std::vector<const affine<F>*> t(n);      // this window's addend, or null
+    std::vector<const affine<F>*> t(n);       // this window's addend, or null
     std::vector<F> dx(n), prefix(n);
     for (std::size_t i = 0; i < n; ++i) {
       c[i] = k[i].to_canonical();

@@ -94,14 +94,10 @@ std::array<std::uint8_t, g1_uncompressed_size> encode_g1_uncompressed(const g1_a
 std::array<std::uint8_t, g2_compressed_size> encode_g2_compressed(const g2_affine& p);
 std::array<std::uint8_t, g2_uncompressed_size> encode_g2_uncompressed(const g2_affine& p);
 
-decode_result<g1_affine> decode_g1_compressed(std::span<const std::uint8_t> in,
-                                              decode_options opt = {});
-decode_result<g1_affine> decode_g1_uncompressed(std::span<const std::uint8_t> in,
-                                                decode_options opt = {});
-decode_result<g2_affine> decode_g2_compressed(std::span<const std::uint8_t> in,
-                                              decode_options opt = {});
-decode_result<g2_affine> decode_g2_uncompressed(std::span<const std::uint8_t> in,
-                                                decode_options opt = {});
+decode_result<g1_affine> decode_g1_compressed(std::span<const std::uint8_t> in, decode_options opt = {});
+decode_result<g1_affine> decode_g1_uncompressed(std::span<const std::uint8_t> in, decode_options opt = {});
+decode_result<g2_affine> decode_g2_compressed(std::span<const std::uint8_t> in, decode_options opt = {});
+decode_result<g2_affine> decode_g2_uncompressed(std::span<const std::uint8_t> in, decode_options opt = {});
 
 // ---- arrays ---------------------------------------------------------------
 
@@ -126,16 +122,14 @@ struct batch_decode_result {
 /// must hold exactly out.size() * {96|192} bytes (else wrong_length, no_index).
 /// On failure the contents of |out| are unspecified; the reported index is the
 /// lowest failing one whether or not the work ran in parallel.
-batch_decode_result decode_g1s_uncompressed(std::span<const std::uint8_t> in,
-                                            std::span<g1_affine> out,
+batch_decode_result decode_g1s_uncompressed(std::span<const std::uint8_t> in, std::span<g1_affine> out,
                                             batch_decode_options opt = {});
-batch_decode_result decode_g2s_uncompressed(std::span<const std::uint8_t> in,
-                                            std::span<g2_affine> out,
+batch_decode_result decode_g2s_uncompressed(std::span<const std::uint8_t> in, std::span<g2_affine> out,
                                             batch_decode_options opt = {});
 /// The same for compressed encodings (48 / 96 bytes each).
-batch_decode_result decode_g1s_compressed(std::span<const std::uint8_t> in,
-                                          std::span<g1_affine> out, batch_decode_options opt = {});
-batch_decode_result decode_g2s_compressed(std::span<const std::uint8_t> in,
-                                          std::span<g2_affine> out, batch_decode_options opt = {});
+batch_decode_result decode_g1s_compressed(std::span<const std::uint8_t> in, std::span<g1_affine> out,
+                                          batch_decode_options opt = {});
+batch_decode_result decode_g2s_compressed(std::span<const std::uint8_t> in, std::span<g2_affine> out,
+                                          batch_decode_options opt = {});
 
 }  // namespace cuzk::ec

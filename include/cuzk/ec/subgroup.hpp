@@ -71,9 +71,8 @@ jacobian<F> mul_by_x(const affine<F>& p) {
 }
 
 /// x^2 = |x|^2 as a 128-bit little-endian integer.
-inline constexpr scalar_limbs<2> bls_x_squared = {
-    std::uint64_t(ff::detail::u128(bls_x_abs) * bls_x_abs),
-    std::uint64_t((ff::detail::u128(bls_x_abs) * bls_x_abs) >> 64)};
+inline constexpr scalar_limbs<2> bls_x_squared = {std::uint64_t(ff::detail::u128(bls_x_abs) * bls_x_abs),
+                                                  std::uint64_t((ff::detail::u128(bls_x_abs) * bls_x_abs) >> 64)};
 
 /// The primitive cube root of unity in Fp for which phi acts on G1 as [-x^2].
 const ff::fp& g1_beta();

@@ -185,8 +185,8 @@ struct xyzz {
 
  private:
   // Shared tail of add-2008-s: |pd| = U2 - U1, |rd| = S2 - S1.
-  CUZK_HD static constexpr xyzz finish_add(const xyzz& p, const xyzz& q, const F& u1, const F& s1,
-                                   const F& pd, const F& rd) {
+  CUZK_HD static constexpr xyzz finish_add(const xyzz& p, const xyzz& q, const F& u1, const F& s1, const F& pd,
+                                           const F& rd) {
     const F pp = pd.sqr();
     const F ppp = pd * pp;
     const F qq = u1 * pp;

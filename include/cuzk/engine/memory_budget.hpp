@@ -49,7 +49,8 @@ class memory_budget;
 class reservation {
  public:
   reservation() = default;
-  reservation(reservation&& o) noexcept : _budget(std::exchange(o._budget, nullptr)), _bytes(std::exchange(o._bytes, 0)) {}
+  reservation(reservation&& o) noexcept
+      : _budget(std::exchange(o._budget, nullptr)), _bytes(std::exchange(o._bytes, 0)) {}
   reservation& operator=(reservation&& o) noexcept;
   reservation(const reservation&) = delete;
   reservation& operator=(const reservation&) = delete;

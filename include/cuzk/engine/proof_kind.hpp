@@ -31,8 +31,8 @@ namespace cuzk::engine {
 
 /// One circuit the engine can prove.
 struct circuit_info {
-  std::string id;          ///< "winning-2k", "wpost-32g", "porep-32g", ...
-  std::string file_stem;   ///< "v28-proof-of-spacetime-fallback-...-<sha256>" (+ .params / .vk)
+  std::string id;         ///< "winning-2k", "wpost-32g", "porep-32g", ...
+  std::string file_stem;  ///< "v28-proof-of-spacetime-fallback-...-<sha256>" (+ .params / .vk)
   std::uint64_t sector_size = 0;
   /// Builds the Groth16 shape of the blank circuit (cached by the engine).
   std::function<r1cs::r1cs_shape()> make_shape;

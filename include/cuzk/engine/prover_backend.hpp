@@ -109,8 +109,7 @@ class prover_backend {
   /// groth16/coded_witness.hpp, ~90 ms of host time for a 32 GiB PoRep
   /// partition). |w| is not consumed; what comes back goes to prove_start
   /// with the same witness. Default: nothing to do.
-  virtual std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape,
-                                                    const groth16::witness& w) {
+  virtual std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape, const groth16::witness& w) {
     (void)shape, (void)w;
     return {};
   }
@@ -190,8 +189,7 @@ struct gpu_backend_options {
   /// (which uploads params' queries): for parameters that already live in
   /// VRAM (gpu_setup.hpp), installed in the SRS manager with their
   /// verifying key only. Return null to fall back to the default.
-  std::function<std::shared_ptr<groth16::gpu_prover>(int ordinal, const groth16::parameters&,
-                                                     const r1cs::r1cs_shape&)>
+  std::function<std::shared_ptr<groth16::gpu_prover>(int ordinal, const groth16::parameters&, const r1cs::r1cs_shape&)>
       make_prover;
 };
 

@@ -13,17 +13,16 @@ namespace cuzk::ff {
 struct fp_params {
   static constexpr std::size_t n_limbs = 6;
   // p = 0x1a0111ea397fe69a4b1ba7b6434bacd764774b84f38512bf6730d2a0f6b0f6241eabfffeb153ffffb9feffffffffaaab
-  static constexpr detail::limbs<6> modulus{0xb9feffffffffaaab, 0x1eabfffeb153ffff,
-                                            0x6730d2a0f6b0f624, 0x64774b84f38512bf,
-                                            0x4b1ba7b6434bacd7, 0x1a0111ea397fe69a};
+  static constexpr detail::limbs<6> modulus{0xb9feffffffffaaab, 0x1eabfffeb153ffff, 0x6730d2a0f6b0f624,
+                                            0x64774b84f38512bf, 0x4b1ba7b6434bacd7, 0x1a0111ea397fe69a};
   static constexpr std::uint64_t quadratic_nonresidue = 2;  // p = 3 mod 8
 };
 
 struct fr_params {
   static constexpr std::size_t n_limbs = 4;
   // r = 0x73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001
-  static constexpr detail::limbs<4> modulus{0xffffffff00000001, 0x53bda402fffe5bfe,
-                                            0x3339d80809a1d805, 0x73eda753299d7d48};
+  static constexpr detail::limbs<4> modulus{0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805,
+                                            0x73eda753299d7d48};
   /// 7 generates Fr^* (bellperson's MULTIPLICATIVE_GENERATOR, also the coset shift).
   static constexpr std::uint64_t multiplicative_generator = 7;
   static constexpr std::uint64_t quadratic_nonresidue = 7;

@@ -98,12 +98,8 @@ struct fp6 {
   constexpr bool is_one() const { return c0.is_one() && c1.is_zero() && c2.is_zero(); }
   friend constexpr bool operator==(const fp6& a, const fp6& b) = default;
 
-  friend constexpr fp6 operator+(const fp6& a, const fp6& b) {
-    return {a.c0 + b.c0, a.c1 + b.c1, a.c2 + b.c2};
-  }
-  friend constexpr fp6 operator-(const fp6& a, const fp6& b) {
-    return {a.c0 - b.c0, a.c1 - b.c1, a.c2 - b.c2};
-  }
+  friend constexpr fp6 operator+(const fp6& a, const fp6& b) { return {a.c0 + b.c0, a.c1 + b.c1, a.c2 + b.c2}; }
+  friend constexpr fp6 operator-(const fp6& a, const fp6& b) { return {a.c0 - b.c0, a.c1 - b.c1, a.c2 - b.c2}; }
   constexpr fp6 operator-() const { return {-c0, -c1, -c2}; }
   constexpr fp6 dbl() const { return {c0.dbl(), c1.dbl(), c2.dbl()}; }
 
@@ -118,9 +114,7 @@ struct fp6 {
     return r;
   }
   /// Multiplication by an Fp2 scalar (3 M2).
-  friend constexpr fp6 operator*(const fp6& a, const fp2& s) {
-    return {a.c0 * s, a.c1 * s, a.c2 * s};
-  }
+  friend constexpr fp6 operator*(const fp6& a, const fp2& s) { return {a.c0 * s, a.c1 * s, a.c2 * s}; }
   constexpr fp6& operator+=(const fp6& b) { return *this = *this + b; }
   constexpr fp6& operator-=(const fp6& b) { return *this = *this - b; }
   constexpr fp6& operator*=(const fp6& b) { return *this = *this * b; }
@@ -155,9 +149,7 @@ struct fp6 {
   }
 
   /// this * (b1 v), 3 M2.
-  constexpr fp6 mul_by_1(const fp2& b1) const {
-    return {(c2 * b1).mul_by_nonresidue(), c0 * b1, c1 * b1};
-  }
+  constexpr fp6 mul_by_1(const fp2& b1) const { return {(c2 * b1).mul_by_nonresidue(), c0 * b1, c1 * b1}; }
 
   /// Inverse through the adjugate: with A = c0^2 - xi c1 c2, B = xi c2^2 - c0 c1,
   /// C = c1^2 - c0 c2 and N = c0 A + xi (c2 B + c1 C) in Fp2,

@@ -47,12 +47,10 @@ class mont_field {
   /// p - 1 = 2^two_adicity * odd
   static constexpr unsigned two_adicity = detail::trailing_zeros(detail::sub_small(modulus, 1));
   /// modulus and R^2 in the divstep inversion's limb form
-  static constexpr detail::divstep_ctx<n_limbs> divstep_constants =
-      detail::make_divstep_ctx(modulus, r2_mod_p);
+  static constexpr detail::divstep_ctx<n_limbs> divstep_constants = detail::make_divstep_ctx(modulus, r2_mod_p);
 
   static_assert(modulus[0] & 1, "modulus must be odd");
-  static_assert(modulus[n_limbs - 1] < (std::uint64_t(1) << 63) - 1,
-                "no-carry CIOS needs a spare top bit");
+  static_assert(modulus[n_limbs - 1] < (std::uint64_t(1) << 63) - 1, "no-carry CIOS needs a spare top bit");
 
   std::uint64_t l[n_limbs];  // Montgomery form, little-endian limbs
 
@@ -109,8 +107,7 @@ class mont_field {
   /// Canonical big-endian bytes (Fp's ZCash encoding).
   void to_bytes_be(std::uint8_t* out) const {
     const limbs c = to_canonical();
-    for (std::size_t i = 0; i < n_bytes; ++i)
-      out[n_bytes - 1 - i] = std::uint8_t(c[i / 8] >> (8 * (i % 8)));
+    for (std::size_t i = 0; i < n_bytes; ++i) out[n_bytes - 1 - i] = std::uint8_t(c[i / 8] >> (8 * (i % 8)));
   }
   static limbs limbs_from_le(const std::uint8_t* in) {
     limbs c{};
@@ -119,25 +116,19 @@ class mont_field {
   }
   static limbs limbs_from_be(const std::uint8_t* in) {
     limbs c{};
-    for (std::size_t i = 0; i < n_bytes; ++i)
-      c[i / 8] |= std::uint64_t(in[n_bytes - 1 - i]) << (8 * (i % 8));
+    for (std::size_t i = 0; i < n_bytes; ++i) c[i / 8] |= std::uint64_t(in[n_bytes - 1 - i]) << (8 * (i % 8));
     return c;
   }
   /// nullopt when the encoded integer is not below p (non-canonical).
-  static std::optional<mont_field> from_bytes_le(const std::uint8_t* in) {
-    return from_canonical(limbs_from_le(in));
-  }
-  static std::optional<mont_field> from_bytes_be(const std::uint8_t* in) {
-    return from_canonical(limbs_from_be(in));
-  }
+  static std::optional<mont_field> from_bytes_le(const std::uint8_t* in) { return from_canonical(limbs_from_le(in)); }
+  static std::optional<mont_field> from_bytes_be(const std::uint8_t* in) { return from_canonical(limbs_from_be(in)); }
 
   /// Uniform element from any 64-bit generator (rejection sampling on the
   /// canonical integer, so the distribution is exact and seed-reproducible).
   template <class Rng>
   static mont_field random(Rng& rng) {
     constexpr unsigned top_bits = bits - 64 * (n_limbs - 1);
-    constexpr std::uint64_t top_mask =
-        top_bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << top_bits) - 1;
+    constexpr std::uint64_t top_mask = top_bits == 64 ? ~std::uint64_t(0) : (std::uint64_t(1) << top_bits) - 1;
     for (;;) {
       limbs c{};
       for (auto& x : c) x = std::uint64_t(rng());
@@ -159,9 +150,7 @@ class mont_field {
     return acc == 0;
   }
   /// True when the canonical value is > (p-1)/2 (ZCash's sign rule).
-  constexpr bool lexicographically_largest() const {
-    return !detail::geq(half_p_minus_1(), to_canonical());
-  }
+  constexpr bool lexicographically_largest() const { return !detail::geq(half_p_minus_1(), to_canonical()); }
 
   // ---- arithmetic ------------------------------------------------------
   friend constexpr mont_field operator+(const mont_field& a, const mont_field& b) {

@@ -76,8 +76,7 @@ class allocated_bit {
   /// New bit with (1 - a) * a = 0.
   template <constraint_system CS>
   static allocated_bit alloc(CS& cs, std::optional<bool> value) {
-    const variable v =
-        cs.alloc("boolean", [&] { return detail::fr_from_bool(detail::require_value(value)); });
+    const variable v = cs.alloc("boolean", [&] { return detail::fr_from_bool(detail::require_value(value)); });
     cs.enforce(
         "boolean constraint", [&](linear_combination lc) { return lc + CS::one() - v; },
         [&](linear_combination lc) { return lc + v; }, r1cs::zero_lc);
@@ -86,10 +85,8 @@ class allocated_bit {
 
   /// New bit that must be 0 when |must_be_false| is 1: (1 - f - a) * a = 0.
   template <constraint_system CS>
-  static allocated_bit alloc_conditionally(CS& cs, std::optional<bool> value,
-                                           const allocated_bit& must_be_false) {
-    const variable v =
-        cs.alloc("boolean", [&] { return detail::fr_from_bool(detail::require_value(value)); });
+  static allocated_bit alloc_conditionally(CS& cs, std::optional<bool> value, const allocated_bit& must_be_false) {
+    const variable v = cs.alloc("boolean", [&] { return detail::fr_from_bool(detail::require_value(value)); });
     const variable f = must_be_false._var;
     cs.enforce(
         "boolean constraint", [&](linear_combination lc) { return lc + CS::one() - f - v; },
@@ -124,8 +121,7 @@ class allocated_bit {
     });
     cs.enforce(
         "and constraint", [&](linear_combination lc) { return lc + a._var; },
-        [&](linear_combination lc) { return lc + b._var; },
-        [&](linear_combination lc) { return lc + c; });
+        [&](linear_combination lc) { return lc + b._var; }, [&](linear_combination lc) { return lc + c; });
     return {c, result};
   }
 
@@ -141,8 +137,7 @@ class allocated_bit {
     });
     cs.enforce(
         "and not constraint", [&](linear_combination lc) { return lc + a._var; },
-        [&](linear_combination lc) { return lc + CS::one() - b._var; },
-        [&](linear_combination lc) { return lc + c; });
+        [&](linear_combination lc) { return lc + CS::one() - b._var; }, [&](linear_combination lc) { return lc + c; });
     return {c, result};
   }
 
@@ -158,8 +153,7 @@ class allocated_bit {
     });
     cs.enforce(
         "nor constraint", [&](linear_combination lc) { return lc + CS::one() - a._var; },
-        [&](linear_combination lc) { return lc + CS::one() - b._var; },
-        [&](linear_combination lc) { return lc + c; });
+        [&](linear_combination lc) { return lc + CS::one() - b._var; }, [&](linear_combination lc) { return lc + c; });
     return {c, result};
   }
 
@@ -209,9 +203,7 @@ class boolean {
       case kind::constant:
         if (*_value) r.add(coeff, one);
         break;
-      case kind::is:
-        r.add(coeff, _var);
-        break;
+      case kind::is: r.add(coeff, _var); break;
       case kind::negated:
         r.add(coeff, one);
         r.add(-coeff, _var);
@@ -223,10 +215,8 @@ class boolean {
   /// NOT this; never allocates.
   boolean not_() const noexcept {
     boolean r = *this;
-    if (_kind == kind::constant)
-      r._value = !*_value;
-    else
-      r._kind = _kind == kind::is ? kind::negated : kind::is;
+    if (_kind == kind::constant) r._value = !*_value;
+    else r._kind = _kind == kind::is ? kind::negated : kind::is;
     return r;
   }
 
@@ -241,17 +231,15 @@ class boolean {
     const auto is_const = [](const boolean& x, bool v) { return x.is_constant() && *x._value == v; };
     if (is_const(a, true) || is_const(b, true)) {
       const boolean& x = is_const(a, true) ? b : a;
-      cs.enforce("enforce equal to one", r1cs::zero_lc, r1cs::zero_lc, [&](linear_combination lc) {
-        return lc + CS::one() - x.lc(CS::one(), fr::one());
-      });
+      cs.enforce("enforce equal to one", r1cs::zero_lc, r1cs::zero_lc,
+                 [&](linear_combination lc) { return lc + CS::one() - x.lc(CS::one(), fr::one()); });
     } else if (is_const(a, false) || is_const(b, false)) {
       const boolean& x = is_const(a, false) ? b : a;
       cs.enforce("enforce equal to zero", r1cs::zero_lc, r1cs::zero_lc,
                  [&](linear_combination) { return x.lc(CS::one(), fr::one()); });
     } else {
-      cs.enforce("enforce equal", r1cs::zero_lc, r1cs::zero_lc, [&](linear_combination) {
-        return a.lc(CS::one(), fr::one()) - b.lc(CS::one(), fr::one());
-      });
+      cs.enforce("enforce equal", r1cs::zero_lc, r1cs::zero_lc,
+                 [&](linear_combination) { return a.lc(CS::one(), fr::one()) - b.lc(CS::one(), fr::one()); });
     }
   }
 
@@ -300,19 +288,17 @@ class boolean {
       ch_value = (*av && *bv) != (!*av && *cv);
 
     if (a.is_constant() && b.is_constant() && c.is_constant()) return constant(*ch_value);
-    if (a.is_const(false)) return c;                              // c
-    if (b.is_const(false)) return and_(cs, a.not_(), c);          // (not a) and c
-    if (c.is_const(false)) return and_(cs, a, b);                 // a and b
-    if (c.is_const(true)) return and_(cs, a, b.not_()).not_();    // not (a and (not b))
+    if (a.is_const(false)) return c;                                   // c
+    if (b.is_const(false)) return and_(cs, a.not_(), c);               // (not a) and c
+    if (c.is_const(false)) return and_(cs, a, b);                      // a and b
+    if (c.is_const(true)) return and_(cs, a, b.not_()).not_();         // not (a and (not b))
     if (b.is_const(true)) return and_(cs, a.not_(), c.not_()).not_();  // not ((not a) and (not c))
     // a constant true, or no constant at all: allocate ch
 
-    const variable ch = cs.alloc(
-        "ch", [&] { return detail::fr_from_bool(detail::require_value(ch_value)); });
+    const variable ch = cs.alloc("ch", [&] { return detail::fr_from_bool(detail::require_value(ch_value)); });
     // a (b - c) = ch - c
     cs.enforce(
-        "ch computation",
-        [&](linear_combination) { return b.lc(CS::one(), fr::one()) - c.lc(CS::one(), fr::one()); },
+        "ch computation", [&](linear_combination) { return b.lc(CS::one(), fr::one()) - c.lc(CS::one(), fr::one()); },
         [&](linear_combination) { return a.lc(CS::one(), fr::one()); },
         [&](linear_combination lc) { return lc + ch - c.lc(CS::one(), fr::one()); });
     return boolean(allocated_bit(ch, ch_value));
@@ -333,8 +319,7 @@ class boolean {
     if (b.is_const(true)) return and_(cs, a.not_(), c.not_()).not_();
     if (a.is_const(true)) return and_(cs, b.not_(), c.not_()).not_();
 
-    const variable maj = cs.alloc(
-        "maj", [&] { return detail::fr_from_bool(detail::require_value(maj_value)); });
+    const variable maj = cs.alloc("maj", [&] { return detail::fr_from_bool(detail::require_value(maj_value)); });
     // (b) * (c) = (bc);  (2bc - b - c) * (a) = bc - maj
     boolean bc;
     {
@@ -344,8 +329,8 @@ class boolean {
     cs.enforce(
         "maj computation",
         [&](linear_combination) {
-          return bc.lc(CS::one(), fr::one()) + bc.lc(CS::one(), fr::one()) -
-                 b.lc(CS::one(), fr::one()) - c.lc(CS::one(), fr::one());
+          return bc.lc(CS::one(), fr::one()) + bc.lc(CS::one(), fr::one()) - b.lc(CS::one(), fr::one()) -
+                 c.lc(CS::one(), fr::one());
         },
         [&](linear_combination) { return a.lc(CS::one(), fr::one()); },
         [&](linear_combination) { return bc.lc(CS::one(), fr::one()) - maj; });

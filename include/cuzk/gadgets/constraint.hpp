@@ -22,19 +22,16 @@ void equal(CS& cs, A&& annotation, const allocated_num& a, const allocated_num& 
   const variable va = a.get_variable(), vb = b.get_variable();
   cs.enforce(
       std::forward<A>(annotation), [&](linear_combination lc) { return lc + va; },
-      [](linear_combination lc) { return lc + CS::one(); },
-      [&](linear_combination lc) { return lc + vb; });
+      [](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + vb; });
 }
 
 /// a + b == sum: (a + b) * ONE = sum.
 template <constraint_system CS, r1cs::annotation A>
-void sum(CS& cs, A&& annotation, const allocated_num& a, const allocated_num& b,
-         const allocated_num& sum) {
+void sum(CS& cs, A&& annotation, const allocated_num& a, const allocated_num& b, const allocated_num& sum) {
   const variable va = a.get_variable(), vb = b.get_variable(), vs = sum.get_variable();
   cs.enforce(
       std::forward<A>(annotation), [&](linear_combination lc) { return lc + va + vb; },
-      [](linear_combination lc) { return lc + CS::one(); },
-      [&](linear_combination lc) { return lc + vs; });
+      [](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + vs; });
 }
 
 /// a - b == difference: (difference + b) * ONE = a.
@@ -44,8 +41,7 @@ void difference(CS& cs, A&& annotation, const allocated_num& a, const allocated_
   const variable va = a.get_variable(), vb = b.get_variable(), vd = difference.get_variable();
   cs.enforce(
       std::forward<A>(annotation), [&](linear_combination lc) { return lc + vd + vb; },
-      [](linear_combination lc) { return lc + CS::one(); },
-      [&](linear_combination lc) { return lc + va; });
+      [](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + va; });
 }
 
 /// New number a + b.

@@ -36,8 +36,7 @@ allocated_num pick(CS& cs, const boolean& condition, const allocated_num& a, con
   {
     namespace_guard ns(cs, "pick result");
     c = allocated_num::alloc(cs, [&] {
-      return detail::require_value(detail::require_value(condition.get_value()) ? a.get_value()
-                                                                                 : b.get_value());
+      return detail::require_value(detail::require_value(condition.get_value()) ? a.get_value() : b.get_value());
     });
   }
   const variable va = a.get_variable(), vb = b.get_variable(), vc = c->get_variable();
@@ -122,8 +121,8 @@ std::vector<allocated_num> insert_8(CS& cs, const allocated_num& element, std::s
   const boolean &b0 = bits[0], &b1 = bits[1], &b2 = bits[2];
   if (!b0.is_allocated() || !b1.is_allocated())
     throw std::invalid_argument("gadgets: insert_8 bits must be allocated and unnegated");
-  const allocated_num &a = element, &b = elements[0], &c = elements[1], &d = elements[2],
-                      &e = elements[3], &f = elements[4], &g = elements[5], &h = elements[6];
+  const allocated_num &a = element, &b = elements[0], &c = elements[1], &d = elements[2], &e = elements[3],
+                      &f = elements[4], &g = elements[5], &h = elements[6];
   using detail::named_pick;
 
   boolean b0_nor_b1, b0_and_b1;
@@ -188,12 +187,9 @@ std::vector<allocated_num> insert(CS& cs, const allocated_num& element, std::spa
     std::vector<allocated_num> choices;
     choices.reserve(size);
     for (std::size_t index = 0; index < size; ++index) {
-      if (pos < index)
-        choices.push_back(elements[pos]);
-      else if (pos == index)
-        choices.push_back(element);
-      else
-        choices.push_back(elements[pos - 1]);
+      if (pos < index) choices.push_back(elements[pos]);
+      else if (pos == index) choices.push_back(element);
+      else choices.push_back(elements[pos - 1]);
     }
     namespace_guard ns(cs, [pos] { return "choice at " + std::to_string(pos); });
     result.push_back(select(cs, std::span<const allocated_num>(choices), bits));

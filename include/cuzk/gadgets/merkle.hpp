@@ -81,9 +81,8 @@ struct merkle_tree_shape {
 
   /// The shape with |leaves| leaves (base_path_length of merkle/proof.rs);
   /// throws std::invalid_argument unless leaves / sub / top is a power of base_arity.
-  static merkle_tree_shape for_leaves(std::uint64_t leaves, std::size_t base_arity,
-                                      std::size_t sub_arity = 0, std::size_t top_arity = 0,
-                                      merkle_hasher hasher = merkle_hasher::poseidon) {
+  static merkle_tree_shape for_leaves(std::uint64_t leaves, std::size_t base_arity, std::size_t sub_arity = 0,
+                                      std::size_t top_arity = 0, merkle_hasher hasher = merkle_hasher::poseidon) {
     merkle_tree_shape s{base_arity, sub_arity, top_arity, 0, hasher};
     s.validate_arities();
     std::uint64_t base_leaves = leaves;
@@ -113,9 +112,7 @@ struct merkle_tree_shape {
   }
 
   /// Path length: base levels plus one per sub/top level.
-  std::size_t levels() const noexcept {
-    return base_levels + (sub_arity != 0 ? 1 : 0) + (top_arity != 0 ? 1 : 0);
-  }
+  std::size_t levels() const noexcept { return base_levels + (sub_arity != 0 ? 1 : 0) + (top_arity != 0 ? 1 : 0); }
   /// Arity of path level |level| (0 = just above the leaves).
   std::size_t arity(std::size_t level) const {
     if (level < base_levels) return base_arity;
@@ -153,8 +150,8 @@ struct merkle_path {
 /// Throws std::invalid_argument unless |path| fits |shape| (sizes, index < arity).
 inline void check_path(const merkle_tree_shape& shape, const merkle_path& path) {
   if (path.indices.size() != shape.levels())
-    throw std::invalid_argument("merkle: path has " + std::to_string(path.indices.size()) +
-                                " levels, the tree " + std::to_string(shape.levels()));
+    throw std::invalid_argument("merkle: path has " + std::to_string(path.indices.size()) + " levels, the tree " +
+                                std::to_string(shape.levels()));
   if (path.siblings.size() != shape.sibling_count())
     throw std::invalid_argument("merkle: path has " + std::to_string(path.siblings.size()) +
                                 " siblings, the tree needs " + std::to_string(shape.sibling_count()));
@@ -259,9 +256,9 @@ namespace detail {
 // One part of the path (SubPath::synthesize): levels [first, first + count)
 // of arity |arity|, in the caller's namespace ("base"/"sub"/"top").
 template <constraint_system CS>
-allocated_num merkle_sub_path(CS& cs, merkle_hasher hasher, std::size_t arity, std::size_t first,
-                              std::size_t count, allocated_num cur, const merkle_path* path,
-                              std::size_t sibling_offset, std::vector<boolean>& bits_out) {
+allocated_num merkle_sub_path(CS& cs, merkle_hasher hasher, std::size_t arity, std::size_t first, std::size_t count,
+                              allocated_num cur, const merkle_path* path, std::size_t sibling_offset,
+                              std::vector<boolean>& bits_out) {
   const std::size_t bit_count = std::size_t(std::countr_zero(arity));
   std::vector<boolean> index_bits;
   std::vector<allocated_num> siblings;
@@ -287,10 +284,8 @@ allocated_num merkle_sub_path(CS& cs, merkle_hasher hasher, std::size_t arity, s
     const std::vector<allocated_num> inserted =
         insert(cs, cur, std::span<const boolean>(index_bits), std::span<const allocated_num>(siblings));
     namespace_guard nh(cs, "computation of commitment hash");
-    if (hasher == merkle_hasher::poseidon)
-      cur = poseidon_hash(cs, std::span<const allocated_num>(inserted));
-    else
-      cur = sha256_hasher::hash_multi_leaf_circuit(cs, std::span<const allocated_num>(inserted));
+    if (hasher == merkle_hasher::poseidon) cur = poseidon_hash(cs, std::span<const allocated_num>(inserted));
+    else cur = sha256_hasher::hash_multi_leaf_circuit(cs, std::span<const allocated_num>(inserted));
   }
   return cur;
 }
@@ -313,8 +308,8 @@ allocated_num merkle_auth_path(CS& cs, const merkle_tree_shape& shape, const all
   {
     namespace_guard ns(cs, "sub");
     if (shape.sub_arity != 0)
-      cur = detail::merkle_sub_path(cs, shape.hasher, shape.sub_arity, shape.base_levels, 1, cur, path,
-                                    base_siblings, bits);
+      cur = detail::merkle_sub_path(cs, shape.hasher, shape.sub_arity, shape.base_levels, 1, cur, path, base_siblings,
+                                    bits);
   }
   {
     namespace_guard ns(cs, "top");
@@ -329,8 +324,8 @@ allocated_num merkle_auth_path(CS& cs, const merkle_tree_shape& shape, const all
 /// root, the index bits as one packed public input ("path"), computed root ==
 /// |root|, and the root exposed as a public input unless |private_root|.
 template <constraint_system CS>
-void por_circuit(CS& cs, const merkle_tree_shape& shape, const std::optional<fr>& leaf,
-                 const merkle_path* path, const por_root& root, bool private_root) {
+void por_circuit(CS& cs, const merkle_tree_shape& shape, const std::optional<fr>& leaf, const merkle_path* path,
+                 const por_root& root, bool private_root) {
   std::optional<allocated_num> value;
   {
     namespace_guard ns(cs, "value");
@@ -346,10 +341,8 @@ void por_circuit(CS& cs, const merkle_tree_shape& shape, const std::optional<fr>
   std::optional<allocated_num> rt;
   {
     namespace_guard ns(cs, "root_value");
-    if (const auto* var = std::get_if<allocated_num>(&root))
-      rt = *var;
-    else
-      rt = allocated_num::alloc(cs, [&] { return detail::require_value(std::get<std::optional<fr>>(root)); });
+    if (const auto* var = std::get_if<allocated_num>(&root)) rt = *var;
+    else rt = allocated_num::alloc(cs, [&] { return detail::require_value(std::get<std::optional<fr>>(root)); });
   }
   constraint::equal(cs, "enforce root is correct", computed, *rt);
   if (!private_root) {

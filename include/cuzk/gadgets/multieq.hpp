@@ -62,8 +62,7 @@ class multi_eq {
 
   /// Adds lhs = rhs (both < 2^num_bits) to the pending sum, flushing first
   /// when it would not fit.
-  void enforce_equal(std::size_t num_bits, const linear_combination& lhs,
-                     const linear_combination& rhs) {
+  void enforce_equal(std::size_t num_bits, const linear_combination& lhs, const linear_combination& rhs) {
     if (capacity <= _bits_used + num_bits) accumulate();
     if (capacity <= _bits_used + num_bits)
       throw std::logic_error("gadgets: multi_eq equality wider than the field capacity");
@@ -96,8 +95,7 @@ class multi_eq {
   }
   template <r1cs::annotation A, r1cs::lc_function LA, r1cs::lc_function LB, r1cs::lc_function LC>
   void enforce(A&& ann, LA&& a, LB&& b, LC&& c) {
-    _cs.enforce(std::forward<A>(ann), std::forward<LA>(a), std::forward<LB>(b),
-                std::forward<LC>(c));
+    _cs.enforce(std::forward<A>(ann), std::forward<LA>(a), std::forward<LB>(b), std::forward<LC>(c));
   }
   template <r1cs::annotation A>
   void push_namespace(A&& ann) {
@@ -112,10 +110,9 @@ class multi_eq {
  private:
   void accumulate() {
     const std::size_t ops = _ops;
-    _cs.enforce([ops] { return "multieq " + std::to_string(ops); },
-                [this](linear_combination) { return std::move(_lhs); },
-                [](linear_combination lc) { return lc + CS::one(); },
-                [this](linear_combination) { return std::move(_rhs); });
+    _cs.enforce(
+        [ops] { return "multieq " + std::to_string(ops); }, [this](linear_combination) { return std::move(_lhs); },
+        [](linear_combination lc) { return lc + CS::one(); }, [this](linear_combination) { return std::move(_rhs); });
     _lhs.clear();
     _rhs.clear();
     _bits_used = 0;

@@ -54,16 +54,14 @@ void pack_into_inputs(CS& cs, std::span<const boolean> bits) {
                                           [&] { return detail::require_value(n.get_value()); });
     cs.enforce([i] { return detail::indexed("packing constraint ", i); },
                [&](linear_combination) { return n.lc(fr::one()); },
-               [](linear_combination lc) { return lc + CS::one(); },
-               [&](linear_combination lc) { return lc + input; });
+               [](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + input; });
   }
 }
 
 /// The first 254 bits of |bits| packed into one aux number (little-endian).
 template <constraint_system CS>
 allocated_num pack_bits(CS& cs, std::span<const boolean> bits) {
-  const num n = detail::pack_num(CS::one(), bits.first(std::min(fr_capacity, bits.size())),
-                                 CS::needs_lcs);
+  const num n = detail::pack_num(CS::one(), bits.first(std::min(fr_capacity, bits.size())), CS::needs_lcs);
   std::optional<allocated_num> packed;
   {
     namespace_guard ns(cs, "input");
@@ -72,8 +70,7 @@ allocated_num pack_bits(CS& cs, std::span<const boolean> bits) {
   const variable v = packed->get_variable();
   cs.enforce(
       "packing constraint", [&](linear_combination) { return n.lc(fr::one()); },
-      [](linear_combination lc) { return lc + CS::one(); },
-      [&](linear_combination lc) { return lc + v; });
+      [](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + v; });
   return *packed;
 }
 

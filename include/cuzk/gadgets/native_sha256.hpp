@@ -60,9 +60,7 @@ class sha256_hasher {
 };
 
 /// SHA-256 of |data|.
-inline sha256_digest sha256(std::span<const std::uint8_t> data) {
-  return sha256_hasher().update(data).finalize();
-}
+inline sha256_digest sha256(std::span<const std::uint8_t> data) { return sha256_hasher().update(data).finalize(); }
 
 /// SHA-256 of the concatenation of |parts|.
 inline sha256_digest sha256(std::initializer_list<std::span<const std::uint8_t>> parts) {

@@ -78,12 +78,10 @@ class allocated_num {
   /// Exposes this number as a new public input: input * 1 = self.
   template <constraint_system CS>
   void inputize(CS& cs) const {
-    const variable input =
-        cs.alloc_input("input variable", [&] { return detail::require_value(_value); });
+    const variable input = cs.alloc_input("input variable", [&] { return detail::require_value(_value); });
     cs.enforce(
         "enforce input is correct", [&](linear_combination lc) { return lc + input; },
-        [&](linear_combination lc) { return lc + CS::one(); },
-        [&](linear_combination lc) { return lc + _var; });
+        [&](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + _var; });
   }
 
   /// 255 little-endian bits of the value, packed back by one constraint
@@ -152,8 +150,7 @@ class allocated_num {
     });
     cs.enforce(
         "multiplication constraint", [&](linear_combination lc) { return lc + _var; },
-        [&](linear_combination lc) { return lc + other._var; },
-        [&](linear_combination lc) { return lc + v; });
+        [&](linear_combination lc) { return lc + other._var; }, [&](linear_combination lc) { return lc + v; });
     return {v, value};
   }
 
@@ -168,8 +165,7 @@ class allocated_num {
     });
     cs.enforce(
         "squaring constraint", [&](linear_combination lc) { return lc + _var; },
-        [&](linear_combination lc) { return lc + _var; },
-        [&](linear_combination lc) { return lc + v; });
+        [&](linear_combination lc) { return lc + _var; }, [&](linear_combination lc) { return lc + v; });
     return {v, value};
   }
 
@@ -183,8 +179,7 @@ class allocated_num {
     });
     cs.enforce(
         "nonzero assertion constraint", [&](linear_combination lc) { return lc + _var; },
-        [&](linear_combination lc) { return lc + inv; },
-        [&](linear_combination lc) { return lc + CS::one(); });
+        [&](linear_combination lc) { return lc + inv; }, [&](linear_combination lc) { return lc + CS::one(); });
   }
 
   /// (b, a) when |condition|, else (a, b).
@@ -193,8 +188,7 @@ class allocated_num {
                                                                        const allocated_num& b,
                                                                        const boolean& condition) {
     const auto pick = [&](bool swapped) {
-      return detail::require_value(detail::require_value(condition.get_value()) != swapped ? b._value
-                                                                                           : a._value);
+      return detail::require_value(detail::require_value(condition.get_value()) != swapped ? b._value : a._value);
     };
     std::optional<allocated_num> c;
     {
@@ -288,10 +282,8 @@ class num {
   /// this + other. The value is known only when both are (bellpepper-core
   /// 0.4's fix #88; 0.2 kept the known side's value, a wrong sum).
   num add(const num& other) && {
-    if (_value && other._value)
-      *_value += *other._value;
-    else
-      _value.reset();
+    if (_value && other._value) *_value += *other._value;
+    else _value.reset();
     _lc += other._lc;
     return std::move(*this);
   }

@@ -111,15 +111,9 @@ inline void poseidon_mix_sparse(fr* s, const poseidon_constants& k, std::size_t 
 
 inline void poseidon_mix(fr* s, const poseidon_constants& k, std::size_t round) {
   switch (poseidon_mix_for(k, round)) {
-    case poseidon_mix_kind::pre_sparse:
-      poseidon_mix_dense(s, k.pre_sparse_matrix.data(), k.width);
-      break;
-    case poseidon_mix_kind::sparse:
-      poseidon_mix_sparse(s, k, round - k.half_full_rounds);
-      break;
-    case poseidon_mix_kind::mds:
-      poseidon_mix_dense(s, k.mds.data(), k.width);
-      break;
+    case poseidon_mix_kind::pre_sparse: poseidon_mix_dense(s, k.pre_sparse_matrix.data(), k.width); break;
+    case poseidon_mix_kind::sparse: poseidon_mix_sparse(s, k, round - k.half_full_rounds); break;
+    case poseidon_mix_kind::mds: poseidon_mix_dense(s, k.mds.data(), k.width); break;
   }
 }
 
@@ -211,8 +205,7 @@ inline void poseidon_permute(std::span<fr> state) {
 
 /// Poseidon hash of |preimage| (arity = preimage.size(), 1..36) with the
 /// domain tag of |type|: neptune `Poseidon::new_with_preimage(..).hash()`.
-inline fr poseidon_hash(std::span<const fr> preimage,
-                        poseidon_hash_type type = poseidon_hash_type::merkle_tree()) {
+inline fr poseidon_hash(std::span<const fr> preimage, poseidon_hash_type type = poseidon_hash_type::merkle_tree()) {
   const std::size_t arity = preimage.size();
   if (arity < 1 || arity > poseidon_max_arity) throw std::invalid_argument("poseidon: unsupported arity");
   detail::poseidon_state s;
@@ -269,7 +262,7 @@ allocated_num poseidon_hash(CS& cs, std::span<const allocated_num> preimage,
   const variable one = CS::one();
   const fr* key = k.compressed_round_constants.data();
 
-  detail::poseidon_state s{};  // values (has_values modes)
+  detail::poseidon_state s{};                    // values (has_values modes)
   std::optional<detail::poseidon_lc_state> lcs;  // LCs (needs_lcs modes)
   if constexpr (CS::needs_lcs) lcs.emplace(t, t + k.partial_rounds);
   std::array<variable, detail::poseidon_max_width> outs{};
@@ -332,8 +325,7 @@ allocated_num poseidon_hash(CS& cs, std::span<const allocated_num> preimage,
       } else {
         cs.enforce(
             "mul sum constraint", [&](linear_combination lc) { return lc + lv; },
-            [&](linear_combination lc) { return lc + l4v; },
-            [&](linear_combination lc) { return lc + l5v; });
+            [&](linear_combination lc) { return lc + l4v; }, [&](linear_combination lc) { return lc + l5v; });
       }
     }
     if constexpr (CS::has_values) s[i] = *l5->get_value();
@@ -372,8 +364,7 @@ allocated_num poseidon_hash(CS& cs, std::span<const allocated_num> preimage,
           sq = allocated_num::alloc(cs, [&] { return (detail::require_value(x.get_value()) + k0).sqr(); });
         }
         const variable sv = sq->get_variable();
-        cs.enforce("squared sum constraint", x_plus_k0, x_plus_k0,
-                   [&](linear_combination lc) { return lc + sv; });
+        cs.enforce("squared sum constraint", x_plus_k0, x_plus_k0, [&](linear_combination lc) { return lc + sv; });
       }
       {
         namespace_guard ns_q(cs, "l^4");
@@ -383,8 +374,7 @@ allocated_num poseidon_hash(CS& cs, std::span<const allocated_num> preimage,
         namespace_guard ns_m(cs, "l4 * (l + rk)");
         {
           namespace_guard ns_a(cs, "mul_sum");
-          l5 = allocated_num::alloc(
-              cs, [&] { return (*x.get_value() + k0) * *l4->get_value() + post[i]; });
+          l5 = allocated_num::alloc(cs, [&] { return (*x.get_value() + k0) * *l4->get_value() + post[i]; });
         }
         const variable l4v = l4->get_variable(), l5v = l5->get_variable();
         cs.enforce(

@@ -91,13 +91,9 @@ struct poseidon_constants {
   std::vector<ff::fr> sparse_matrices;
 
   const ff::fr& mds_at(std::size_t i, std::size_t j) const { return mds[i * width + j]; }
-  const ff::fr& pre_sparse_at(std::size_t i, std::size_t j) const {
-    return pre_sparse_matrix[i * width + j];
-  }
+  const ff::fr& pre_sparse_at(std::size_t i, std::size_t j) const { return pre_sparse_matrix[i * width + j]; }
   /// First column of the sparse matrix of partial round |k|.
-  std::span<const ff::fr> w_hat(std::size_t k) const {
-    return {sparse_matrices.data() + k * (2 * width - 1), width};
-  }
+  std::span<const ff::fr> w_hat(std::size_t k) const { return {sparse_matrices.data() + k * (2 * width - 1), width}; }
   /// First row of the sparse matrix of partial round |k|, without its first entry.
   std::span<const ff::fr> v_rest(std::size_t k) const {
     return {sparse_matrices.data() + k * (2 * width - 1) + width, width - 1};

@@ -132,8 +132,8 @@ std::array<uint32, 8> sha256_compression_function(CS& cs, std::span<const boolea
     s1 = in_namespace(me, "second xor for s1", [&] { return s1.xor_(me, w[i - 2].shr(10)); });
     // w[i] := w[i-16] + s0 + w[i-7] + s1
     const std::array<uint32, 4> ops{w[i - 16], s0, w[i - 7], s1};
-    w.push_back(in_namespace(me, "computation of w[i]",
-                             [&] { return uint32::addmany(me, std::span<const uint32>(ops)); }));
+    w.push_back(
+        in_namespace(me, "computation of w[i]", [&] { return uint32::addmany(me, std::span<const uint32>(ops)); }));
   }
 
   detail::sha256_maybe a{current_hash_value[0], {}};
@@ -184,13 +184,11 @@ std::array<uint32, 8> sha256_compression_function(CS& cs, std::span<const boolea
     const std::array<uint32, 2> ops{x, y};
     return in_namespace(me, name, [&] { return uint32::addmany(me, std::span<const uint32>(ops)); });
   };
-  out[0] = in_namespace(me, "deferred h0 computation",
-                        [&] { return a.compute(me, current_hash_value.subspan(0, 1)); });
+  out[0] = in_namespace(me, "deferred h0 computation", [&] { return a.compute(me, current_hash_value.subspan(0, 1)); });
   out[1] = add2("new h1", current_hash_value[1], b);
   out[2] = add2("new h2", current_hash_value[2], c);
   out[3] = add2("new h3", current_hash_value[3], d);
-  out[4] = in_namespace(me, "deferred h4 computation",
-                        [&] { return e.compute(me, current_hash_value.subspan(4, 1)); });
+  out[4] = in_namespace(me, "deferred h4 computation", [&] { return e.compute(me, current_hash_value.subspan(4, 1)); });
   out[5] = add2("new h5", current_hash_value[5], f);
   out[6] = add2("new h6", current_hash_value[6], g);
   out[7] = add2("new h7", current_hash_value[7], h);
@@ -262,10 +260,8 @@ allocated_num hash_circuit(CS& cs, std::span<const boolean> bits) {
 /// hash_circuit of two bit strings, each padded to bytes and byte-reversed
 /// (reverse_bit_numbering) first (Sha256Function::hash_leaf_bits_circuit).
 template <constraint_system CS>
-allocated_num hash_leaf_bits_circuit(CS& cs, std::span<const boolean> left,
-                                     std::span<const boolean> right) {
-  std::vector<boolean> preimage =
-      reverse_bit_numbering(std::vector<boolean>(left.begin(), left.end()));
+allocated_num hash_leaf_bits_circuit(CS& cs, std::span<const boolean> left, std::span<const boolean> right) {
+  std::vector<boolean> preimage = reverse_bit_numbering(std::vector<boolean>(left.begin(), left.end()));
   const std::vector<boolean> r = reverse_bit_numbering(std::vector<boolean>(right.begin(), right.end()));
   preimage.insert(preimage.end(), r.begin(), r.end());
   return hash_circuit(cs, std::span<const boolean>(preimage));

@@ -78,10 +78,8 @@ class uint32 {
     for (std::size_t i = 0; i < 32; ++i) {
       if (value) *value <<= 1;
       const std::optional<bool> b = bits[i].get_value();
-      if (!b)
-        value.reset();
-      else if (*b && value)
-        *value |= 1u;
+      if (!b) value.reset();
+      else if (*b && value) *value |= 1u;
       r._bits[31 - i] = bits[i];
     }
     r._value = value;
@@ -98,10 +96,8 @@ class uint32 {
     for (std::size_t i = 32; i-- > 0;) {
       if (value) *value <<= 1;
       const std::optional<bool> b = bits[i].get_value();
-      if (!b)
-        value.reset();
-      else if (*b && value)
-        *value |= 1u;
+      if (!b) value.reset();
+      else if (*b && value) *value |= 1u;
       r._bits[i] = bits[i];
     }
     r._value = value;
@@ -147,8 +143,7 @@ class uint32 {
     uint32 r;
     if (a._value && b._value && c._value)
       r._value = (*a._value & *b._value) ^ (*a._value & *c._value) ^ (*b._value & *c._value);
-    else
-      r._value.reset();
+    else r._value.reset();
     for (std::size_t i = 0; i < 32; ++i) {
       namespace_guard ns(cs, [i] { return detail::indexed("maj ", i); });
       r._bits[i] = boolean::sha256_maj(cs, a._bits[i], b._bits[i], c._bits[i]);
@@ -160,10 +155,8 @@ class uint32 {
   template <constraint_system CS>
   static uint32 sha256_ch(CS& cs, const uint32& a, const uint32& b, const uint32& c) {
     uint32 r;
-    if (a._value && b._value && c._value)
-      r._value = (*a._value & *b._value) ^ (~*a._value & *c._value);
-    else
-      r._value.reset();
+    if (a._value && b._value && c._value) r._value = (*a._value & *b._value) ^ (~*a._value & *c._value);
+    else r._value.reset();
     for (std::size_t i = 0; i < 32; ++i) {
       namespace_guard ns(cs, [i] { return detail::indexed("ch ", i); });
       r._bits[i] = boolean::sha256_ch(cs, a._bits[i], b._bits[i], c._bits[i]);
@@ -188,10 +181,8 @@ class uint32 {
     linear_combination lc;
     bool all_constants = true;
     for (const uint32& op : operands) {
-      if (op._value)
-        sum += *op._value;
-      else
-        known = false;
+      if (op._value) sum += *op._value;
+      else known = false;
       fr coeff = fr::one();
       for (const boolean& bit : op._bits) {
         if constexpr (CS::needs_lcs) {

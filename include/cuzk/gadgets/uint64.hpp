@@ -74,10 +74,8 @@ class uint64 {
     for (std::size_t i = 0; i < 64; ++i) {
       if (value) *value <<= 1;
       const std::optional<bool> b = bits[i].get_value();
-      if (!b)
-        value.reset();
-      else if (*b && value)
-        *value |= 1u;
+      if (!b) value.reset();
+      else if (*b && value) *value |= 1u;
       r._bits[63 - i] = bits[i];
     }
     r._value = value;
@@ -94,10 +92,8 @@ class uint64 {
     for (std::size_t i = 64; i-- > 0;) {
       if (value) *value <<= 1;
       const std::optional<bool> b = bits[i].get_value();
-      if (!b)
-        value.reset();
-      else if (*b && value)
-        *value |= 1u;
+      if (!b) value.reset();
+      else if (*b && value) *value |= 1u;
       r._bits[i] = bits[i];
     }
     r._value = value;

@@ -20,19 +20,18 @@
 
 namespace cuzk::gpu::detail {
 
-[[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* expr, const char* file,
-                                          int line) {
-  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " +
-                    cudaGetErrorName(err) + " (" + cudaGetErrorString(err) + ")";
+[[noreturn]] inline void throw_cuda_error(cudaError_t err, const char* expr, const char* file, int line) {
+  std::string msg = std::string(file) + ":" + std::to_string(line) + ": " + expr + " failed: " + cudaGetErrorName(err) +
+                    " (" + cudaGetErrorString(err) + ")";
   throw cuda_error(int(err), msg);
 }
 
 }  // namespace cuzk::gpu::detail
 
-#define CUZK_CUDA_CHECK(expr)                                                  \
-  do {                                                                         \
-    const cudaError_t cuzk_cuda_err_ = (expr);                                 \
-    if (cuzk_cuda_err_ != cudaSuccess)                                         \
+#define CUZK_CUDA_CHECK(expr)                                                           \
+  do {                                                                                  \
+    const cudaError_t cuzk_cuda_err_ = (expr);                                          \
+    if (cuzk_cuda_err_ != cudaSuccess)                                                  \
       ::cuzk::gpu::detail::throw_cuda_error(cuzk_cuda_err_, #expr, __FILE__, __LINE__); \
   } while (0)
 

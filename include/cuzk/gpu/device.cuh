@@ -61,8 +61,7 @@ class device_buffer {
     if (n) CUZK_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&_ptr), n * sizeof(T)));
   }
   ~device_buffer() { reset(); }
-  device_buffer(device_buffer&& o) noexcept
-      : _ptr(std::exchange(o._ptr, nullptr)), _size(std::exchange(o._size, 0)) {}
+  device_buffer(device_buffer&& o) noexcept : _ptr(std::exchange(o._ptr, nullptr)), _size(std::exchange(o._size, 0)) {}
   device_buffer& operator=(device_buffer&& o) noexcept {
     if (this != &o) {
       reset();
@@ -81,13 +80,11 @@ class device_buffer {
 
   /// Copies |n| elements from host |h_src| into elements [offset, offset+n).
   void upload(const T* h_src, std::size_t n, cudaStream_t s, std::size_t offset = 0) {
-    if (n) CUZK_CUDA_CHECK(cudaMemcpyAsync(_ptr + offset, h_src, n * sizeof(T),
-                                           cudaMemcpyHostToDevice, s));
+    if (n) CUZK_CUDA_CHECK(cudaMemcpyAsync(_ptr + offset, h_src, n * sizeof(T), cudaMemcpyHostToDevice, s));
   }
   /// Copies elements [offset, offset+n) to host |h_dst|.
   void download(T* h_dst, std::size_t n, cudaStream_t s, std::size_t offset = 0) const {
-    if (n) CUZK_CUDA_CHECK(cudaMemcpyAsync(h_dst, _ptr + offset, n * sizeof(T),
-                                           cudaMemcpyDeviceToHost, s));
+    if (n) CUZK_CUDA_CHECK(cudaMemcpyAsync(h_dst, _ptr + offset, n * sizeof(T), cudaMemcpyDeviceToHost, s));
   }
 
   void reset() noexcept {
@@ -111,8 +108,7 @@ class pinned_buffer {
     if (n) CUZK_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&_ptr), n * sizeof(T)));
   }
   ~pinned_buffer() { reset(); }
-  pinned_buffer(pinned_buffer&& o) noexcept
-      : _ptr(std::exchange(o._ptr, nullptr)), _size(std::exchange(o._size, 0)) {}
+  pinned_buffer(pinned_buffer&& o) noexcept : _ptr(std::exchange(o._ptr, nullptr)), _size(std::exchange(o._size, 0)) {}
   pinned_buffer& operator=(pinned_buffer&& o) noexcept {
     if (this != &o) {
       reset();

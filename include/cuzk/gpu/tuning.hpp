@@ -139,8 +139,8 @@ struct msm {
 };
 static_assert(msm::min_window >= 2 && msm::max_window <= 24 && msm::min_window <= msm::max_window);
 static_assert(msm::min_explicit_window >= 2 && msm::min_explicit_window <= msm::min_window);
-static_assert(is_pow2(msm::digit_threads) && is_pow2(msm::accumulate_threads) &&
-              is_pow2(msm::reduce_threads) && msm::digit_threads % 32 == 0);
+static_assert(is_pow2(msm::digit_threads) && is_pow2(msm::accumulate_threads) && is_pow2(msm::reduce_threads) &&
+              msm::digit_threads % 32 == 0);
 static_assert(msm::bucket_segment >= 2 && msm::partial_segment >= 2);
 static_assert(is_pow2(msm::partition_threads) && msm::partition_threads % 32 == 0 &&
               msm::partition_terms_per_thread >= 1);

@@ -61,14 +61,13 @@ coded_witness encode_witness(std::span<const ff::fr> inputs, std::span<const ff:
 /// The same, or nullopt (after the first pass only, nothing kept) when more
 /// than |max_others| values are other than 0 and 1: bounds the host memory
 /// of the coded form by coded_witness_bytes_bound(n, max_others).
-std::optional<coded_witness> encode_witness(std::span<const ff::fr> inputs,
-                                            std::span<const ff::fr> aux, std::size_t max_others);
+std::optional<coded_witness> encode_witness(std::span<const ff::fr> inputs, std::span<const ff::fr> aux,
+                                            std::size_t max_others);
 
 /// Largest bytes() of a coded form of |n| values with at most |max_others|
 /// other values.
 constexpr std::size_t coded_witness_bytes_bound(std::size_t n, std::size_t max_others) {
-  return coded_witness::code_words(n) * sizeof(std::uint64_t) +
-         coded_witness::groups(n) * sizeof(std::uint32_t) +
+  return coded_witness::code_words(n) * sizeof(std::uint64_t) + coded_witness::groups(n) * sizeof(std::uint32_t) +
          (max_others < n ? max_others : n) * sizeof(ff::fr);
 }
 

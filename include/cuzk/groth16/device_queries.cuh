@@ -23,9 +23,7 @@ struct device_queries {
   gpu::device_buffer<ec::g1_affine> a, b_g1, l, h;
   gpu::device_buffer<ec::g2_affine> b_g2;
 
-  std::size_t bytes() const {
-    return a.bytes() + b_g1.bytes() + l.bytes() + h.bytes() + b_g2.bytes();
-  }
+  std::size_t bytes() const { return a.bytes() + b_g1.bytes() + l.bytes() + h.bytes() + b_g2.bytes(); }
 };
 
 }  // namespace cuzk::groth16

@@ -119,8 +119,8 @@ struct pending_proof {
 /// bytes moved for the witness (the coded form, or 32 per value when it was
 /// sent as it is: witness_coded false).
 struct gpu_prove_timings {
-  double upload_ms = 0, spmv_ms = 0, ntt_ms = 0, msm_h_ms = 0, msm_l_ms = 0, msm_a_ms = 0,
-         msm_b1_ms = 0, msm_b2_ms = 0, total_ms = 0, encode_ms = 0;
+  double upload_ms = 0, spmv_ms = 0, ntt_ms = 0, msm_h_ms = 0, msm_l_ms = 0, msm_a_ms = 0, msm_b1_ms = 0, msm_b2_ms = 0,
+         total_ms = 0, encode_ms = 0;
   std::size_t upload_bytes = 0;
   /// Host-to-device bytes of the partition: the witness (twice under a
   /// compact plan) and every streamed query.
@@ -157,10 +157,10 @@ struct gpu_memory_plan {
   /// Terms per streamed chunk of L, A and B_G1 (B_G2: half as many, the
   /// same bytes); 0: none of them streams.
   std::size_t chunk_terms = 0;
-  std::size_t h_chunk_terms = 0;  ///< terms per streamed chunk of H (0: H resident)
-  std::size_t spmv_block_nnz = 0; ///< non-zeros per streamed matrix block (0: resident)
-  std::size_t planned_bytes = 0;  ///< device bytes the plan needs
-  std::size_t usable_bytes = 0;   ///< what it was chosen against
+  std::size_t h_chunk_terms = 0;   ///< terms per streamed chunk of H (0: H resident)
+  std::size_t spmv_block_nnz = 0;  ///< non-zeros per streamed matrix block (0: resident)
+  std::size_t planned_bytes = 0;   ///< device bytes the plan needs
+  std::size_t usable_bytes = 0;    ///< what it was chosen against
   /// Every query resident (the matrices apart).
   bool all_resident() const { return h && l && a && b_g1 && b_g2; }
 };
@@ -178,8 +178,8 @@ using gpu_stage_check = std::function<void()>;
 
 class gpu_prover {
  public:
-  gpu_prover(std::shared_ptr<const parameters> params,
-             std::shared_ptr<const r1cs::r1cs_shape> shape, const gpu_prover_config& cfg = {});
+  gpu_prover(std::shared_ptr<const parameters> params, std::shared_ptr<const r1cs::r1cs_shape> shape,
+             const gpu_prover_config& cfg = {});
   /// From parameters already in cfg.device's memory (gpu_setup.hpp): the
   /// queries are used in place (never copied, never streamed; B_G2 on the
   /// GPU). std::invalid_argument when they live on another device or cfg

@@ -54,9 +54,7 @@ struct query_sizes {
   /// The largest G1 query (the G1 MSM scratch is sized for it).
   std::size_t g1_max() const { return std::max({h, l, a, b_g1}); }
   /// Device (and file payload) bytes: 96 per G1 point, 192 per G2 point.
-  std::size_t bytes() const {
-    return sizeof(ec::g1_affine) * (h + l + a + b_g1) + sizeof(ec::g2_affine) * b_g2;
-  }
+  std::size_t bytes() const { return sizeof(ec::g1_affine) * (h + l + a + b_g1) + sizeof(ec::g2_affine) * b_g2; }
   bool operator==(const query_sizes&) const = default;
 };
 
@@ -105,7 +103,6 @@ std::vector<gpu_parameters> upload_queries(std::span<const int> devices, const v
 
 /// Copies every query of |p| to |sink| in .params order through pinned
 /// staging. Throws cuzk::gpu::cuda_error and whatever |sink| throws.
-void download_queries(const gpu_parameters& p, query_sink& sink,
-                      const query_transfer_config& cfg = {});
+void download_queries(const gpu_parameters& p, query_sink& sink, const query_transfer_config& cfg = {});
 
 }  // namespace cuzk::groth16

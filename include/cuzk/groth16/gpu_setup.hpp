@@ -74,8 +74,7 @@ struct gpu_setup_timings {
 /// any CUDA failure, including too little device memory.
 /// |timings|, when given, receives the time of each step.
 gpu_parameters generate_parameters_gpu(const r1cs::r1cs_shape& shape, const toxic_waste& t,
-                                       const gpu_setup_config& cfg = {},
-                                       gpu_setup_timings* timings = nullptr);
+                                       const gpu_setup_config& cfg = {}, gpu_setup_timings* timings = nullptr);
 
 /// Peak device bytes generate_parameters_gpu(shape) allocates (the NTT's
 /// cached tables for the domain included).

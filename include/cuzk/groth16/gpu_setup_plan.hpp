@@ -70,8 +70,7 @@ csc_matrix transpose(const r1cs::csr_matrix& m, std::size_t num_variables);
 
 /// out[c] = sum over the non-zeros (row, id) of column c of
 /// coeffs[id] * lagrange[row] (ids 0 / 1 add / subtract).
-void column_sums(const csc_matrix& t, std::span<const fr> coeffs, std::span<const fr> lagrange,
-                 std::span<fr> out);
+void column_sums(const csc_matrix& t, std::span<const fr> coeffs, std::span<const fr> lagrange, std::span<fr> out);
 
 /// Columns longer than this are summed by a whole block on the device
 /// (shared-memory tree), shorter ones by one thread.
@@ -115,8 +114,8 @@ scalar_constants make_scalar_constants(const toxic_waste& t, std::size_t domain_
 /// In place: w[i] = (beta u[i] + alpha v[i] + w[i]) * (i < num_inputs ?
 /// 1/gamma : 1/delta), so w[0, ni) are the IC scalars and w[ni, nv) the L
 /// scalars.
-void combine_ic_l(const scalar_constants& k, std::size_t num_inputs, std::span<const fr> u,
-                  std::span<const fr> v, std::span<fr> w);
+void combine_ic_l(const scalar_constants& k, std::size_t num_inputs, std::span<const fr> u, std::span<const fr> v,
+                  std::span<fr> w);
 
 /// Every query's scalars in the order of groth16::parameters, computed by
 /// the pipeline above on the host (tests: the device runs the same steps).
@@ -129,13 +128,13 @@ query_scalars host_query_scalars(const r1cs::r1cs_shape& shape, const toxic_wast
 
 /// Device bytes of each phase of generate_parameters_gpu (see gpu_setup.hpp).
 struct memory_plan {
-  std::size_t lagrange = 0;       ///< 32 m (L, later the H scalars)
-  std::size_t uvw = 0;            ///< 3 x 32 nv
-  std::size_t transpose = 0;      ///< largest matrix: CSR + counts + offsets + entries
-  std::size_t ntt_tables = 0;     ///< the GPU NTT's cached twiddles for m (stay cached)
+  std::size_t lagrange = 0;                             ///< 32 m (L, later the H scalars)
+  std::size_t uvw = 0;                                  ///< 3 x 32 nv
+  std::size_t transpose = 0;                            ///< largest matrix: CSR + counts + offsets + entries
+  std::size_t ntt_tables = 0;                           ///< the GPU NTT's cached twiddles for m (stay cached)
   std::size_t h = 0, l = 0, a = 0, b_g1 = 0, b_g2 = 0;  ///< the queries
   std::size_t scratch_a = 0, scratch_b = 0;             ///< compacted A / B scalars
-  std::size_t fixed_tables = 0;   ///< G1 + G2 fixed-base tables
+  std::size_t fixed_tables = 0;                         ///< G1 + G2 fixed-base tables
   std::size_t queries() const { return h + l + a + b_g1 + b_g2; }
   /// Largest sum of live buffers over the phases.
   std::size_t peak() const;

@@ -51,9 +51,8 @@ struct prove_timings {
 /// transform pairs, after H and after each MSM but the last) and
 /// may throw to abandon the proof or block (the engine lends the CPU to a
 /// more urgent partition there); its time is left out of |timings|.
-proof prove(const parameters& params, const r1cs::r1cs_shape& shape, const witness& w,
-            const ff::fr& r, const ff::fr& s, prove_timings* timings = nullptr,
-            const std::atomic<bool>* stop = nullptr,
+proof prove(const parameters& params, const r1cs::r1cs_shape& shape, const witness& w, const ff::fr& r, const ff::fr& s,
+            prove_timings* timings = nullptr, const std::atomic<bool>* stop = nullptr,
             const std::function<void()>& between_steps = {});
 
 /// One proof per witness (partitions of one circuit), fresh r, s from |rng|.

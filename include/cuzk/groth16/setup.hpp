@@ -34,11 +34,11 @@ toxic_waste toxic_waste_from_seed(std::uint64_t seed);
 
 /// Wall-clock milliseconds of each step, for benchmark reports.
 struct setup_timings {
-  double lagrange_ms = 0;  ///< tau powers and the inverse NTT
-  double uvw_ms = 0;       ///< u, v, w(tau) from the A, B, C matrices
-  double scalars_ms = 0;   ///< A, B, IC, L, H scalars
-  double tables_ms = 0;    ///< the G1 and G2 fixed-base tables
-  double vk_ms = 0;        ///< alpha..delta, IC points
+  double lagrange_ms = 0;                                         ///< tau powers and the inverse NTT
+  double uvw_ms = 0;                                              ///< u, v, w(tau) from the A, B, C matrices
+  double scalars_ms = 0;                                          ///< A, B, IC, L, H scalars
+  double tables_ms = 0;                                           ///< the G1 and G2 fixed-base tables
+  double vk_ms = 0;                                               ///< alpha..delta, IC points
   double h_ms = 0, l_ms = 0, a_ms = 0, b_g1_ms = 0, b_g2_ms = 0;  ///< each query's points
   double total_ms = 0;
 };
@@ -47,9 +47,7 @@ struct setup_timings {
 /// as r1cs::synthesize_groth16 produces). Throws std::invalid_argument when
 /// an aux variable is unconstrained (its L point would be infinity).
 /// |timings|, when given, receives the time of each step.
-parameters generate_parameters(const r1cs::r1cs_shape& shape, std::uint64_t seed,
-                               setup_timings* timings = nullptr);
-parameters generate_parameters(const r1cs::r1cs_shape& shape, const toxic_waste& t,
-                               setup_timings* timings = nullptr);
+parameters generate_parameters(const r1cs::r1cs_shape& shape, std::uint64_t seed, setup_timings* timings = nullptr);
+parameters generate_parameters(const r1cs::r1cs_shape& shape, const toxic_waste& t, setup_timings* timings = nullptr);
 
 }  // namespace cuzk::groth16

@@ -37,8 +37,7 @@ prepared_verifying_key prepare_verifying_key(const verifying_key& vk);
 
 /// Throws std::invalid_argument when the number of public inputs is not
 /// ic.size() - 1.
-bool verify(const prepared_verifying_key& pvk, const proof& pi,
-            std::span<const ff::fr> public_inputs);
+bool verify(const prepared_verifying_key& pvk, const proof& pi, std::span<const ff::fr> public_inputs);
 
 /// All proofs valid (random linear combination, seeded from |seed|).
 bool verify_batch(const prepared_verifying_key& pvk, std::span<const proof> proofs,

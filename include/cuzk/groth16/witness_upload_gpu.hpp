@@ -57,8 +57,7 @@ class gpu_witness_uploader {
   void upload(const coded_witness& cw, ff::fr* d_w, ff::fr* d_others, CUstream_st* stream);
   /// d_w = inputs || aux as they are (32 bytes per value) through the same
   /// staging: for witnesses with too many other values to code.
-  void upload_raw(std::span<const ff::fr> inputs, std::span<const ff::fr> aux, ff::fr* d_w,
-                  CUstream_st* stream);
+  void upload_raw(std::span<const ff::fr> inputs, std::span<const ff::fr> aux, ff::fr* d_w, CUstream_st* stream);
 
  private:
   struct impl;

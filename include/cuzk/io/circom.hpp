@@ -147,8 +147,7 @@ zkey_file read_zkey(const std::filesystem::path& path, const zkey_options& optio
 
 /// Index of the first constraint that |w| violates, nullopt when it satisfies
 /// them all. Throws std::invalid_argument when w.size() != n_wires.
-std::optional<std::size_t> first_unsatisfied_constraint(const r1cs_file& cs,
-                                                        std::span<const ff::fr> w);
+std::optional<std::size_t> first_unsatisfied_constraint(const r1cs_file& cs, std::span<const ff::fr> w);
 
 /// Checks that |zk| was set up for |cs| the way snarkjs does (sizes, domain,
 /// and section 4 equal to the A and B matrices plus the public-input rows).

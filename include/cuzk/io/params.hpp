@@ -68,9 +68,7 @@ namespace cuzk::io {
 inline constexpr std::size_t vk_fixed_size = 868;
 
 /// Size of a .vk file with |ic_len| IC points.
-constexpr std::uint64_t verifying_key_file_size(std::uint64_t ic_len) {
-  return vk_fixed_size + 96 * ic_len;
-}
+constexpr std::uint64_t verifying_key_file_size(std::uint64_t ic_len) { return vk_fixed_size + 96 * ic_len; }
 
 /// Which layout a byte image holds.
 enum class parameter_file_kind : std::uint8_t {
@@ -165,11 +163,9 @@ struct read_options {
 };
 
 /// Decodes the vk sections of |layout| (a .vk or a .params image).
-groth16::verifying_key decode_verifying_key(const parameter_layout& layout,
-                                            const read_options& opt = {});
+groth16::verifying_key decode_verifying_key(const parameter_layout& layout, const read_options& opt = {});
 /// Decodes every section of a .params |layout|.
-groth16::parameters decode_parameters(const parameter_layout& layout,
-                                      const read_options& opt = {});
+groth16::parameters decode_parameters(const parameter_layout& layout, const read_options& opt = {});
 
 /// Decodes points [first, first + out.size()) of section |s| of |layout|
 /// (G1 sections into |out|; the G2 overload for b_g2 and the G2 vk points),
@@ -184,14 +180,11 @@ void decode_section_range(const parameter_layout& layout, const section& s, std:
                           std::span<ec::g2_affine> out, const read_options& opt = {});
 
 /// Reads and decodes a .params file (mmap, parallel decode).
-groth16::parameters read_parameters(const std::filesystem::path& path,
-                                    const read_options& opt = {});
+groth16::parameters read_parameters(const std::filesystem::path& path, const read_options& opt = {});
 /// Reads and decodes a .vk file.
-groth16::verifying_key read_verifying_key(const std::filesystem::path& path,
-                                          const read_options& opt = {});
+groth16::verifying_key read_verifying_key(const std::filesystem::path& path, const read_options& opt = {});
 /// Decodes a .vk image held in memory (check_digest is not available here).
-groth16::verifying_key read_verifying_key(std::span<const std::uint8_t> bytes,
-                                          const read_options& opt = {},
+groth16::verifying_key read_verifying_key(std::span<const std::uint8_t> bytes, const read_options& opt = {},
                                           std::string_view label = "<memory>");
 
 // ---- writing ---------------------------------------------------------------
@@ -218,8 +211,7 @@ class parameter_file_writer {
   /// Creates the temporary file and writes the verifying key. Throws
   /// format_error when it cannot be created, std::length_error for a count
   /// over the u32 length field.
-  parameter_file_writer(const std::filesystem::path& path, const groth16::verifying_key& vk,
-                        const counts& n);
+  parameter_file_writer(const std::filesystem::path& path, const groth16::verifying_key& vk, const counts& n);
   ~parameter_file_writer();
   parameter_file_writer(const parameter_file_writer&) = delete;
   parameter_file_writer& operator=(const parameter_file_writer&) = delete;
@@ -248,8 +240,7 @@ std::uint64_t read_meta(const std::filesystem::path& path);
 /// A missing or mismatched parameters.json digest.
 class digest_error : public std::runtime_error {
  public:
-  digest_error(std::string file, std::string expected, std::string actual,
-               const std::string& message);
+  digest_error(std::string file, std::string expected, std::string actual, const std::string& message);
   const std::string& file() const { return _file; }
   /// The digest in parameters.json ("" when the entry has none).
   const std::string& expected() const { return _expected; }
@@ -288,8 +279,7 @@ struct digest_check {
 /// digests. No entry: returns status::no_entry ("no entry" in the message;
 /// our own test parameters are not listed). Entry without a digest or with
 /// another digest: throws digest_error naming the file and both digests.
-digest_check verify_digest(const std::filesystem::path& file,
-                           const std::filesystem::path& parameters_json);
+digest_check verify_digest(const std::filesystem::path& file, const std::filesystem::path& parameters_json);
 
 /// verify_digest once per file identity: a match is recorded beside |file|
 /// as "<file>.verified" (device, inode, size, mtime_ns and the digest), and
@@ -298,7 +288,6 @@ digest_check verify_digest(const std::filesystem::path& file,
 /// status::no_entry, nothing recorded; a mismatch throws digest_error as
 /// verify_digest does. A record that cannot be written (read-only folder)
 /// only costs hashing again at the next call.
-digest_check verify_digest_recorded(const std::filesystem::path& file,
-                                    const std::filesystem::path& parameters_json);
+digest_check verify_digest_recorded(const std::filesystem::path& file, const std::filesystem::path& parameters_json);
 
 }  // namespace cuzk::io

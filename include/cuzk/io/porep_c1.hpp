@@ -38,9 +38,9 @@ namespace cuzk::io {
 
 /// storage-proofs-porep stacked/vanilla/column_proof.rs ColumnProof.
 struct porep_column_proof {
-  std::uint32_t index = 0;           ///< column.index: the node
-  std::vector<ff::fr> rows;          ///< column.rows: one label per layer
-  merkle_proof inclusion_proof; ///< in tree C (leaf = column hash)
+  std::uint32_t index = 0;       ///< column.index: the node
+  std::vector<ff::fr> rows;      ///< column.rows: one label per layer
+  merkle_proof inclusion_proof;  ///< in tree C (leaf = column hash)
   friend bool operator==(const porep_column_proof&, const porep_column_proof&) = default;
 };
 
@@ -55,11 +55,11 @@ struct porep_labeling_proof {
 
 /// One challenge's vanilla proof (stacked/vanilla/params.rs Proof).
 struct porep_challenge_proof {
-  merkle_proof comm_d_proof;       ///< "comm_d_proofs": tree D (binary SHA-256, Single)
-  merkle_proof comm_r_last_proof;  ///< tree R_last (Poseidon, base/sub/top)
-  porep_column_proof c_x;               ///< column of the challenged node
-  std::vector<porep_column_proof> drg_parents;  ///< 6
-  std::vector<porep_column_proof> exp_parents;  ///< 8
+  merkle_proof comm_d_proof;                          ///< "comm_d_proofs": tree D (binary SHA-256, Single)
+  merkle_proof comm_r_last_proof;                     ///< tree R_last (Poseidon, base/sub/top)
+  porep_column_proof c_x;                             ///< column of the challenged node
+  std::vector<porep_column_proof> drg_parents;        ///< 6
+  std::vector<porep_column_proof> exp_parents;        ///< 8
   std::vector<porep_labeling_proof> labeling_proofs;  ///< one per layer
   porep_labeling_proof encoding_proof;
 
@@ -72,13 +72,12 @@ using bytes32 = std::array<std::uint8_t, 32>;
 
 /// SealCommitPhase1Output.
 struct c1_output {
-  const seal_proof_info* proof = nullptr;                    ///< registered_proof
+  const seal_proof_info* proof = nullptr;                      ///< registered_proof
   std::vector<std::vector<porep_challenge_proof>> partitions;  ///< vanilla_proofs[shape]
   bytes32 comm_r{}, comm_d{}, replica_id{}, seed{}, ticket{};
   friend bool operator==(const c1_output& a, const c1_output& b) {
-    return a.proof == b.proof && a.partitions == b.partitions && a.comm_r == b.comm_r &&
-           a.comm_d == b.comm_d && a.replica_id == b.replica_id && a.seed == b.seed &&
-           a.ticket == b.ticket;
+    return a.proof == b.proof && a.partitions == b.partitions && a.comm_r == b.comm_r && a.comm_d == b.comm_d &&
+           a.replica_id == b.replica_id && a.seed == b.seed && a.ticket == b.ticket;
   }
 };
 

@@ -41,11 +41,9 @@ std::vector<std::uint8_t> write_proofs(std::span<const groth16::proof> proofs);
 
 /// Decodes exactly |expected_count| proofs from |bytes| (which must be
 /// expected_count * 192 bytes long). |label| names the source in messages.
-std::vector<groth16::proof> read_proofs(std::span<const std::uint8_t> bytes,
-                                        std::size_t expected_count,
+std::vector<groth16::proof> read_proofs(std::span<const std::uint8_t> bytes, std::size_t expected_count,
                                         std::string_view label = "<memory>");
 /// One proof from exactly 192 bytes.
-groth16::proof read_proof(std::span<const std::uint8_t> bytes,
-                          std::string_view label = "<memory>");
+groth16::proof read_proof(std::span<const std::uint8_t> bytes, std::string_view label = "<memory>");
 
 }  // namespace cuzk::io

@@ -30,10 +30,10 @@ struct seal_proof_info {
   std::uint64_t sector_size = 0;  ///< bytes
   porep_api_version api = porep_api_version::v1_1_0;
   porep_feature feature = porep_feature::none;
-  std::uint64_t nodes = 0;        ///< sector_size / 32
-  std::uint32_t layers = 0;       ///< 2 (test sizes) or 11
-  std::uint32_t partitions = 0;   ///< per proof (1 or 10; NI-PoRep: 13 or 126)
-  std::uint32_t challenges_per_partition = 0;  ///< 2 or 18
+  std::uint64_t nodes = 0;                                     ///< sector_size / 32
+  std::uint32_t layers = 0;                                    ///< 2 (test sizes) or 11
+  std::uint32_t partitions = 0;                                ///< per proof (1 or 10; NI-PoRep: 13 or 126)
+  std::uint32_t challenges_per_partition = 0;                  ///< 2 or 18
   std::uint32_t base_arity = 8, sub_arity = 0, top_arity = 0;  ///< tree R / C shape
 
   /// porep_id: id as u64 LE in bytes 0..8, nonce 0 in 8..16, zeros after.

@@ -55,8 +55,7 @@ struct density_view {
 
 /// sum_i scalars[i] * bases[i]; sizes must match (std::invalid_argument otherwise).
 template <class F>
-ec::jacobian<F> msm(std::span<const ec::affine<F>> bases, std::span<const ff::fr> scalars,
-                    const config& cfg = {});
+ec::jacobian<F> msm(std::span<const ec::affine<F>> bases, std::span<const ff::fr> scalars, const config& cfg = {});
 
 /// sum over set bits j of density: scalars[j] * bases[rank(j)], where rank(j)
 /// is the number of set bits before j. bases.size() must equal density.count()
@@ -68,15 +67,11 @@ ec::jacobian<F> msm_dense(std::span<const ec::affine<F>> bases, std::span<const 
 /// The window width the backend picks for |n| non-trivial terms.
 unsigned default_window_bits(std::size_t n);
 
-extern template ec::jacobian<ff::fp> msm(std::span<const ec::affine<ff::fp>>,
-                                         std::span<const ff::fr>, const config&);
-extern template ec::jacobian<ff::fp2> msm(std::span<const ec::affine<ff::fp2>>,
-                                          std::span<const ff::fr>, const config&);
-extern template ec::jacobian<ff::fp> msm_dense(std::span<const ec::affine<ff::fp>>,
-                                               std::span<const ff::fr>, const density_view&,
-                                               const config&);
-extern template ec::jacobian<ff::fp2> msm_dense(std::span<const ec::affine<ff::fp2>>,
-                                                std::span<const ff::fr>, const density_view&,
-                                                const config&);
+extern template ec::jacobian<ff::fp> msm(std::span<const ec::affine<ff::fp>>, std::span<const ff::fr>, const config&);
+extern template ec::jacobian<ff::fp2> msm(std::span<const ec::affine<ff::fp2>>, std::span<const ff::fr>, const config&);
+extern template ec::jacobian<ff::fp> msm_dense(std::span<const ec::affine<ff::fp>>, std::span<const ff::fr>,
+                                               const density_view&, const config&);
+extern template ec::jacobian<ff::fp2> msm_dense(std::span<const ec::affine<ff::fp2>>, std::span<const ff::fr>,
+                                                const density_view&, const config&);
 
 }  // namespace cuzk::msm

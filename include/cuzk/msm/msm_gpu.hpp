@@ -147,8 +147,7 @@ class gpu_msm_context_t {
   void upload_bases(std::span<const ec::affine<F>> bases);
   /// Uses |n| bases already in this device's memory at |d_bases| (no copy);
   /// |owner| keeps that memory alive for as long as the context uses it.
-  void use_device_bases(std::shared_ptr<const void> owner, const ec::affine<F>* d_bases,
-                        std::size_t n);
+  void use_device_bases(std::shared_ptr<const void> owner, const ec::affine<F>* d_bases, std::size_t n);
   /// Frees (or lets go of) the resident bases.
   void release_bases();
   std::size_t n_bases() const;
@@ -180,10 +179,9 @@ class gpu_msm_context_t {
   /// idle for the call) that holds both chunk buffers instead of the
   /// workspace's own (std::invalid_argument when it is too small); the
   /// Groth16 prover lends its NTT scratch vector to the H MSM.
-  ec::jacobian<F> run_streamed(std::span<const ec::affine<F>> h_bases, const ff::fr* d_scalars,
-                               std::size_t chunk_terms, unsigned window_bits = 0,
-                               gpu_scalar_mix mix = gpu_scalar_mix::random, void* lent = nullptr,
-                               std::size_t lent_bytes = 0);
+  ec::jacobian<F> run_streamed(std::span<const ec::affine<F>> h_bases, const ff::fr* d_scalars, std::size_t chunk_terms,
+                               unsigned window_bits = 0, gpu_scalar_mix mix = gpu_scalar_mix::random,
+                               void* lent = nullptr, std::size_t lent_bytes = 0);
 
  private:
   void check_terms(std::size_t first, std::size_t n) const;
@@ -198,9 +196,9 @@ extern template class gpu_msm_context_t<ff::fp>;
 extern template class gpu_msm_context_t<ff::fp2>;
 extern template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t, bool);
 extern template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t, bool);
-extern template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>,
-                                             std::span<const ff::fr>, const gpu_msm_config&);
-extern template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>,
-                                              std::span<const ff::fr>, const gpu_msm_config&);
+extern template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const ff::fr>,
+                                             const gpu_msm_config&);
+extern template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const ff::fr>,
+                                              const gpu_msm_config&);
 
 }  // namespace cuzk::msm

@@ -68,8 +68,7 @@ class evaluation_domain {
   static evaluation_domain from_lg(unsigned lg_n) {
     if (lg_n > lg_max_domain)
       throw std::invalid_argument("cuzk::ntt::evaluation_domain: 2^" + std::to_string(lg_n) +
-                                  " exceeds the maximum domain size 2^" +
-                                  std::to_string(lg_max_domain));
+                                  " exceeds the maximum domain size 2^" + std::to_string(lg_max_domain));
     return evaluation_domain(lg_n, 0);
   }
 
@@ -109,8 +108,7 @@ class evaluation_domain {
   static unsigned lg_for(std::uint64_t min_size) {
     if (min_size > (std::uint64_t(1) << lg_max_domain))
       throw std::invalid_argument("cuzk::ntt::evaluation_domain: size " + std::to_string(min_size) +
-                                  " exceeds the maximum domain size 2^" +
-                                  std::to_string(lg_max_domain));
+                                  " exceeds the maximum domain size 2^" + std::to_string(lg_max_domain));
     unsigned lg = 0;
     while ((std::uint64_t(1) << lg) < min_size) ++lg;
     return lg;

@@ -73,60 +73,51 @@ struct const_device_ptr {
 // ---- host spans (synchronous) ----------------------------------------------
 void ntt_gpu(const evaluation_domain& domain, std::span<ff::fr> a, const gpu_config& cfg = {});
 void intt_gpu(const evaluation_domain& domain, std::span<ff::fr> a, const gpu_config& cfg = {});
-void coset_ntt_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
-                   const gpu_config& cfg = {});
-void coset_intt_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
-                    const gpu_config& cfg = {});
-void divide_by_z_on_coset_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
-                              const gpu_config& cfg = {});
+void coset_ntt_gpu(const evaluation_domain& domain, std::span<ff::fr> a, const gpu_config& cfg = {});
+void coset_intt_gpu(const evaluation_domain& domain, std::span<ff::fr> a, const gpu_config& cfg = {});
+void divide_by_z_on_coset_gpu(const evaluation_domain& domain, std::span<ff::fr> a, const gpu_config& cfg = {});
 /// a_i = a_i * b_i - c_i; all sizes equal.
-void mul_sub_gpu(std::span<ff::fr> a, std::span<const ff::fr> b, std::span<const ff::fr> c,
-                 const gpu_config& cfg = {});
+void mul_sub_gpu(std::span<ff::fr> a, std::span<const ff::fr> b, std::span<const ff::fr> c, const gpu_config& cfg = {});
 /// Host flavour of the six-transform quotient (b is not modified).
-void compute_h_from_ab_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
-                           std::span<const ff::fr> b, const gpu_config& cfg = {});
+void compute_h_from_ab_gpu(const evaluation_domain& domain, std::span<ff::fr> a, std::span<const ff::fr> b,
+                           const gpu_config& cfg = {});
 /// On entry a, b, c hold the evaluations A(w^i), B(w^i), C(w^i) (each of
 /// |domain.size()|); on exit a holds the coefficients of
 /// h = (A B - C) / Z, exactly what the CPU sequence intt, coset_ntt (each of
 /// a, b, c), mul_sub, divide_by_z_on_coset, coset_intt leaves in a. b and c
 /// are not modified.
-void compute_h_gpu(const evaluation_domain& domain, std::span<ff::fr> a,
-                   std::span<const ff::fr> b, std::span<const ff::fr> c,
-                   const gpu_config& cfg = {});
+void compute_h_gpu(const evaluation_domain& domain, std::span<ff::fr> a, std::span<const ff::fr> b,
+                   std::span<const ff::fr> c, const gpu_config& cfg = {});
 
 // ---- device memory (asynchronous on cfg.stream) ------------------------------
 void ntt_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
 void intt_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
 void coset_ntt_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
 void coset_intt_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
-void divide_by_z_on_coset_gpu(const evaluation_domain& domain, device_ptr d_a,
-                              const gpu_config& cfg = {});
+void divide_by_z_on_coset_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
 /// d_a[i] = d_a[i] * d_b[i] - d_c[i] for i < n.
-void mul_sub_gpu(std::size_t n, device_ptr d_a, const_device_ptr d_b, const_device_ptr d_c,
-                 const gpu_config& cfg = {});
+void mul_sub_gpu(std::size_t n, device_ptr d_a, const_device_ptr d_b, const_device_ptr d_c, const gpu_config& cfg = {});
 /// As the host flavour, but b and c are overwritten (they are transformed in
 /// place; no scratch is allocated).
-void compute_h_gpu(const evaluation_domain& domain, device_ptr d_a, device_ptr d_b,
-                   device_ptr d_c, const gpu_config& cfg = {});
+void compute_h_gpu(const evaluation_domain& domain, device_ptr d_a, device_ptr d_b, device_ptr d_c,
+                   const gpu_config& cfg = {});
 /// Six-transform quotient: on entry d_a, d_b hold A(w^i), B(w^i) with
 /// A(w^i) B(w^i) = C(w^i) for every i (a satisfied system, zero-padded rows
 /// included); on exit d_a holds the same n coefficients compute_h_gpu
 /// leaves there for c = a o b. d_b and d_scratch (n Fr) are overwritten.
 /// For a system that is not satisfied the result is not h (no proof from it
 /// verifies either). Derivation: docs/H-SIX-TRANSFORMS.md.
-void compute_h_from_ab_gpu(const evaluation_domain& domain, device_ptr d_a, device_ptr d_b,
-                           device_ptr d_scratch, const gpu_config& cfg = {});
+void compute_h_from_ab_gpu(const evaluation_domain& domain, device_ptr d_a, device_ptr d_b, device_ptr d_scratch,
+                           const gpu_config& cfg = {});
 
 /// Building blocks for differential tests (same contracts as dif_nr and
 /// bit_reverse in ntt.hpp), device memory, asynchronous.
-void dif_nr_gpu(const evaluation_domain& domain, device_ptr d_a, bool inverse,
-                const gpu_config& cfg = {});
+void dif_nr_gpu(const evaluation_domain& domain, device_ptr d_a, bool inverse, const gpu_config& cfg = {});
 void bit_reverse_gpu(const evaluation_domain& domain, device_ptr d_a, const gpu_config& cfg = {});
 /// Unscaled DIT transform with omega (forward) or omega_inv (inverse):
 /// bit-reversed input, natural-order output: ntt(bit_reverse(x)) forward,
 /// n * intt(bit_reverse(x)) inverse.
-void dit_rn_gpu(const evaluation_domain& domain, device_ptr d_a, bool inverse,
-                const gpu_config& cfg = {});
+void dit_rn_gpu(const evaluation_domain& domain, device_ptr d_a, bool inverse, const gpu_config& cfg = {});
 
 /// Bytes of device memory the cached tables of a 2^lg_n transform take.
 std::size_t gpu_twiddle_bytes(unsigned lg_n);

@@ -67,9 +67,8 @@ namespace cuzk::r1cs {
 
 /// A name: a string-like value, or a callable returning one (evaluated lazily).
 template <class A>
-concept annotation =
-    std::convertible_to<A, std::string_view> ||
-    (std::invocable<A&> && std::constructible_from<std::string, std::invoke_result_t<A&>>);
+concept annotation = std::convertible_to<A, std::string_view> ||
+    (std::invocable<A&>&& std::constructible_from<std::string, std::invoke_result_t<A&>>);
 
 /// A callable producing a variable's value.
 template <class F>
@@ -78,8 +77,7 @@ concept value_function = std::invocable<F&> && std::convertible_to<std::invoke_r
 /// A callable building one side of a constraint from the empty LC.
 template <class F>
 concept lc_function = std::invocable<F&, linear_combination> &&
-                      std::convertible_to<std::invoke_result_t<F&, linear_combination>,
-                                          linear_combination>;
+    std::convertible_to<std::invoke_result_t<F&, linear_combination>, linear_combination>;
 
 /// Evaluates an annotation to a string (checking_cs only).
 template <annotation A>

@@ -48,8 +48,7 @@ class counting_cs {
 
   /// Adds a separately counted child (its input 0 is its temporary ONE).
   void extend(const counting_cs& child) {
-    if (child._num_inputs == 0)
-      throw std::logic_error("r1cs: extend needs a child whose input 0 is its temporary ONE");
+    if (child._num_inputs == 0) throw std::logic_error("r1cs: extend needs a child whose input 0 is its temporary ONE");
     _num_inputs += child._num_inputs - 1;
     _num_aux += child._num_aux;
     _num_constraints += child._num_constraints;

@@ -27,19 +27,16 @@ struct cubic_circuit {
     const variable vx = cs.alloc("x", [&] { return require(x); });
     const variable vx_sq = cs.alloc("x_sq", [&] { return require(x).sqr(); });
     cs.enforce([] { return "x_sq = x * x"; },  //
-               [&](linear_combination lc) { return lc + vx; },
-               [&](linear_combination lc) { return lc + vx; },
+               [&](linear_combination lc) { return lc + vx; }, [&](linear_combination lc) { return lc + vx; },
                [&](linear_combination lc) { return lc + vx_sq; });
     const variable vx_cu = cs.alloc("x_cu", [&] { return require(x).sqr() * require(x); });
     cs.enforce([] { return "x_cu = x_sq * x"; },  //
-               [&](linear_combination lc) { return lc + vx_sq; },
-               [&](linear_combination lc) { return lc + vx; },
+               [&](linear_combination lc) { return lc + vx_sq; }, [&](linear_combination lc) { return lc + vx; },
                [&](linear_combination lc) { return lc + vx_cu; });
     const variable vy = cs.alloc_input("y", [&] { return evaluate(require(x)); });
     cs.enforce([] { return "y = x_cu + x + 5"; },
                [&](linear_combination lc) { return lc + vx_cu + vx + fr::from_uint(5) * CS::one(); },
-               [&](linear_combination lc) { return lc + CS::one(); },
-               [&](linear_combination lc) { return lc + vy; });
+               [&](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + vy; });
   }
 };
 
@@ -63,25 +60,25 @@ struct chain_circuit {
       std::optional<fr> next;
       if constexpr (CS::has_values) next = x->sqr() + fr::from_uint(i);
       const variable vn = cs.alloc("next", [&] { return *next; });
-      cs.enforce("square", [&](linear_combination lc) { return lc + cur; },
-                 [&](linear_combination lc) { return lc + cur; },
-                 [&](linear_combination lc) { return lc + vn - fr::from_uint(i) * CS::one(); });
+      cs.enforce(
+          "square", [&](linear_combination lc) { return lc + cur; }, [&](linear_combination lc) { return lc + cur; },
+          [&](linear_combination lc) { return lc + vn - fr::from_uint(i) * CS::one(); });
       const std::uint64_t bit = i & 1;
       const variable vb = cs.alloc("bit", [&] { return fr::from_uint(bit); });
-      cs.enforce("boolean", [&](linear_combination lc) { return lc + vb; },
-                 [&](linear_combination lc) { return lc + CS::one() - vb; },
-                 [&](linear_combination lc) { return lc; });
+      cs.enforce(
+          "boolean", [&](linear_combination lc) { return lc + vb; },
+          [&](linear_combination lc) { return lc + CS::one() - vb; }, [&](linear_combination lc) { return lc; });
       cur = vn;
       x = next;
     }
     const variable vc = cs.alloc("c_only", [&] { return require(x); });
-    cs.enforce("c_only = out", [&](linear_combination lc) { return lc + cur; },
-               [&](linear_combination lc) { return lc + CS::one(); },
-               [&](linear_combination lc) { return lc + vc; });
+    cs.enforce(
+        "c_only = out", [&](linear_combination lc) { return lc + cur; },
+        [&](linear_combination lc) { return lc + CS::one(); }, [&](linear_combination lc) { return lc + vc; });
     const variable out = cs.alloc_input("out", [&] { return require(x); });
-    cs.enforce("out", [&](linear_combination lc) { return lc + cur; },
-               [&](linear_combination lc) { return lc + CS::one(); },
-               [&](linear_combination lc) { return lc + out; });
+    cs.enforce(
+        "out", [&](linear_combination lc) { return lc + cur; }, [&](linear_combination lc) { return lc + CS::one(); },
+        [&](linear_combination lc) { return lc + out; });
   }
 };
 

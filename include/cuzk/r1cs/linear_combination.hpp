@@ -109,12 +109,8 @@ class linear_combination {
   friend linear_combination operator-(linear_combination lc, variable v) { return std::move(lc -= v); }
   friend linear_combination operator+(linear_combination lc, const term& t) { return std::move(lc += t); }
   friend linear_combination operator-(linear_combination lc, const term& t) { return std::move(lc -= t); }
-  friend linear_combination operator+(linear_combination lc, const linear_combination& o) {
-    return std::move(lc += o);
-  }
-  friend linear_combination operator-(linear_combination lc, const linear_combination& o) {
-    return std::move(lc -= o);
-  }
+  friend linear_combination operator+(linear_combination lc, const linear_combination& o) { return std::move(lc += o); }
+  friend linear_combination operator-(linear_combination lc, const linear_combination& o) { return std::move(lc -= o); }
   friend linear_combination operator*(linear_combination lc, const fr& s) { return std::move(lc *= s); }
   friend linear_combination operator*(const fr& s, linear_combination lc) { return std::move(lc *= s); }
 

@@ -60,7 +60,7 @@ struct r1cs_shape {
   static constexpr std::uint32_t coeff_one = 0;
   static constexpr std::uint32_t coeff_minus_one = 1;
 
-  std::size_t num_inputs = 0;       ///< including ONE
+  std::size_t num_inputs = 0;  ///< including ONE
   std::size_t num_aux = 0;
   std::size_t num_constraints = 0;  ///< rows of a, b and c
   std::vector<fr> coeffs;           ///< coefficient dictionary, [0] = 1, [1] = -1
@@ -104,11 +104,10 @@ void release_matrices(r1cs_shape& shape);
 void spmv(const r1cs_shape& shape, const csr_matrix& m, std::span<const fr> w, std::span<fr> out);
 
 /// a = A·w, b = B·w, c = C·w over the full assignment |w| (inputs then aux).
-void evaluate_abc(const r1cs_shape& shape, std::span<const fr> w, std::span<fr> a, std::span<fr> b,
-                  std::span<fr> c);
+void evaluate_abc(const r1cs_shape& shape, std::span<const fr> w, std::span<fr> a, std::span<fr> b, std::span<fr> c);
 /// The same with the assignment given as its two parts (no concatenation).
-void evaluate_abc(const r1cs_shape& shape, std::span<const fr> inputs, std::span<const fr> aux,
-                  std::span<fr> a, std::span<fr> b, std::span<fr> c);
+void evaluate_abc(const r1cs_shape& shape, std::span<const fr> inputs, std::span<const fr> aux, std::span<fr> a,
+                  std::span<fr> b, std::span<fr> c);
 
 struct abc_vectors {
   std::vector<fr> a, b, c;

@@ -96,15 +96,13 @@ class shape_cs {
   r1cs_shape finish() &&;
 
  private:
-  void record_row(const linear_combination& a, const linear_combination& b,
-                  const linear_combination& c);
+  void record_row(const linear_combination& a, const linear_combination& b, const linear_combination& c);
   void append_row(csr_matrix& m, const linear_combination& lc);
   std::uint32_t coeff_id(const fr& v);
 
   struct coeff_hash {
     std::size_t operator()(const std::array<std::uint64_t, 4>& k) const noexcept {
-      return std::size_t((k[0] ^ (k[1] * 0x9e3779b97f4a7c15ULL) ^ (k[2] >> 7) ^ (k[3] << 11)) *
-                         0xff51afd7ed558ccdULL);
+      return std::size_t((k[0] ^ (k[1] * 0x9e3779b97f4a7c15ULL) ^ (k[2] >> 7) ^ (k[3] << 11)) * 0xff51afd7ed558ccdULL);
     }
   };
 

@@ -84,8 +84,7 @@ class gpu_shape {
   /// c = C·w: docs/H-SIX-TRANSFORMS.md), and only evaluate_ab may be called.
   /// The row classification of |cfg| is built here, once (std::invalid_argument
   /// for a config out of range).
-  explicit gpu_shape(const r1cs_shape& shape, int device = 0, bool with_c = true,
-                     gpu_spmv_config cfg = {});
+  explicit gpu_shape(const r1cs_shape& shape, int device = 0, bool with_c = true, gpu_spmv_config cfg = {});
   /// The same; with cfg.stream_block_nnz the matrices stay in |shape|
   /// (held, and pinned in place, for the gpu_shape's life: they must not
   /// change meanwhile) and are streamed by every call.
@@ -110,8 +109,7 @@ class gpu_shape {
   /// full assignment (num_variables() Fr, inputs then aux) in device
   /// memory. Elements past num_constraints() are left untouched. Queued on
   /// |stream|; the caller synchronises.
-  void evaluate_abc(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c,
-                    CUstream_st* stream) const;
+  void evaluate_abc(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c, CUstream_st* stream) const;
 
   /// d_a, d_b only (A·w, B·w), as evaluate_abc otherwise.
   void evaluate_ab(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, CUstream_st* stream) const;
@@ -119,12 +117,10 @@ class gpu_shape {
   bool has_c() const;
 
   /// Host convenience (synchronous): out spans at least num_constraints() long.
-  void evaluate_abc(std::span<const ff::fr> w, std::span<ff::fr> a, std::span<ff::fr> b,
-                    std::span<ff::fr> c) const;
+  void evaluate_abc(std::span<const ff::fr> w, std::span<ff::fr> a, std::span<ff::fr> b, std::span<ff::fr> c) const;
 
  private:
-  void evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c,
-                CUstream_st* stream) const;
+  void evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_c, CUstream_st* stream) const;
   struct impl;
   std::unique_ptr<impl> _impl;
 };

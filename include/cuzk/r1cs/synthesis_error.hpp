@@ -28,23 +28,17 @@ enum class synthesis_errc {
 class synthesis_error : public std::runtime_error {
  public:
   explicit synthesis_error(synthesis_errc code) : synthesis_error(code, default_message(code)) {}
-  synthesis_error(synthesis_errc code, const std::string& what)
-      : std::runtime_error(what), _code(code) {}
+  synthesis_error(synthesis_errc code, const std::string& what) : std::runtime_error(what), _code(code) {}
 
   synthesis_errc code() const noexcept { return _code; }
 
   static const char* default_message(synthesis_errc code) noexcept {
     switch (code) {
-      case synthesis_errc::assignment_missing:
-        return "an assignment for a variable could not be computed";
-      case synthesis_errc::division_by_zero:
-        return "division by zero";
-      case synthesis_errc::unsatisfiable:
-        return "unsatisfiable constraint system";
-      case synthesis_errc::unconstrained_variable:
-        return "auxiliary variable was unconstrained";
-      case synthesis_errc::invalid_input:
-        return "invalid circuit input";
+      case synthesis_errc::assignment_missing: return "an assignment for a variable could not be computed";
+      case synthesis_errc::division_by_zero: return "division by zero";
+      case synthesis_errc::unsatisfiable: return "unsatisfiable constraint system";
+      case synthesis_errc::unconstrained_variable: return "auxiliary variable was unconstrained";
+      case synthesis_errc::invalid_input: return "invalid circuit input";
     }
     return "synthesis error";
   }

@@ -94,8 +94,7 @@ class witness_cs {
   /// Appends a child synthesized separately; its input 0 (its temporary ONE)
   /// is dropped, as bellpepper's WitnessCS::extend does.
   void extend(const witness_cs& child) {
-    if (child._inputs.empty())
-      throw std::logic_error("r1cs: extend needs a child whose input 0 is its temporary ONE");
+    if (child._inputs.empty()) throw std::logic_error("r1cs: extend needs a child whose input 0 is its temporary ONE");
     _inputs.insert(_inputs.end(), child._inputs.begin() + 1, child._inputs.end());
     _aux.insert(_aux.end(), child._aux.begin(), child._aux.end());
     _num_constraints += child._num_constraints;

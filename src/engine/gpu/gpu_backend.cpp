@@ -63,8 +63,8 @@ struct fingerprint {
 };
 
 fingerprint fingerprint_of(const groth16::parameters& p, const r1cs::r1cs_shape& s) {
-  return {s.num_inputs, s.num_aux,    s.num_constraints, p.h.size(), p.l.size(),
-          p.a.size(),   p.b_g1.size(), p.b_g2.size(),    p.vk.ic.size(), p.vk.delta_g2};
+  return {s.num_inputs, s.num_aux,     s.num_constraints, p.h.size(),     p.l.size(),
+          p.a.size(),   p.b_g1.size(), p.b_g2.size(),     p.vk.ic.size(), p.vk.delta_g2};
 }
 
 struct cache_entry {
@@ -204,8 +204,7 @@ class gpu_backend final : public prover_backend {
     // (the prover releases its device lock around the call)
     groth16::gpu_stage_check between = [&token] { token.check(); };
     if (at_boundary) between = at_boundary;
-    return start(device, params, shape, std::move(w), r, s, dynamic_cast<const gpu_prepared*>(prepared.get()),
-                 between);
+    return start(device, params, shape, std::move(w), r, s, dynamic_cast<const gpu_prepared*>(prepared.get()), between);
   }
 
   groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
@@ -229,8 +228,8 @@ class gpu_backend final : public prover_backend {
     // a prover from device queries runs B_G2 on the GPU; the hook's provers
     // (benchmarks) bring their own queries
     if (!loads_queries()) return nullptr;
-    const groth16::query_sizes sizes{file.at("h").count, file.at("l").count, file.at("a").count,
-                                     file.at("b_g1").count, file.at("b_g2").count};
+    const groth16::query_sizes sizes{file.at("h").count, file.at("l").count, file.at("a").count, file.at("b_g1").count,
+                                     file.at("b_g2").count};
     // the least a prover of resident queries takes (compact vectors,
     // groth16::gpu_memory_plan); it takes more where that fits
     const std::uint64_t need =
@@ -373,8 +372,10 @@ class gpu_backend final : public prover_backend {
       }
     }
     if (!prover && !shape.has_matrices())
-      throw std::logic_error("gpu backend: the shape's host matrices were released but no prover of this circuit "
-                             "is resident on device " + std::to_string(ord));
+      throw std::logic_error(
+          "gpu backend: the shape's host matrices were released but no prover of this circuit "
+          "is resident on device " +
+          std::to_string(ord));
     if (!prover) {
       std::shared_ptr<const groth16::parameters> p(&params, [](const groth16::parameters*) {});
       std::shared_ptr<const r1cs::r1cs_shape> sh(&shape, [](const r1cs::r1cs_shape*) {});

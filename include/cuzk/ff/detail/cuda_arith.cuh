@@ -53,32 +53,27 @@ namespace cuzk::ff::detail::cuda {
 // Each wraps one instruction; *_cc variants set the carry flag, madc/addc/subc
 // variants consume it. Keep every chain's statements adjacent.
 
-__device__ __forceinline__ std::uint32_t mad_lo_cc(std::uint32_t a, std::uint32_t b,
-                                                   std::uint32_t c) {
+__device__ __forceinline__ std::uint32_t mad_lo_cc(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
   std::uint32_t r;
   asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
   return r;
 }
-__device__ __forceinline__ std::uint32_t madc_lo_cc(std::uint32_t a, std::uint32_t b,
-                                                    std::uint32_t c) {
+__device__ __forceinline__ std::uint32_t madc_lo_cc(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
   std::uint32_t r;
   asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
   return r;
 }
-__device__ __forceinline__ std::uint32_t mad_hi_cc(std::uint32_t a, std::uint32_t b,
-                                                   std::uint32_t c) {
+__device__ __forceinline__ std::uint32_t mad_hi_cc(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
   std::uint32_t r;
   asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
   return r;
 }
-__device__ __forceinline__ std::uint32_t madc_hi_cc(std::uint32_t a, std::uint32_t b,
-                                                    std::uint32_t c) {
+__device__ __forceinline__ std::uint32_t madc_hi_cc(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
   std::uint32_t r;
   asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
   return r;
 }
-__device__ __forceinline__ std::uint32_t madc_hi(std::uint32_t a, std::uint32_t b,
-                                                 std::uint32_t c) {
+__device__ __forceinline__ std::uint32_t madc_hi(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
   std::uint32_t r;
   asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
   return r;
@@ -145,8 +140,7 @@ inline constexpr std::uint32_t n0_32 = std::uint32_t(mont_field<P>::n0);
 /// select (Fr: per step, one multiplication and two of the sixteen
 /// multiply-add halves of m p).
 template <class P>
-inline constexpr bool low_words_one_and_max =
-    modulus32<P>.v[0] == 1u && modulus32<P>.v[1] == 0xffffffffu;
+inline constexpr bool low_words_one_and_max = modulus32<P>.v[0] == 1u && modulus32<P>.v[1] == 0xffffffffu;
 
 static_assert(std::uint32_t(modulus32<fr_params>.v[0] * n0_32<fr_params>) == 0xffffffffu,
               "n0 must satisfy p * n0 = -1 mod 2^32");
@@ -176,8 +170,7 @@ __device__ __constant__ const words<2 * P::n_limbs> d_one = one32<P>;
 /// x += a * b over the even words of a (products at word pairs (j, j+1) of
 /// x, j even), the chain's carry out into y's top word (T = x + 2^32 y).
 template <int W>
-__device__ __forceinline__ void mac_even(std::uint32_t* x, std::uint32_t* y,
-                                         const std::uint32_t* a, std::uint32_t b) {
+__device__ __forceinline__ void mac_even(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* a, std::uint32_t b) {
   x[0] = mad_lo_cc(a[0], b, x[0]);
   x[1] = madc_hi_cc(a[0], b, x[1]);
 #pragma unroll
@@ -192,8 +185,7 @@ __device__ __forceinline__ void mac_even(std::uint32_t* x, std::uint32_t* y,
 /// carry out (the callers' bounds). CarryIn: the first product also takes
 /// the carry flag a preceding add left at y's lowest weight.
 template <int W, bool CarryIn>
-__device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::uint32_t* a,
-                                        std::uint32_t b) {
+__device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::uint32_t* a, std::uint32_t b) {
   if constexpr (CarryIn) y[0] = madc_lo_cc(a[1], b, y[0]);
   else y[0] = mad_lo_cc(a[1], b, y[0]);
   y[1] = madc_hi_cc(a[1], b, y[1]);
@@ -208,8 +200,8 @@ __device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::uint32_t* a
 
 /// x += m p over p's even words, as mac_even; Low: p_0 = 1 (low_words_one_and_max).
 template <int W, bool Low>
-__device__ __forceinline__ void mac_even_p(std::uint32_t* x, std::uint32_t* y,
-                                           const std::uint32_t* p, std::uint32_t m) {
+__device__ __forceinline__ void mac_even_p(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* p,
+                                           std::uint32_t m) {
   if constexpr (!Low) {
     mac_even<W>(x, y, p, m);
   } else {
@@ -227,8 +219,7 @@ __device__ __forceinline__ void mac_even_p(std::uint32_t* x, std::uint32_t* y,
 /// y += m p over p's odd words, as mac_odd; Low: p_1 = 2^32 - 1 and
 /// m = -x0, so m p_1 = x0 + 2^32 (x0 ? ~x0 : 0).
 template <int W, bool CarryIn, bool Low>
-__device__ __forceinline__ void mac_odd_p(std::uint32_t* y, const std::uint32_t* p,
-                                          std::uint32_t m, std::uint32_t x0) {
+__device__ __forceinline__ void mac_odd_p(std::uint32_t* y, const std::uint32_t* p, std::uint32_t m, std::uint32_t x0) {
   if constexpr (!Low) {
     mac_odd<W, CarryIn>(y, p, m);
   } else {
@@ -255,8 +246,8 @@ __device__ __forceinline__ std::uint32_t redc_factor(std::uint32_t x0, std::uint
 
 /// One Montgomery step on T = x + 2^32 y: T += m p, so that x[0] becomes 0.
 template <int W, bool Low>
-__device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y,
-                                          const std::uint32_t* p, std::uint32_t n0) {
+__device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* p,
+                                          std::uint32_t n0) {
   const std::uint32_t x0 = x[0], m = redc_factor<Low>(x0, n0);
   mac_even_p<W, Low>(x, y, p, m);
   mac_odd_p<W, false, Low>(y, p, m, x0);
@@ -264,8 +255,7 @@ __device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y,
 
 /// r = t - p when t >= p, else t (t < 2p < 2^(32W)).
 template <int W>
-__device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_t* t,
-                                            const std::uint32_t* p) {
+__device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_t* t, const std::uint32_t* p) {
   std::uint32_t d[W];
   d[0] = sub_cc(t[0], p[0]);
 #pragma unroll
@@ -278,8 +268,7 @@ __device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_
 /// r = u + v[1 ..] (v[0] is 0 after the last Montgomery step): the value
 /// T / 2^32 of the even/odd split T = u + 2^32 v, as W words.
 template <int W>
-__device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_t* u,
-                                            const std::uint32_t* v) {
+__device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_t* u, const std::uint32_t* v) {
   r[0] = add_cc(u[0], v[1]);
 #pragma unroll
   for (int j = 1; j < W - 1; ++j) r[j] = addc_cc(u[j], v[j + 1]);
@@ -291,9 +280,8 @@ __device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_
 /// e = p - d), r = a b / R mod p otherwise (c, e unused). Each step adds
 /// a b_i (and c e_i) into T and takes one Montgomery step.
 template <int W, bool Low, bool Second>
-__device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a,
-                                     const std::uint32_t* b, const std::uint32_t* c,
-                                     const std::uint32_t* e, const std::uint32_t* p,
+__device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                     const std::uint32_t* c, const std::uint32_t* e, const std::uint32_t* p,
                                      std::uint32_t n0) {
   static_assert(W % 2 == 0 && W >= 4);
   std::uint32_t u[W], v[W];
@@ -351,9 +339,8 @@ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a,
 /// Invariants: a, b < p < 2^(32W - 1); T < 2p after every step, so
 /// T + a b_i + m p < 2^(32(W+1)): y's top word never carries out.
 template <int W, bool Low = false>
-__device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a,
-                                         const std::uint32_t* b, const std::uint32_t* p,
-                                         std::uint32_t n0) {
+__device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                         const std::uint32_t* p, std::uint32_t n0) {
   cios<W, Low, false>(r, a, b, nullptr, nullptr, p, n0);
 }
 
@@ -366,8 +353,8 @@ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* 
 /// sqr_mont feeds it a^2 (< p^2).
 /// Cost: 2W^2 + 2W multiply-adds (Fp: 312), ~3W adds and selects.
 template <int W, bool Low = false>
-__device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t* t,
-                                          const std::uint32_t* p, std::uint32_t n0) {
+__device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t* t, const std::uint32_t* p,
+                                          std::uint32_t n0) {
   // mul_mont's even/odd form: x = t_lo, y = 0 at first; after each step
   // x[0] = 0 and the arrays swap roles, x[1] going into the next x's low
   // word (its carry consumed at the same weight by the next step's y chain,
@@ -403,8 +390,7 @@ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t*
 
 /// r = a - b over N words; the callers guarantee a >= b.
 template <int N>
-__device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::uint32_t* a,
-                                          const std::uint32_t* b) {
+__device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b) {
   r[0] = sub_cc(a[0], b[0]);
 #pragma unroll
   for (int j = 1; j < N - 1; ++j) r[j] = subc_cc(a[j], b[j]);
@@ -421,8 +407,8 @@ __device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::uint32_t*
 /// Cost: W(W-1) + 4W multiply-adds for the product, 2W^2 + 2W for the
 /// reduction, ~3W adds and selects (Fp: 528 against mul's 612 + 36).
 template <int W, bool Low = false>
-__device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* a,
-                                         const std::uint32_t* p, std::uint32_t n0) {
+__device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p,
+                                         std::uint32_t n0) {
   std::uint32_t t[2 * W];
 #pragma unroll
   for (int k = 0; k < 2 * W; ++k) t[k] = 0;
@@ -468,9 +454,8 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
 /// mul_mont's registers plus the two extra operands (the XYZZ formulas' Y
 /// coordinate, R (Q - X3) - Y1 PPP, is this shape).
 template <int W, bool Low = false>
-__device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32_t* a,
-                                             const std::uint32_t* b, const std::uint32_t* c,
-                                             const std::uint32_t* d, const std::uint32_t* p,
+__device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                             const std::uint32_t* c, const std::uint32_t* d, const std::uint32_t* p,
                                              std::uint32_t n0) {
   std::uint32_t e[W];  // p - d
   sub_plain<W>(e, p, d);
@@ -479,8 +464,8 @@ __device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32
 
 /// r = a + b mod p.
 template <int W>
-__device__ __forceinline__ void add_mod(std::uint32_t* r, const std::uint32_t* a,
-                                        const std::uint32_t* b, const std::uint32_t* p) {
+__device__ __forceinline__ void add_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                        const std::uint32_t* p) {
   std::uint32_t s[W], d[W];
   s[0] = add_cc(a[0], b[0]);
 #pragma unroll
@@ -496,8 +481,8 @@ __device__ __forceinline__ void add_mod(std::uint32_t* r, const std::uint32_t* a
 
 /// r = a - b mod p.
 template <int W>
-__device__ __forceinline__ void sub_mod(std::uint32_t* r, const std::uint32_t* a,
-                                        const std::uint32_t* b, const std::uint32_t* p) {
+__device__ __forceinline__ void sub_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                        const std::uint32_t* p) {
   std::uint32_t d[W];
   d[0] = sub_cc(a[0], b[0]);
 #pragma unroll
@@ -511,8 +496,7 @@ __device__ __forceinline__ void sub_mod(std::uint32_t* r, const std::uint32_t* a
 
 /// r = -a mod p (0 stays 0).
 template <int W>
-__device__ __forceinline__ void neg_mod(std::uint32_t* r, const std::uint32_t* a,
-                                        const std::uint32_t* p) {
+__device__ __forceinline__ void neg_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p) {
   std::uint32_t nz = 0;
 #pragma unroll
   for (int j = 0; j < W; ++j) nz |= a[j];
@@ -562,9 +546,7 @@ struct alignas(8) mont_d {
     for (int j = 0; j < n_words; ++j) acc |= a.l[j] ^ b.l[j];
     return acc == 0;
   }
-  __device__ __forceinline__ friend bool operator!=(const mont_d& a, const mont_d& b) {
-    return !(a == b);
-  }
+  __device__ __forceinline__ friend bool operator!=(const mont_d& a, const mont_d& b) { return !(a == b); }
 
   __device__ __forceinline__ friend mont_d operator+(const mont_d& a, const mont_d& b) {
     mont_d r;

@@ -122,10 +122,8 @@ inline constexpr inv30_ctx<s30_len<P>> inv30_consts = make_inv30_ctx<P>();
 template <class P>
 __device__ __constant__ const inv30_ctx<s30_len<P>> d_inv30 = inv30_consts<P>;
 
-static_assert(((std::uint32_t(inv30_consts<fp_params>.p[0]) * inv30_consts<fp_params>.p_inv30) &
-               s30_mask) == 1);
-static_assert(((std::uint32_t(inv30_consts<fr_params>.p[0]) * inv30_consts<fr_params>.p_inv30) &
-               s30_mask) == 1);
+static_assert(((std::uint32_t(inv30_consts<fp_params>.p[0]) * inv30_consts<fp_params>.p_inv30) & s30_mask) == 1);
+static_assert(((std::uint32_t(inv30_consts<fr_params>.p[0]) * inv30_consts<fr_params>.p_inv30) & s30_mask) == 1);
 // the signed top limb holds 31 bits: values up to 2p with a bit to spare
 static_assert(30 * (s30_len<fp_params> - 1) + 30 >= int(mont_field<fp_params>::bits) + 2);
 static_assert(30 * (s30_len<fr_params> - 1) + 30 >= int(mont_field<fr_params>::bits) + 2);
@@ -139,12 +137,9 @@ static_assert(s30_len<fp_params> == 13 && s30_len<fr_params> == 9);
 /// instructions per limb and row instead of 5 to 6.)
 CUZK_HD void mac_wide(std::uint32_t& lo, std::int32_t& hi, std::int32_t a, std::int32_t b) {
 #if defined(__CUDA_ARCH__)
-  asm("mad.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.s32 %1, %2, %3, %1;"
-      : "+r"(lo), "+r"(hi)
-      : "r"(a), "r"(b));
+  asm("mad.lo.cc.u32 %0, %2, %3, %0;\n\tmadc.hi.s32 %1, %2, %3, %1;" : "+r"(lo), "+r"(hi) : "r"(a), "r"(b));
 #else
-  const std::uint64_t s =
-      ((std::uint64_t(std::uint32_t(hi)) << 32) | lo) + std::uint64_t(std::int64_t(a) * b);
+  const std::uint64_t s = ((std::uint64_t(std::uint32_t(hi)) << 32) | lo) + std::uint64_t(std::int64_t(a) * b);
   lo = std::uint32_t(s);
   hi = std::int32_t(std::uint32_t(s >> 32));
 #endif
@@ -175,8 +170,7 @@ struct divstep_mat30 {
 /// Per step (SASS): the bit test (LOP3 to a predicate), the swap predicate,
 /// c pw (select, negate), z, pw (shift, select), three selects of F and
 /// three multiply-adds into G: 13 instructions.
-CUZK_HD std::int32_t divsteps30(std::int32_t zeta, std::uint32_t f, std::uint32_t g,
-                                divstep_mat30& t) {
+CUZK_HD std::int32_t divsteps30(std::int32_t zeta, std::uint32_t f, std::uint32_t g, divstep_mat30& t) {
   // F = (f, u, v) stored divided by pw = 2^k, G = (g, q, r) exact (g = 2^i g_i)
   std::uint32_t u = 1, v = 0, q = 0, r = 1, pw = 1;
   std::int32_t z = zeta;  // zeta + i at step i
@@ -217,8 +211,7 @@ CUZK_HD std::int32_t divsteps30(std::int32_t zeta, std::uint32_t f, std::uint32_
 /// low limb (with p^-1 mod 2^30) clears the low 30 bits. The multiples
 /// mx, my lie in (-2^31, 2^30], the terms below 2^62.
 template <int L, bool ModP>
-CUZK_HD_ATTR void s30_apply(std::int32_t (&x)[L], std::int32_t (&y)[L], const divstep_mat30& t,
-                            const inv30_ctx<L>& c) {
+CUZK_HD_ATTR void s30_apply(std::int32_t (&x)[L], std::int32_t (&y)[L], const divstep_mat30& t, const inv30_ctx<L>& c) {
   std::int32_t mx = 0, my = 0;
   if constexpr (ModP) {
     const std::int32_t sx = x[L - 1] >> 31, sy = y[L - 1] >> 31;
@@ -260,8 +253,7 @@ CUZK_HD_ATTR void s30_apply(std::int32_t (&x)[L], std::int32_t (&y)[L], const di
 /// v <- s v + k p for s, k in {-1, 0, 1}, renormalised. Each limb sum lies
 /// in [-2^31, 2^31): a carry in [-2, 1] plus two terms below 2^30.
 template <int L>
-CUZK_HD_ATTR void s30_mul_add(std::int32_t (&v)[L], std::int32_t s, const std::int32_t (&p)[L],
-                              std::int32_t k) {
+CUZK_HD_ATTR void s30_mul_add(std::int32_t (&v)[L], std::int32_t s, const std::int32_t (&p)[L], std::int32_t k) {
   std::int32_t carry = 0;
   CUZK_INV_UNROLL
   for (int i = 0; i < L - 1; ++i) {
@@ -309,8 +301,7 @@ CUZK_HD_ATTR void s30_to_words(std::uint32_t (&out)[W], const std::int32_t (&v)[
 /// (a R -> a^-1 R); 0 for a = 0 (g starts at 0, no batch runs, d = 0).
 /// Variable time: the number of batches depends on a.
 template <int W, int L>
-CUZK_HD_ATTR void inverse_words(std::uint32_t (&r)[W], const std::uint32_t (&a)[W],
-                                const inv30_ctx<L>& c) {
+CUZK_HD_ATTR void inverse_words(std::uint32_t (&r)[W], const std::uint32_t (&a)[W], const inv30_ctx<L>& c) {
   std::int32_t f[L], g[L], d[L], e[L];
   CUZK_INV_UNROLL
   for (int i = 0; i < L; ++i) {
@@ -384,8 +375,7 @@ constexpr pow_schedule<Cap> make_pow_schedule(const limbs<N>& e) {
 }
 
 template <class P>
-inline constexpr auto fermat_schedule = make_pow_schedule<mont_field<P>::bits>(sub_small(P::modulus,
-                                                                                         2));
+inline constexpr auto fermat_schedule = make_pow_schedule<mont_field<P>::bits>(sub_small(P::modulus, 2));
 template <class P>
 __device__ __constant__ const auto d_fermat_schedule = fermat_schedule<P>;
 

@@ -46,9 +46,7 @@ __extension__ using i128 = __int128;
 inline constexpr std::uint64_t s62_mask = (std::uint64_t(1) << 62) - 1;
 
 /// Number of 62-bit limbs for values up to 2^(64N) in magnitude, plus sign.
-constexpr std::size_t s62_len(std::size_t n) {
-  return (64 * n + 1 + 61) / 62;
-}
+constexpr std::size_t s62_len(std::size_t n) { return (64 * n + 1 + 61) / 62; }
 
 /// Unsigned 64-bit limbs -> s62 (non-negative input).
 template <std::size_t N, std::size_t M = s62_len(N)>
@@ -106,8 +104,7 @@ struct divstep_matrix {
 /// the run must see eta >= 0 to be the "g += f" kind. Matrix arithmetic is
 /// unsigned (wrapping, so no signed overflow in constant evaluation); the
 /// entries end within 2^62 in magnitude, so the casts are exact.
-constexpr std::int64_t divsteps62_var(std::int64_t eta, std::uint64_t f, std::uint64_t g,
-                                      divstep_matrix& t) {
+constexpr std::int64_t divsteps62_var(std::int64_t eta, std::uint64_t f, std::uint64_t g, divstep_matrix& t) {
   std::uint64_t u = 1, v = 0, q = 0, r = 1;
   int left = 62;
   for (;;) {
@@ -152,8 +149,7 @@ constexpr std::int64_t divsteps62_var(std::int64_t eta, std::uint64_t f, std::ui
 
 /// (f, g) <- T (f, g) / 2^62 on the low |len| limbs (exact division).
 template <std::size_t M>
-constexpr void update_fg(std::int64_t (&f)[M], std::int64_t (&g)[M], std::size_t len,
-                         const divstep_matrix& t) {
+constexpr void update_fg(std::int64_t (&f)[M], std::int64_t (&g)[M], std::size_t len, const divstep_matrix& t) {
   i128 cf = i128(t.u) * f[0] + i128(t.v) * g[0];
   i128 cg = i128(t.q) * f[0] + i128(t.r) * g[0];
   cf >>= 62;  // the low 62 bits are zero by construction of T
@@ -174,8 +170,7 @@ constexpr void update_fg(std::int64_t (&f)[M], std::int64_t (&g)[M], std::size_t
 /// Adding p * (entries of T where d or e is negative) keeps the result above
 /// -2p; the further multiple of p chosen below makes the low 62 bits vanish.
 template <std::size_t N, std::size_t M>
-constexpr void update_de(std::int64_t (&d)[M], std::int64_t (&e)[M], const divstep_matrix& t,
-                         const divstep_ctx<N>& c) {
+constexpr void update_de(std::int64_t (&d)[M], std::int64_t (&e)[M], const divstep_matrix& t, const divstep_ctx<N>& c) {
   const std::int64_t sd = d[M - 1] >> 63, se = e[M - 1] >> 63;
   std::int64_t md = (t.u & sd) + (t.v & se);
   std::int64_t me = (t.q & sd) + (t.r & se);
@@ -202,8 +197,7 @@ constexpr void update_de(std::int64_t (&d)[M], std::int64_t (&e)[M], const divst
 
 /// v <- s * v + k * p (s, k in {-1, 0, 1}), renormalised.
 template <std::size_t M>
-constexpr void s62_mul_add(std::int64_t (&v)[M], std::int64_t s, const std::int64_t (&p)[M],
-                           std::int64_t k) {
+constexpr void s62_mul_add(std::int64_t (&v)[M], std::int64_t s, const std::int64_t (&p)[M], std::int64_t k) {
   i128 c = 0;
   for (std::size_t i = 0; i + 1 < M; ++i) {
     c += i128(s) * v[i] + i128(k) * p[i];

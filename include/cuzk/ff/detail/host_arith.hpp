@@ -249,8 +249,8 @@ constexpr void mul_mont_generic(std::uint64_t* r, const std::uint64_t* a, const 
 
 /// r = a * b * R^-1 mod p; dispatches to the ADX kernels when available.
 template <std::size_t N>
-constexpr void mul_mont(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
-                        const std::uint64_t* p, std::uint64_t n0) noexcept {
+constexpr void mul_mont(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b, const std::uint64_t* p,
+                        std::uint64_t n0) noexcept {
 #if defined(CUZK_HAVE_X86_ADX_ASM)
   if (!std::is_constant_evaluated() && use_adx) {
     if constexpr (N == 6) return mul_mont_6_adx(r, a, b, p, n0);
@@ -262,8 +262,7 @@ constexpr void mul_mont(std::uint64_t* r, const std::uint64_t* a, const std::uin
 
 /// r = a^2 * R^-1 mod p
 template <std::size_t N>
-constexpr void sqr_mont(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* p,
-                        std::uint64_t n0) noexcept {
+constexpr void sqr_mont(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* p, std::uint64_t n0) noexcept {
 #if defined(CUZK_HAVE_X86_ADX_ASM)
   if (!std::is_constant_evaluated() && use_adx) {
     if constexpr (N == 6) return sqr_mont_6_adx(r, a, p, n0);

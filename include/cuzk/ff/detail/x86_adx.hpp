@@ -423,9 +423,8 @@ inline void mul_mont_6_adx(std::uint64_t r[6], const std::uint64_t a[6], const s
       "cmovncq %[x5], %[x2]\n\t"
       "cmovncq %[ap], %[x3]\n\t"
       "cmovncq %[bp], %[x4]\n\t"
-      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4),
-        [x5] "=&r"(x5), [x6] "=&r"(x6), [lo] "=&r"(lo), [hi] "=&r"(hi),
-        "=&d"(rdx), [ap] "+&r"(ap), [bp] "+&r"(bp)
+      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4), [x5] "=&r"(x5), [x6] "=&r"(x6),
+        [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx), [ap] "+&r"(ap), [bp] "+&r"(bp)
       : [pp] "r"(p), [n0] "m"(n0)
       : "cc", "memory");
   r[0] = x6;
@@ -717,9 +716,8 @@ inline void sqr_mont_6_adx(std::uint64_t r[6], const std::uint64_t a[6], const s
       "cmovncq %[x5], %[x2]\n\t"
       "cmovncq %[ap], %[x3]\n\t"
       "cmovncq %[sp], %[x4]\n\t"
-      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4),
-        [x5] "=&r"(x5), [x6] "=&r"(x6), [lo] "=&r"(lo), [hi] "=&r"(hi),
-        "=&d"(rdx), [ap] "+&r"(ap), [sp] "+&r"(sp)
+      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4), [x5] "=&r"(x5), [x6] "=&r"(x6),
+        [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx), [ap] "+&r"(ap), [sp] "+&r"(sp)
       : [pp] "r"(p), [n0] "m"(n0)
       : "cc", "memory");
   r[0] = x6;
@@ -892,8 +890,8 @@ inline void mul_mont_4_adx(std::uint64_t r[4], const std::uint64_t a[4], const s
       "cmovncq %[hi], %[x0]\n\t"
       "cmovncq %%rdx, %[x1]\n\t"
       "cmovncq %[x3], %[x2]\n\t"
-      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4),
-        [lo] "=&r"(lo), [hi] "=&r"(hi), [c] "=&r"(c), "=&d"(rdx), [ap] "+&r"(ap), [bp] "+&r"(bp)
+      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4), [lo] "=&r"(lo), [hi] "=&r"(hi),
+        [c] "=&r"(c), "=&d"(rdx), [ap] "+&r"(ap), [bp] "+&r"(bp)
       : [pp] "r"(p), [n0] "rm"(n0), [m1] "r"(~std::uint64_t{0})
       : "cc", "memory");
   r[0] = x4;
@@ -1046,9 +1044,8 @@ inline void sqr_mont_4_adx(std::uint64_t r[4], const std::uint64_t a[4], const s
       "cmovncq %[hi], %[x5]\n\t"
       "cmovncq %%rdx, %[x6]\n\t"
       "cmovncq %[x3], %[x7]\n\t"
-      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4),
-        [x5] "=&r"(x5), [x6] "=&r"(x6), [x7] "=&r"(x7), [lo] "=&r"(lo), [hi] "=&r"(hi),
-        "=&d"(rdx), [ap] "+&r"(ap)
+      : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [x4] "=&r"(x4), [x5] "=&r"(x5), [x6] "=&r"(x6),
+        [x7] "=&r"(x7), [lo] "=&r"(lo), [hi] "=&r"(hi), "=&d"(rdx), [ap] "+&r"(ap)
       : [pp] "r"(p), [n0] "rm"(n0)
       : "cc", "memory");
   r[0] = x4;
