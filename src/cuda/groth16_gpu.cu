@@ -264,7 +264,6 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
     std::size_t count;
     bool g2;
     std::size_t traffic;  // host bytes a partition moves when it is not resident
-    std::size_t point_bytes() const { return g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine); }
   };
   auto query = [](flag resident, std::size_t count, bool g2) {
     return item{resident, count, g2, count * (g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine))};
@@ -294,13 +293,19 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   auto chunk_terms_of = [](std::size_t g1_terms, bool g2) {
     return g2 ? std::max<std::size_t>(1, g1_terms / 2) : g1_terms;
   };
+  // whether one of L, A and B streams (H's chunks live in the NTT's scratch vector)
+  auto witness_queries_stream = [&](const gpu_memory_plan& p) {
+    for (const item& x : items)
+      if (x.count && !(p.*x.resident) && !cpu_b2(x) && x.resident != &gpu_memory_plan::h) return true;
+    return false;
+  };
   // device bytes of |p|: its resident queries (unless already there), the
   // vectors, MSM scratch for the largest resident query of each group or a
   // chunk of a streamed one, the two chunk buffers L, A and B share when
-  // one of them streams (H's live in the NTT's scratch vector), and the
-  // matrices resident or their streaming's staging
+  // one of them streams (a G2 chunk: half the terms, the same bytes), and
+  // the matrices resident or their streaming's staging
   auto need = [&](const gpu_memory_plan& p) {
-    std::size_t g1_terms = 0, g2_terms = 0, held = 0, chunk_point = 0;
+    std::size_t g1_terms = 0, g2_terms = 0, held = 0;
     for (const item& x : items) {
       if (x.count == 0 || cpu_b2(x)) continue;  // the matrices; finalize's CPU MSM
       const bool resident = p.*x.resident;
@@ -309,9 +314,9 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
       std::size_t& terms = x.g2 ? g2_terms : g1_terms;
       terms = std::max(terms, resident ? x.count : streamed_terms);
       if (resident) held += on_device ? 0 : x.traffic;
-      else if (!is_h) chunk_point = sizeof(ec::g1_affine);  // a G2 chunk: half the terms, the same bytes
     }
-    return held + 2 * chunk * chunk_point +
+    const std::size_t chunk_buffers = witness_queries_stream(p) ? 2 * chunk * sizeof(ec::g1_affine) : 0;
+    return held + chunk_buffers +
            working_bytes_for(sh, lg_m, g1_terms, g2_terms, p.compact_vectors,
                              p.matrices ? shape_resident : shape_streamed);
   };
@@ -322,10 +327,7 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   auto with_chunk = [&] {
     if (!plan.h && q.h) plan.h_chunk_terms = h_chunk(plan);
     if (!plan.matrices) plan.spmv_block_nnz = spmv_block_nnz;
-    bool streams = false;
-    for (const item& x : items)
-      streams |= x.count && !(plan.*x.resident) && !cpu_b2(x) && x.resident != &gpu_memory_plan::h;
-    if (!streams) return plan;
+    if (!witness_queries_stream(plan)) return plan;
     while (!cfg.stream_chunk_terms && chunk < max_auto_chunk) {
       chunk *= 2;
       const std::size_t with = need(plan);
@@ -357,7 +359,8 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   // 2^23 terms but by each chunk's fixed cost below (the 32 GiB PoRep's L,
   // 12.5 GB, H200: 334 ms in chunks of 2^23, 518 in 2^21, 752 in 2^20)
   // while H's chunk MSMs lose less (1061 ms in chunks of 22.4 M terms, 1215
-  // in 11.2 M, 1243 in 2^23)
+  // in 11.2 M, 1243 in 2^23); measured before run_streamed queued each
+  // copy ahead of the previous chunk's MSM (bench/RESULTS.md)
   constexpr std::size_t good_chunk = std::size_t(1) << 23;
   for (const item& x : items) plan.*x.resident = cpu_b2(x);
   if (!cfg.stream_chunk_terms) chunk = good_chunk;

@@ -266,8 +266,7 @@ struct device_csr {
   gpu::device_buffer<warp_task> tasks;
   gpu::device_buffer<long_row> longs;
   gpu::device_buffer<ff::fr> partials;
-  const csr_matrix* host = nullptr;  // streamed: the host matrix and its blocks
-  std::vector<row_block> blocks;
+  std::vector<row_block> blocks;  // streamed: the row blocks of the host matrix
 
   device_csr() = default;
   /// Resident, or (|streamed|) read from |m| in |streamed_blocks| by every call.
@@ -277,7 +276,6 @@ struct device_csr {
     tasks.upload(p.tasks.data(), p.tasks.size(), s);
     longs.upload(p.longs.data(), p.longs.size(), s);
     if (streamed) {
-      host = &m;
       blocks = std::move(streamed_blocks);
       return;
     }
@@ -496,7 +494,7 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
   // (the next block's copy is queued behind them on the same stream)
   for (unsigned k = 0; k < mats; ++k) {
     const device_csr& d = _impl->m[k];
-    const csr_matrix& h = *d.host;
+    const csr_matrix& h = *matrix_of(*_impl->held, k);
     for (const row_block& b : d.blocks) {
       const std::size_t nnz = b.nz1 - b.nz0, offsets = b.r1 - b.r0 + 1;
       _impl->stage_offsets.upload(h.row_ptr.data() + b.r0, offsets, s);
