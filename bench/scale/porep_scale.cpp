@@ -5,7 +5,8 @@
 //   cuzk-porep-scale [--sector-size 32GiB] [--proofs 3] [--concurrency 2]
 //                    [--devices 0,1] [--gpu-workers 2] [--synthesis N]
 //                    [--batches "0;0,1"] [--h-windows 17,19,20]
-//                    [--seed 20261130] [--vram-limit 16GiB,24GiB] [--out DIR]
+//                    [--seed 20261130] [--vram-limit 16GiB,24GiB]
+//                    [--max-batch-size 1,2,4] [--out DIR]
 //
 // Why a program of its own: the parameters of a 32 GiB PoRep are ~47 GB of
 // points; no published file is available to us and writing ours to the
@@ -36,6 +37,12 @@
 // (gpu_prover_config::vram_limit_bytes: queries that do not fit stream over
 // PCIe every partition). A limit the 32 GiB PoRep cannot fit under is
 // reported ("warm-up failed: ...") and the next one runs.
+//
+// --max-batch-size: cross-sector batching (scheduler.max_batch_size). The
+// warm-up also proves the largest size the prover takes
+// (gpu_prover::batch_capacity) straight on it, from copies of its witness,
+// and prints each member's stages; then each batch runs once per size, the
+// engine given that max_batch_size (label suffix -b<size>).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -91,6 +98,9 @@ struct options {
   // host (downloaded after the GPU setup), as on a card that cannot hold
   // them: queries that do not fit are streamed (gpu_memory_plan)
   std::vector<std::uint64_t> vram_limits;  // each one a warm-up and the batches
+  // --max-batch-size: the engine's cross-sector batching
+  // (scheduler.max_batch_size), one run of the batch per size
+  std::vector<std::size_t> max_batch_sizes{1};
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -98,7 +108,7 @@ struct options {
       stderr,
       "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
       "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--h-windows 17,19] [--sparse-windows 15,16] [--gpu-workers N] [--synthesis N] [--seed N] "
-      "[--vram-limit 16GiB,24GiB] [--out DIR]\n",
+      "[--vram-limit 16GiB,24GiB] [--max-batch-size 1,2,4] [--out DIR]\n",
       why.c_str());
   std::exit(2);
 }
@@ -125,6 +135,13 @@ options parse(int argc, char** argv) {
           if (one.substr(pos) != "GiB" || gib <= 0) usage("--vram-limit takes GiB, e.g. 16GiB,24GiB");
           o.vram_limits.push_back(std::uint64_t(gib * double(1ull << 30)));
         }
+      } else if (a == "--max-batch-size") {
+        o.max_batch_sizes.clear();
+        std::stringstream ss(v);
+        for (std::string t; std::getline(ss, t, ',');) o.max_batch_sizes.push_back(std::stoul(t));
+        if (o.max_batch_sizes.empty() ||
+            std::find(o.max_batch_sizes.begin(), o.max_batch_sizes.end(), 0u) != o.max_batch_sizes.end())
+          usage("--max-batch-size takes sizes of at least 1, e.g. 1,2,4");
       } else if (a == "--devices") {
         std::stringstream ss(v);
         for (std::string t; std::getline(ss, t, ',');) o.devices.push_back(std::stoi(t));
@@ -336,12 +353,42 @@ int main(int argc, char** argv) try {
       if (!same) throw std::runtime_error("L/A/B window sweep changed the proof");
     }
     warm.set_sparse_window_bits(0);
+    // cross-sector batching straight on the prover: the largest size asked
+    // that it takes, copies of the warm-up witness (each proof checked)
+    const std::size_t biggest = *std::max_element(opt.max_batch_sizes.begin(), opt.max_batch_sizes.end());
+    const std::size_t k = std::min(biggest, warm.batch_capacity());
+    std::printf("batch capacity of the prover: %zu\n", warm.batch_capacity());
+    if (k > 1) {
+      const auto coded = groth16::encode_witness(w.inputs, w.aux,
+                                                 groth16::gpu_coded_witness_max_others(w.inputs.size() + w.aux.size()));
+      std::vector<groth16::gpu_batch_member> members(k);
+      for (auto& m : members) {
+        if (coded) m.coded = &*coded;
+        else m.raw = &w;
+      }
+      t0 = clock_type::now();
+      auto sums = warm.prove_start_batch(members);
+      const double batch_s = secs_since(t0);
+      const std::vector<groth16::gpu_prove_timings> bt = warm.last_batch_timings();
+      for (std::size_t i = 0; i < k; ++i) {
+        const bool same = sums[i] && warm.finalize(std::move(*sums[i]), ff::fr::one(), ff::fr::one()) == pi;
+        const groth16::gpu_prove_timings& ti = bt[i];
+        std::printf(
+            "  batch of %zu, member %zu: GPU %.0f ms (upload %.0f, spmv %.0f, ntt %.0f, H %.0f, L %.0f, A %.0f, "
+            "B1 %.0f, B2 %.0f ms: the witness MSMs a share of the pass), host to device %.2f GB%s\n",
+            k, i, ti.total_ms, ti.upload_ms, ti.spmv_ms, ti.ntt_ms, ti.msm_h_ms, ti.msm_l_ms, ti.msm_a_ms, ti.msm_b1_ms,
+            ti.msm_b2_ms, double(ti.h2d_bytes) / 1e9, same ? "" : " -- PROOF DIFFERS");
+        if (!same) throw std::runtime_error("a batched proof differs from the warm-up proof");
+      }
+      std::printf("  batch of %zu: %.3f s on the device, %.0f ms per partition\n", k, batch_s,
+                  batch_s * 1e3 / double(k));
+    }
     std::fflush(stdout);
   };
 
   // 5.-8. one batch per device set: the engine as the daemon builds it
   const std::string circuit_id = engine::porep_circuit_id(*size);
-  auto run_batch = [&](const std::string& label, const std::vector<int>& subset) -> bool {
+  auto run_batch = [&](const std::string& label, const std::vector<int>& subset, std::size_t max_batch) -> bool {
     std::printf("== batch %s: devices", label.c_str());
     for (int d : subset) std::printf(" %d", d);
     std::printf("\n");
@@ -350,6 +397,7 @@ int main(int argc, char** argv) try {
     cfg.gpu_workers_per_device = opt.gpu_workers;
     cfg.max_parallel_synthesis = opt.synthesis;
     cfg.verify = engine::verify_mode::all;
+    cfg.max_batch_size = max_batch;
     engine::gpu_backend_options bo;
     bo.devices = subset;
     bo.make_prover = [&](int ordinal, const groth16::parameters& params,
@@ -441,7 +489,8 @@ int main(int argc, char** argv) try {
                       hd = summarize(h2d_gb);
     std::ostringstream sum;
     sum << "batch " << label << ": sector_size " << opt.sector_size << ", devices " << subset.size() << ", proofs "
-        << opt.proofs << ", concurrency " << opt.concurrency << ", gpu_workers/device " << opt.gpu_workers << "\n"
+        << opt.proofs << ", concurrency " << opt.concurrency << ", gpu_workers/device " << opt.gpu_workers
+        << ", max_batch_size " << max_batch << "\n"
         << "s/proof (batch wall / proofs): " << batch_s / double(opt.proofs) << " (batch " << batch_s << " s)\n"
         << "latency s: p50 " << la.p50 << " min " << la.min << " max " << la.max << "\n"
         << "GPU ms per partition (" << g.n << "): p50 " << g.p50 << " p99 " << g.p99 << " max " << g.max << " min "
@@ -482,8 +531,11 @@ int main(int argc, char** argv) try {
         if (std::find(devices.begin(), devices.end(), d) == devices.end())
           throw std::runtime_error("batch device " + std::to_string(d) + " has no parameters (not in --devices)");
         else subset.push_back(d);
-      std::string label = std::to_string(subset.size()) + "gpu" + suffix;
-      all_ok = run_batch(label, subset) && all_ok;
+      for (const std::size_t max_batch : opt.max_batch_sizes) {
+        std::string label = std::to_string(subset.size()) + "gpu" + suffix;
+        if (opt.max_batch_sizes.size() > 1 || max_batch > 1) label += "-b" + std::to_string(max_batch);
+        all_ok = run_batch(label, subset, max_batch) && all_ok;
+      }
     }
   }
   return all_ok ? 0 : 1;

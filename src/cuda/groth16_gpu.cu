@@ -78,6 +78,22 @@ void check_params(const verifying_key& vk, const query_sizes& p, const r1cs::r1c
           "density masks do not match the variable counts");
 }
 
+/// A witness sent as it is: its sizes, and inputs[0] = ONE.
+void check_witness(const witness& w, const r1cs::r1cs_shape& sh) {
+  require(w.inputs.size() == sh.num_inputs && w.aux.size() == sh.num_aux,
+          "witness has " + num(w.inputs.size()) + " inputs and " + num(w.aux.size()) + " aux values, circuit has " +
+              num(sh.num_inputs) + " and " + num(sh.num_aux));
+  require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
+}
+
+/// A coded witness: its size, consistency, and inputs[0] = ONE.
+void check_witness(const coded_witness& cw, const r1cs::r1cs_shape& sh) {
+  require(cw.size == sh.num_variables(),
+          "coded witness has " + num(cw.size) + " values, circuit has " + num(sh.num_variables()));
+  require(cw.codes.size() == coded_witness::code_words(cw.size), "coded witness is inconsistent");
+  require(cw.size > 0 && (cw.codes[0] & 3) == coded_witness::code_one, "inputs[0] must be ONE");
+}
+
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -187,16 +203,49 @@ struct gpu_prover::impl {
   }
   /// L, A, B: witness scalars, mostly 0 and 1 (the MSM counts the others
   /// and takes its window and batches from that count: the 32 GiB PoRep has
-  /// ~1.7 M others among 130 M terms).
+  /// ~1.7 M others among 130 M terms), one scalar vector per member of a
+  /// batch over the same query, whose streamed chunks are copied once for
+  /// all of them. |lent|: a per-proof vector dead for the call, which then
+  /// holds the two chunk buffers: chunks of up to a sixth of its values
+  /// (22 M G1 terms at 32 GiB) instead of chunk_terms. A streamed chunk
+  /// MSM has a fixed cost (its window sums, host round trips: ~4 ms at
+  /// 2^22 terms on an H200, more than its additions), so a batch, whose
+  /// MSMs no longer wait for the copies, runs fewer of them.
+  template <class F>
+  std::vector<ec::jacobian<F>> run_witness_msm_batch(msm::gpu_msm_context_t<F>* ctx,
+                                                     const std::vector<ec::affine<F>>& host,
+                                                     const std::vector<const fr*>& d_scalars, std::size_t n,
+                                                     std::size_t& h2d, std::span<fr> lent = {}) {
+    const msm::gpu_scalar_mix mix = msm::gpu_scalar_mix::mostly_binary;
+    std::vector<ec::jacobian<F>> out;
+    if (ctx->n_bases() >= n) {
+      for (const fr* v : d_scalars) out.push_back(ctx->run_device(v, n, 0, sparse_window_bits.load(), mix));
+      return out;
+    }
+    // a G2 chunk: half the terms of a G1 one, the same bytes (gpu_memory_plan)
+    const std::size_t own =
+        std::is_same_v<F, ff::fp2> ? std::max<std::size_t>(1, plan.chunk_terms / 2) : plan.chunk_terms;
+    const std::size_t in_lent = lent.size_bytes() / (2 * sizeof(ec::affine<F>));
+    const std::span<const ec::affine<F>> bases(host.data(), n);
+    h2d += n * sizeof(ec::affine<F>);
+    if (in_lent > own)
+      return ctx->run_streamed_batch(bases, d_scalars, in_lent, sparse_window_bits.load(), mix, lent.data(),
+                                     lent.size_bytes());
+    return ctx->run_streamed_batch(bases, d_scalars, own, sparse_window_bits.load(), mix);
+  }
   template <class F>
   ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
-                                  const fr* d_scalars, std::size_t n, std::size_t& h2d) {
-    // a G2 chunk: half the terms of a G1 one, the same bytes (gpu_memory_plan)
-    const std::size_t chunk =
-        std::is_same_v<F, ff::fp2> ? std::max<std::size_t>(1, plan.chunk_terms / 2) : plan.chunk_terms;
-    return run_msm(ctx, host, d_scalars, n, sparse_window_bits.load(), msm::gpu_scalar_mix::mostly_binary, h2d, chunk);
+                                  const fr* d_scalars, std::size_t n, std::size_t& h2d, std::span<fr> lent = {}) {
+    return run_witness_msm_batch(ctx, host, {d_scalars}, n, h2d, lent).front();
+  }
+  /// Elements of the per-proof vector at |v|.
+  std::size_t vector_len_of(const fr* v) const {
+    for (const auto& x : vectors)
+      if (x.data() == v) return x.size();
+    return 0;
   }
   std::atomic<unsigned> h_window_bits{0}, sparse_window_bits{0};
+  std::vector<gpu_prove_timings> batch_timings;  // of the last prove_start_batch (under timings_mutex)
 };
 
 gpu_prover::gpu_prover(std::shared_ptr<const parameters> params, std::shared_ptr<const r1cs::r1cs_shape> shape,
@@ -505,21 +554,86 @@ pending_proof gpu_prover::prove_start(const witness& w, const gpu_stage_check& b
 }
 
 pending_proof gpu_prover::prove_start_uncoded(const witness& w, const gpu_stage_check& between_stages) {
-  const r1cs::r1cs_shape& sh = *_impl->shape;
-  require(w.inputs.size() == sh.num_inputs && w.aux.size() == sh.num_aux,
-          "witness has " + num(w.inputs.size()) + " inputs and " + num(w.aux.size()) + " aux values, circuit has " +
-              num(sh.num_inputs) + " and " + num(sh.num_aux));
-  require(!w.inputs.empty() && w.inputs[0] == fr::one(), "inputs[0] must be ONE");
+  check_witness(w, *_impl->shape);
   return start(nullptr, &w, 0, between_stages);
 }
 
 pending_proof gpu_prover::prove_start(const coded_witness& cw, const gpu_stage_check& between_stages) {
-  const r1cs::r1cs_shape& sh = *_impl->shape;
-  require(cw.size == sh.num_variables(),
-          "coded witness has " + num(cw.size) + " values, circuit has " + num(sh.num_variables()));
-  require(cw.codes.size() == coded_witness::code_words(cw.size), "coded witness is inconsistent");
-  require(cw.size > 0 && (cw.codes[0] & 3) == coded_witness::code_one, "inputs[0] must be ONE");
+  check_witness(cw, *_impl->shape);
   return start(&cw, nullptr, 0, between_stages);
+}
+
+/// The clock of prove_start's stages: every stage ends with its stream
+/// synchronised, the device idle, so abandoning the proof (a throwing
+/// between_stages) leaves nothing running on the prover's buffers, and
+/// another prover may use the device meanwhile (not counted in the times).
+class gpu_prover::stage_clock {
+ public:
+  stage_clock(cudaStream_t s, std::unique_lock<std::mutex>& device_lock, const gpu_stage_check& between)
+      : _s(s), _lock(device_lock), _between(between) {}
+  /// Waits for the stream, writes the stage's milliseconds to |slot|, then
+  /// runs the caller's check with the device lock released.
+  void end(double& slot) {
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(_s));
+    slot = ms_since(_t0);
+    if (_between) {
+      const auto away = std::chrono::steady_clock::now();
+      _lock.unlock();
+      _between();
+      _lock.lock();
+      _t_all += std::chrono::steady_clock::now() - away;
+    }
+    _t0 = std::chrono::steady_clock::now();
+  }
+  /// Milliseconds since construction, the time away excluded.
+  double total_ms() const { return ms_since(_t_all); }
+
+ private:
+  cudaStream_t _s;
+  std::unique_lock<std::mutex>& _lock;
+  const gpu_stage_check& _between;
+  std::chrono::steady_clock::time_point _t_all = std::chrono::steady_clock::now(), _t0 = _t_all;
+};
+
+void gpu_prover::upload_witness(const coded_witness* cw, const witness* raw, fr* d_w, fr* d_others,
+                                gpu_prove_timings& t) {
+  impl& d = *_impl;
+  if (cw) d.uploader->upload(*cw, d_w, d_others, *d.s);
+  else d.uploader->upload_raw(raw->inputs, raw->aux, d_w, *d.s);
+  t.h2d_bytes += cw ? cw->bytes() : sizeof(fr) * (raw->inputs.size() + raw->aux.size());
+}
+
+ec::g1_jacobian gpu_prover::start_h(const coded_witness* cw, const witness* raw, gpu_prove_timings& t,
+                                    stage_clock& clock) {
+  impl& d = *_impl;
+  const r1cs::r1cs_shape& sh = *d.shape;
+  const cudaStream_t s = *d.s;
+  // w = inputs || aux; sel is free until the density compaction: it takes
+  // the other values of a coded witness
+  upload_witness(cw, raw, d.w, d.sel, t);
+  clock.end(t.upload_ms);
+
+  // a, b = A·w, B·w, zero-padded to m (c = C·w is not needed: below)
+  const std::size_t rows = sh.num_constraints;
+  for (fr* v : {d.a, d.b})
+    if (d.m > rows) CUZK_CUDA_CHECK(cudaMemsetAsync(v + rows, 0, (d.m - rows) * sizeof(fr), s));
+  d.d_shape->evaluate_ab(d.w, d.a, d.b, s);
+  t.h2d_bytes += d.matrix_h2d_bytes;
+  clock.end(t.spmv_ms);
+
+  // H in six transforms from a and b alone: for a satisfied system a_i b_i
+  // = c_i on the domain (the padded rows are 0 * 0 = 0), and then h equals
+  // the textbook seven-transform h exactly (docs/H-SIX-TRANSFORMS.md), so
+  // the proof is byte-identical to the CPU prover's. c is scratch (w's
+  // vector under a compact plan: w is not read again before it is expanded
+  // again).
+  const ntt::gpu_config ncfg{.device = d.cfg.device, .stream = d.s->get()};
+  ntt::compute_h_from_ab_gpu(d.domain, ntt::device_ptr{d.a}, ntt::device_ptr{d.b}, ntt::device_ptr{d.c}, ncfg);
+  clock.end(t.ntt_ms);
+
+  const ec::g1_jacobian h_sum = d.run_h(d.a, d.m - 1, t.h2d_bytes);
+  clock.end(t.msm_h_ms);
+  return h_sum;
 }
 
 pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, double encode_ms,
@@ -536,89 +650,244 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   std::unique_lock device_lock(kernel_lock(d.cfg.device));
   gpu::device_guard guard(d.cfg.device);
   const cudaStream_t s = *d.s;
-  auto t_all = std::chrono::steady_clock::now();
-  auto t0 = t_all;
-  // every stage ends here, the device idle: abandoning the proof (a
-  // throwing |between_stages|) leaves nothing running on its buffers, and
-  // another prover may use the device meanwhile (not counted in total_ms)
-  auto sync_and_time = [&](double& slot) {
-    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
-    slot = ms_since(t0);
-    if (between_stages) {
-      const auto away = std::chrono::steady_clock::now();
-      device_lock.unlock();
-      between_stages();
-      device_lock.lock();
-      t_all += std::chrono::steady_clock::now() - away;
-    }
-    t0 = std::chrono::steady_clock::now();
-  };
-
-  // w = inputs || aux; sel is free until the density compaction: it takes
-  // the other values of a coded witness
-  auto upload_witness = [&] {
-    if (cw) d.uploader->upload(*cw, d.w, d.sel, s);
-    else d.uploader->upload_raw(raw->inputs, raw->aux, d.w, s);
-    t.h2d_bytes += t.upload_bytes;
-  };
-  upload_witness();
-  sync_and_time(t.upload_ms);
-
-  // a, b = A·w, B·w, zero-padded to m (c = C·w is not needed: below)
-  const std::size_t rows = sh.num_constraints;
-  for (fr* v : {d.a, d.b})
-    if (d.m > rows) CUZK_CUDA_CHECK(cudaMemsetAsync(v + rows, 0, (d.m - rows) * sizeof(fr), s));
-  d.d_shape->evaluate_ab(d.w, d.a, d.b, s);
-  t.h2d_bytes += d.matrix_h2d_bytes;
-  sync_and_time(t.spmv_ms);
-
-  // H in six transforms from a and b alone: for a satisfied system a_i b_i
-  // = c_i on the domain (the padded rows are 0 * 0 = 0), and then h equals
-  // the textbook seven-transform h exactly (docs/H-SIX-TRANSFORMS.md), so
-  // the proof is byte-identical to the CPU prover's. c is scratch (w's
-  // vector under a compact plan: w is not read again before it is expanded
-  // again below).
-  const ntt::gpu_config ncfg{.device = d.cfg.device, .stream = d.s->get()};
-  ntt::compute_h_from_ab_gpu(d.domain, ntt::device_ptr{d.a}, ntt::device_ptr{d.b}, ntt::device_ptr{d.c}, ncfg);
-  sync_and_time(t.ntt_ms);
+  stage_clock clock(s, device_lock, between_stages);
 
   pending_proof out;
-  out.h_sum = d.run_h(d.a, d.m - 1, t.h2d_bytes);
-  sync_and_time(t.msm_h_ms);
+  out.h_sum = start_h(cw, raw, t, clock);
   if (d.plan.compact_vectors) {  // w again, counted as upload
     double again_ms = 0;
-    upload_witness();
-    sync_and_time(again_ms);
+    upload_witness(cw, raw, d.w, d.sel, t);
+    clock.end(again_ms);
     t.upload_ms += again_ms;
   }
-  out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.w + d.ni, sh.num_aux, t.h2d_bytes);
-  sync_and_time(t.msm_l_ms);
+  // b is dead after the H MSM: the witness MSMs' chunk buffers
+  const std::span<fr> dead_b(d.b, d.vector_len_of(d.b));
+  out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.w + d.ni, sh.num_aux, t.h2d_bytes, dead_b);
+  clock.end(t.msm_l_ms);
 
   // A: every input, then aux[A density]
   CUZK_CUDA_CHECK(cudaMemcpyAsync(d.sel, d.w, d.ni * sizeof(fr), cudaMemcpyDeviceToDevice, s));
   d.a_aux.compact(d.w + d.ni, d.sel + d.ni, s);
-  out.a_sum = d.run_witness_msm(d.ctx_a.get(), p.a, d.sel, d.counts.a, t.h2d_bytes);
-  sync_and_time(t.msm_a_ms);
+  out.a_sum = d.run_witness_msm(d.ctx_a.get(), p.a, d.sel, d.counts.a, t.h2d_bytes, dead_b);
+  clock.end(t.msm_a_ms);
 
   // B: inputs[B density], then aux[B density]
   d.b_in.compact(d.w, d.sel, s);
   d.b_aux.compact(d.w + d.ni, d.sel + d.b_in.count, s);
-  out.b1_sum = d.run_witness_msm(d.ctx_b1.get(), p.b_g1, d.sel, d.counts.b_g1, t.h2d_bytes);
-  sync_and_time(t.msm_b1_ms);
+  out.b1_sum = d.run_witness_msm(d.ctx_b1.get(), p.b_g1, d.sel, d.counts.b_g1, t.h2d_bytes, dead_b);
+  clock.end(t.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
     out.b_scalars.resize(d.counts.b_g2);
     CUZK_CUDA_CHECK(
         cudaMemcpyAsync(out.b_scalars.data(), d.sel, out.b_scalars.size() * sizeof(fr), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   } else {
-    out.b2_sum = d.run_witness_msm(d.ctx_b2.get(), p.b_g2, d.sel, d.counts.b_g2, t.h2d_bytes);
+    out.b2_sum = d.run_witness_msm(d.ctx_b2.get(), p.b_g2, d.sel, d.counts.b_g2, t.h2d_bytes, dead_b);
     out.b2_done = true;
   }
-  sync_and_time(t.msm_b2_ms);
-  t.total_ms = ms_since(t_all);
+  clock.end(t.msm_b2_ms);
+  t.total_ms = clock.total_ms();
   {
     std::lock_guard tl(d.timings_mutex);
     d.timings = t;
+    d.batch_timings.assign(1, t);
+  }
+  return out;
+}
+
+/// The per-proof vectors that can hold a whole witness (nv values), which a
+/// batch's witness MSMs use: one per member and one spare.
+std::vector<fr*> gpu_prover::witness_sized_vectors() const {
+  const impl& d = *_impl;
+  std::vector<fr*> out;
+  for (const auto& v : d.vectors)
+    if (v.size() >= d.nv) out.push_back(const_cast<fr*>(v.data()));
+  return out;
+}
+
+std::size_t gpu_prover::batch_capacity() const {
+  const impl& d = *_impl;
+  const gpu_memory_plan& pl = d.plan;
+  // only the witness MSMs share a pass; nothing to share when their
+  // queries are resident
+  const bool witness_query_streams = !pl.l || !pl.a || !pl.b_g1 || (!pl.b_g2 && !d.cfg.b_g2_on_cpu);
+  if (!witness_query_streams) return 1;
+  const std::size_t vectors = witness_sized_vectors().size();
+  return vectors >= 3 ? vectors - 1 : 1;
+}
+
+std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::span<const gpu_batch_member> members,
+                                                                        const gpu_stage_check& between_stages) {
+  impl& d = *_impl;
+  const r1cs::r1cs_shape& sh = *d.shape;
+  const parameters& p = *d.params;
+  const std::size_t cap = batch_capacity();
+  require(!members.empty(), "empty batch");
+  require(members.size() <= cap,
+          "a batch of " + num(members.size()) + " partitions, this prover takes at most " + num(cap));
+  for (const gpu_batch_member& m : members) {
+    require(m.coded || m.raw, "batch member without a witness");
+    if (m.coded) check_witness(*m.coded, sh);
+    else check_witness(*m.raw, sh);
+  }
+  const std::size_t n = members.size();
+  std::vector<gpu_prove_timings> t(n);
+  std::vector<std::optional<pending_proof>> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    t[i].witness_coded = members[i].coded != nullptr;
+    t[i].upload_bytes = members[i].coded ? members[i].coded->bytes()
+                                         : sizeof(fr) * (members[i].raw->inputs.size() + members[i].raw->aux.size());
+    t[i].batch = n;
+  }
+  auto cancelled = [&](std::size_t i) { return members[i].cancelled && members[i].cancelled(); };
+
+  std::lock_guard mine(d.partition);
+  std::unique_lock device_lock(kernel_lock(d.cfg.device));
+  gpu::device_guard guard(d.cfg.device);
+  const cudaStream_t s = *d.s;
+  std::vector<double> own_ms(n, 0);
+  // each member's own stages: upload, SpMV, transforms, H (its h vector
+  // fills the per-proof vectors, so they cannot overlap)
+  // (a member cancelled at one of its boundaries leaves at once)
+  struct member_cancelled {};
+  for (std::size_t i = 0; i < n; ++i) {
+    if (cancelled(i)) continue;
+    const gpu_stage_check between_own = [&] {
+      if (between_stages) between_stages();
+      if (cancelled(i)) throw member_cancelled{};
+    };
+    stage_clock clock(s, device_lock, between_own);
+    try {
+      out[i].emplace();
+      out[i]->h_sum = start_h(members[i].coded, members[i].raw, t[i], clock);
+      own_ms[i] = clock.total_ms();
+    } catch (const member_cancelled&) {
+      out[i].reset();
+      if (!device_lock.owns_lock()) device_lock.lock();  // thrown while released
+    }
+  }
+  // the live members share one pass over each witness query
+  std::vector<std::size_t> live;
+  auto drop_cancelled = [&] {
+    std::erase_if(live, [&](std::size_t i) {
+      if (!cancelled(i)) return false;
+      out[i].reset();
+      return true;
+    });
+  };
+  for (std::size_t i = 0; i < n; ++i)
+    if (out[i]) live.push_back(i);
+  drop_cancelled();
+  if (live.empty()) return out;
+
+  stage_clock clock(s, device_lock, between_stages);
+  gpu_prove_timings shared;
+  const std::vector<fr*> vec = witness_sized_vectors();
+  // a vector that holds no live member's scalars (by_member), lent to the
+  // pass as its chunk buffers
+  auto free_of = [&](const std::vector<fr*>& by_member) -> std::span<fr> {
+    for (fr* v : vec)
+      if (std::none_of(live.begin(), live.end(), [&](std::size_t i) { return by_member[i] == v; })) return {v, d.nv};
+    return {};
+  };
+  auto pointers = [&](const std::vector<fr*>& by_member, std::size_t offset) {
+    std::vector<const fr*> v;
+    for (const std::size_t i : live) v.push_back(by_member[i] + offset);
+    return v;
+  };
+  // L: member k's w in vector k, the coded witness's others in the spare
+  std::vector<fr*> w_of(n, nullptr);
+  {
+    std::size_t k = 0;
+    for (const std::size_t i : live)
+      upload_witness(members[i].coded, members[i].raw, w_of[i] = vec[k++], vec[live.size()], shared);
+  }
+  clock.end(shared.upload_ms);
+  drop_cancelled();
+  if (live.empty()) return out;
+  const std::vector<ec::g1_jacobian> l =
+      d.run_witness_msm_batch(d.ctx_l.get(), p.l, pointers(w_of, d.ni), sh.num_aux, shared.h2d_bytes, free_of(w_of));
+  for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->l_sum = l[k];
+  clock.end(shared.msm_l_ms);
+  drop_cancelled();
+  if (live.empty()) return out;
+
+  // A: every input, then aux[A density], each member compacted into the
+  // vector the previous one left
+  std::vector<fr*> a_of(n, nullptr);
+  {
+    // the first into a vector that holds no live member's w (members
+    // cancelled after L left theirs behind)
+    fr* free_vector = free_of(w_of).data();
+    for (const std::size_t i : live) {
+      a_of[i] = free_vector;
+      CUZK_CUDA_CHECK(cudaMemcpyAsync(a_of[i], w_of[i], d.ni * sizeof(fr), cudaMemcpyDeviceToDevice, s));
+      d.a_aux.compact(w_of[i] + d.ni, a_of[i] + d.ni, s);
+      free_vector = w_of[i];
+    }
+  }
+  const std::vector<ec::g1_jacobian> a =
+      d.run_witness_msm_batch(d.ctx_a.get(), p.a, pointers(a_of, 0), d.counts.a, shared.h2d_bytes, free_of(a_of));
+  for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->a_sum = a[k];
+  clock.end(shared.msm_a_ms);
+  drop_cancelled();
+  if (live.empty()) return out;
+
+  // B: member k's w expanded again into the spare (its others in the vector
+  // of the last member, not yet written), then inputs[B density] and
+  // aux[B density] compacted into vector k
+  std::vector<fr*> b_of(n, nullptr);
+  {
+    const std::size_t spare = live.size(), others = live.size() - 1;
+    double again_ms = 0;
+    for (std::size_t k = 0; k < live.size(); ++k) {
+      const std::size_t i = live[k];
+      upload_witness(members[i].coded, members[i].raw, vec[spare], vec[others], shared);
+      b_of[i] = vec[k];
+      d.b_in.compact(vec[spare], b_of[i], s);
+      d.b_aux.compact(vec[spare] + d.ni, b_of[i] + d.b_in.count, s);
+    }
+    clock.end(again_ms);
+    shared.upload_ms += again_ms;
+  }
+  const std::vector<ec::g1_jacobian> b1 = d.run_witness_msm_batch(d.ctx_b1.get(), p.b_g1, pointers(b_of, 0),
+                                                                  d.counts.b_g1, shared.h2d_bytes, free_of(b_of));
+  for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->b1_sum = b1[k];
+  clock.end(shared.msm_b1_ms);
+  if (d.cfg.b_g2_on_cpu) {
+    for (const std::size_t i : live) {
+      out[i]->b_scalars.resize(d.counts.b_g2);
+      CUZK_CUDA_CHECK(
+          cudaMemcpyAsync(out[i]->b_scalars.data(), b_of[i], d.counts.b_g2 * sizeof(fr), cudaMemcpyDeviceToHost, s));
+    }
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  } else {
+    const std::vector<ec::g2_jacobian> b2 = d.run_witness_msm_batch(d.ctx_b2.get(), p.b_g2, pointers(b_of, 0),
+                                                                    d.counts.b_g2, shared.h2d_bytes, free_of(b_of));
+    for (std::size_t k = 0; k < live.size(); ++k) {
+      out[live[k]]->b2_sum = b2[k];
+      out[live[k]]->b2_done = true;
+    }
+  }
+  clock.end(shared.msm_b2_ms);
+  drop_cancelled();
+  // each live member: its own stages, and its share of the shared pass
+  const double share = 1.0 / double(live.size());
+  const double shared_total = clock.total_ms();
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!out[i]) continue;
+    t[i].upload_ms += shared.upload_ms * share;
+    t[i].msm_l_ms = shared.msm_l_ms * share;
+    t[i].msm_a_ms = shared.msm_a_ms * share;
+    t[i].msm_b1_ms = shared.msm_b1_ms * share;
+    t[i].msm_b2_ms = shared.msm_b2_ms * share;
+    t[i].h2d_bytes += std::size_t(double(shared.h2d_bytes) * share);
+    t[i].total_ms = own_ms[i] + shared_total * share;
+  }
+  {
+    std::lock_guard tl(d.timings_mutex);
+    d.timings = t[live.empty() ? 0 : live.front()];
+    d.batch_timings = t;
   }
   return out;
 }
@@ -653,6 +922,11 @@ std::size_t gpu_prover::device_bytes() const {
 gpu_prove_timings gpu_prover::last_timings() const {
   std::lock_guard tl(_impl->timings_mutex);
   return _impl->timings;
+}
+
+std::vector<gpu_prove_timings> gpu_prover::last_batch_timings() const {
+  std::lock_guard tl(_impl->timings_mutex);
+  return _impl->batch_timings;
 }
 
 std::shared_ptr<const void> pin_host_queries(const parameters& p) {

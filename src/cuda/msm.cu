@@ -388,6 +388,7 @@ struct gpu_msm_workspace::impl {
   gpu::device_buffer<uint4> chunk_bufs[2];
   std::unique_ptr<gpu::stream> copy_stream;
   std::unique_ptr<gpu::event> copied[2];
+  std::unique_ptr<gpu::event> scalars_ready;  // the MSM stream's work before a streamed MSM
 
   explicit impl(int dev) : device(dev) {}
 
@@ -864,9 +865,21 @@ template <class F>
 ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>> h_bases, const fr* d_scalars,
                                                    std::size_t chunk_terms, unsigned window_bits, gpu_scalar_mix mix,
                                                    void* lent, std::size_t lent_bytes) {
+  const fr* const one[1] = {d_scalars};
+  return run_streamed_batch(h_bases, one, chunk_terms, window_bits, mix, lent, lent_bytes).front();
+}
+
+template <class F>
+std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch(std::span<const ec::affine<F>> h_bases,
+                                                                      std::span<const fr* const> d_scalars,
+                                                                      std::size_t chunk_terms, unsigned window_bits,
+                                                                      gpu_scalar_mix mix, void* lent,
+                                                                      std::size_t lent_bytes) {
   const std::size_t n = h_bases.size();
-  if (n == 0) return ec::jacobian<F>::identity();
-  if (!d_scalars) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
+  std::vector<ec::jacobian<F>> acc(d_scalars.size(), ec::jacobian<F>::identity());
+  if (n == 0 || d_scalars.empty()) return acc;
+  for (const fr* v : d_scalars)
+    if (!v) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
   if (chunk_terms == 0) throw std::invalid_argument("cuzk::msm gpu: chunk of 0 terms");
   gpu::device_guard guard(_impl->device);
   impl& m = *_impl;
@@ -895,7 +908,13 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
     w.copy_stream = std::make_unique<gpu::stream>();
     w.copied[0] = std::make_unique<gpu::event>();
     w.copied[1] = std::make_unique<gpu::event>();
+    w.scalars_ready = std::make_unique<gpu::event>();
   }
+  // the copies start after the work already queued on the MSM's stream:
+  // it may still read the lent memory (a caller's compaction out of it) or
+  // still be writing the scalars
+  w.scalars_ready->record(m.s);
+  CUZK_CUDA_CHECK(cudaStreamWaitEvent(*w.copy_stream, w.scalars_ready->get(), 0));
   // no earlier reader of the buffers is pending: every MSM (each chunk's
   // too) ends with its stream synchronised
   const std::size_t chunks = (n + chunk - 1) / chunk;
@@ -917,17 +936,21 @@ ec::jacobian<F> gpu_msm_context_t<F>::run_streamed(std::span<const ec::affine<F>
   const bool pinned = cudaPointerGetAttributes(&attr, h_bases.data()) == cudaSuccess && attr.type == cudaMemoryTypeHost;
   if (!pinned) (void)cudaGetLastError();
   queue_copy(0);
-  ec::jacobian<F> acc = ec::jacobian<F>::identity();
+  const std::size_t vectors = d_scalars.size();
   for (std::size_t k = 0; k < chunks; ++k) {
     const std::size_t first = k * chunk, len = std::min(chunk, n - first);
     // the other buffer was last read by chunk k - 1, which has finished
     if (pinned && k + 1 < chunks) queue_copy(k + 1);
     CUZK_CUDA_CHECK(cudaStreamWaitEvent(m.s, w.copied[k % 2]->get(), 0));
-    const std::function<void()> next = [&] {
-      if (!pinned && k + 1 < chunks) queue_copy(k + 1);
-    };
-    acc += w.template run<F>(reinterpret_cast<const affine_d<fd_of<F>>*>(chunk_ptr(k)), len, nullptr, d_scalars + first,
-                             window_bits, mix, m.s, next);
+    // one copy of the chunk serves every scalar vector (a batch's MSMs);
+    // from pageable memory the next copy is staged during the last of them
+    for (std::size_t v = 0; v < vectors; ++v) {
+      const std::function<void()> next = [&] {
+        if (!pinned && v + 1 == vectors && k + 1 < chunks) queue_copy(k + 1);
+      };
+      acc[v] += w.template run<F>(reinterpret_cast<const affine_d<fd_of<F>>*>(chunk_ptr(k)), len, nullptr,
+                                  d_scalars[v] + first, window_bits, mix, m.s, next);
+    }
   }
   return acc;
 }

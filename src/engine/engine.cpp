@@ -97,9 +97,10 @@ void engine::start() {
   for (std::size_t d = 0; d < std::max<std::size_t>(1, p.devices.size()); ++d)
     p.device_locks.push_back(std::make_unique<device_gate>());
   for (std::size_t i = 0; i < p.synth_workers; ++i) p.threads.emplace_back([&p] { p.synth_loop(false); });
-  p.threads.emplace_back([&p] { p.synth_loop(true); });  // reserved for HIGH / CRITICAL
+  p.threads.emplace_back([&p] { p.synth_loop(true); });           // reserved for HIGH / CRITICAL
+  p.gathering.assign(nworkers + p.device_locks.size(), nullptr);  // before the workers read it
   for (std::size_t w = 0; w < nworkers; ++w) {
-    p.worker_state.push_back({w, w / per_dev, false, "", proof_kind::unspecified, 0, 0});
+    p.worker_state.push_back({w, w / per_dev, false, "", proof_kind::unspecified, 0, 0, 0});
     p.worker_since.push_back(clock::now());
     p.threads.emplace_back([&p, w, per_dev] { p.gpu_loop(w, w / per_dev, false); });
   }
@@ -108,7 +109,7 @@ void engine::start() {
   // device gate at once and takes the device at the next phase boundary
   for (std::size_t d = 0; d < p.device_locks.size(); ++d) {
     const std::size_t w = nworkers + d;
-    p.worker_state.push_back({w, d, false, "", proof_kind::unspecified, 0, 0});
+    p.worker_state.push_back({w, d, false, "", proof_kind::unspecified, 0, 0, 0});
     p.worker_since.push_back(clock::now());
     p.threads.emplace_back([&p, w, d] { p.gpu_loop(w, d, true); });
   }

@@ -18,6 +18,11 @@
 // fewer than the pacer's lookahead partitions hold a witness
 // (synthesis_pacer.hpp, impl::held); each holder owns a holder_slot, given
 // back when its witness is released after prove_start or when the item dies.
+// Cross-sector batching (engine_config::max_batch_size > 1, device_batch.cpp):
+// a device worker that takes a NORMAL/LOW partition claims its circuit
+// (impl::gathering) and pulls up to K - 1 more of it from the GPU queue,
+// waiting up to max_batch_wait while more are on their way (impl::inbound,
+// the synthesis queue); other workers pass over claimed items.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -186,6 +191,11 @@ struct engine::impl {
   std::string paced_circuit;  // the last circuit paced, and its priority (status)
   priority paced_prio = priority::normal;
   std::map<std::string, std::uint64_t> partition_bytes_of;
+  // batching: per device worker, the circuit (its loaded parameters and
+  // shape) whose batch it is gathering, or null; and per circuit, NORMAL/LOW
+  // partitions taken from synth_q that have not reached gpu_q yet
+  std::vector<const loaded_circuit*> gathering;
+  std::map<std::string, std::size_t> inbound;
   std::size_t gpu_capacity = 0, synth_workers = 0;
   std::vector<engine_status::worker> worker_state;
   std::vector<clock::time_point> worker_since;
@@ -242,7 +252,30 @@ struct engine::impl {
   /// |priority_only|: takes only HIGH / CRITICAL partitions (one such
   /// worker per device, so one is free to wait for a lent turn).
   void gpu_loop(std::size_t worker, std::size_t device, bool priority_only);
+  /// The first item of gpu_q the worker may take (gpu_q.end(): none): for a
+  /// priority-only worker a HIGH/CRITICAL head, else the first item no other
+  /// worker's batch has claimed (mu held).
+  std::map<qkey, std::unique_ptr<work_item>>::iterator next_for_worker_locked(bool priority_only);
+  /// Marks |item| on |worker|'s device: worker state, partition stage (mu held).
+  void start_on_worker_locked(std::size_t worker, work_item& item);
   void run_gpu(work_item& item, std::size_t worker, std::size_t device);
+
+  // ---- device_batch.cpp ------------------------------------------------------
+  /// Whether another worker is gathering a batch that |item| belongs in (mu held).
+  bool claimed_locked(const work_item& item) const;
+  /// Grows |pass| (its first item taken at |taken|, its circuit claimed by
+  /// |worker|) into a batch of up to min(max_batch_size, batch_capacity)
+  /// partitions; releases the claim.
+  void gather_batch(std::vector<std::unique_ptr<work_item>>& pass, std::size_t worker, std::size_t device,
+                    clock::time_point taken);
+  /// Moves queued items of |pass|'s circuit into it, up to |k| (mu held).
+  void take_batchable_locked(std::vector<std::unique_ptr<work_item>>& pass, std::size_t k);
+  /// Whether NORMAL/LOW partitions of |circuit| are being synthesized or
+  /// wait for synthesis (mu held).
+  bool more_coming_locked(const std::string& circuit) const;
+  /// run_gpu for a batch: one device turn, prove_start_batch, then each
+  /// item as run_gpu leaves it (pending set, or reset when cancelled/failed).
+  void run_gpu_batch(std::vector<std::unique_ptr<work_item>>& pass, std::size_t worker, std::size_t device);
   void fin_loop();
   void run_finalize(std::unique_ptr<work_item> item);
 };

@@ -15,8 +15,12 @@
 // backend that started the proof. Parameters the primary loaded straight
 // into device memory (load_queries) have no host queries, so a partition of
 // such a circuit cannot move to the fallback: its failure fails the job,
-// with a message saying why. Cost: one virtual call and a tag per proof.
+// with a message saying why. Batches (prove_start_batch) are the
+// primary's, and a failed pass moves to the fallback whole under the same
+// rule (the CPU fallback then proves its partitions one by one). Cost: one
+// virtual call and a tag per proof.
 #include <algorithm>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -94,6 +98,40 @@ class fallback_backend final : public prover_backend {
     return std::make_unique<tagged_pending>(
         _fallback->prove_start(fb_device, params, shape, std::move(w), r, s, token, nullptr, at_boundary), true);
   }
+  // batching is the primary's (the CPU fallback proves one at a time)
+  std::size_t batch_capacity(std::size_t device, const groth16::parameters& params,
+                             const r1cs::r1cs_shape& shape) override {
+    return _primary->batch_capacity(device, params, shape);
+  }
+  // the primary's pass; when it fails with every witness whole (a batch
+  // only reads them), the pass goes to the fallback as prove_start's
+  // partition would, without the primary's prepared forms
+  std::vector<std::unique_ptr<pending_proof>> prove_start_batch(std::size_t device, const groth16::parameters& params,
+                                                                const r1cs::r1cs_shape& shape,
+                                                                std::span<batch_entry> entries,
+                                                                const phase_boundary& at_boundary) override {
+    std::vector<std::size_t> sizes;
+    for (const batch_entry& e : entries) sizes.push_back(e.w->inputs.size() + e.w->aux.size());
+    const bool host_queries = !params.h.empty() || !params.l.empty() || !params.a.empty();
+    try {
+      return tagged(_primary->prove_start_batch(device, params, shape, entries, at_boundary), false);
+    } catch (const cancelled_error&) {
+      throw;
+    } catch (const std::exception& e) {
+      for (std::size_t i = 0; i < entries.size(); ++i)
+        if (sizes[i] == 0 || entries[i].w->inputs.size() + entries[i].w->aux.size() != sizes[i]) throw;
+      if (!host_queries)
+        throw std::runtime_error(std::string(e.what()) + " (no " + _fallback->name() +
+                                 " fallback: this circuit's proving queries live in device memory only)");
+      if (_notice)
+        _notice(_primary->name() + " backend failed on device " + std::to_string(device) + " for a batch of " +
+                std::to_string(entries.size()) + " partitions (" + e.what() + "); proving them on the " +
+                _fallback->name() + " backend");
+    }
+    for (batch_entry& e : entries) e.prepared.reset();
+    const std::size_t fb_device = device % std::max<std::size_t>(1, _fallback->devices().size());
+    return tagged(_fallback->prove_start_batch(fb_device, params, shape, entries, at_boundary), true);
+  }
   bool loads_queries() const override { return _primary->loads_queries(); }
   std::shared_ptr<device_resident_queries> load_queries(const io::mapped_parameter_file& file,
                                                         const groth16::parameters& vk_only,
@@ -110,6 +148,12 @@ class fallback_backend final : public prover_backend {
   }
 
  private:
+  static std::vector<std::unique_ptr<pending_proof>> tagged(std::vector<std::unique_ptr<pending_proof>> proofs,
+                                                            bool on_fallback) {
+    for (auto& p : proofs)
+      if (p) p = std::make_unique<tagged_pending>(std::move(p), on_fallback);
+    return proofs;
+  }
   std::unique_ptr<prover_backend> _primary, _fallback;
   fallback_notice_fn _notice;
 };

@@ -28,6 +28,7 @@ void engine::impl::finish_locked(job& j, await_status st, const std::string& err
   j.cj.reset();  // a finished job keeps only its result (stages hold their own copy)
   if (std::none_of(jobs.begin(), jobs.end(), [](const auto& kv) { return !kv.second->done; })) trimmer.poke();
   for (auto it = synth_q.begin(); it != synth_q.end();) it = it->second.get() == &j ? synth_q.erase(it) : std::next(it);
+  gpu_cv.notify_all();  // a gathering batch may have been waiting for this job's partitions
   for (auto* q : {&gpu_q, &fin_q})
     for (auto it = q->begin(); it != q->end();) {
       if (it->second->j.get() == &j) {

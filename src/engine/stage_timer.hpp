@@ -42,6 +42,9 @@ class stage_timer {
   /// Appends ",|key|=|value|" to the end event's detail.
   void add(std::string_view key, std::string_view value) { _fields.append(",").append(key).append("=").append(value); }
   void add(std::string_view key, std::uint64_t value) { add(key, std::to_string(value)); }
+  /// Leaves without the end event: a partition cancelled inside a batch
+  /// whose other partitions went on (its stage's work was not done).
+  void abandon() noexcept { _ended = true; }
   /// Emits the end event now; later calls and the destructor do nothing.
   void end() noexcept {
     if (_ended) return;

@@ -9,7 +9,8 @@
 // partition of another circuit; one worker per device takes only HIGH and
 // CRITICAL partitions, so one is always free to wait for that turn; the
 // witness buffer goes to the pool with its share of the charge, the rest of
-// the witness memory is released) and the
+// the witness memory is released; a pass of several partitions of one
+// circuit with cross-sector batching: device_batch.cpp) and the
 // finalizers (finalize, self-verification, 192-byte encoding, job
 // completion). Each stage checks the job's cancel token, writes its TIMELINE
 // lines through a stage_timer and appends its times to the work item. Cost: a few short holds of
@@ -54,6 +55,7 @@ void engine::impl::synth_loop(bool priority_only) {
       }
       ++synth_active;
       ++held.n;
+      if (j->prio < priority::high) ++inbound[j->circuit_id];  // a batch may wait for it
     }
     run_synthesis(j, part, holder_slot(&held));
     std::lock_guard lk(mu);
@@ -75,7 +77,47 @@ std::size_t engine::impl::lookahead_locked(const std::string& circuit, priority 
   return pacer.lookahead(circuit, {std::max<std::size_t>(1, device_locks.size()), synth_workers, gpu_capacity}, fit);
 }
 
+namespace {
+
+// A NORMAL/LOW partition counts in impl::inbound (a gathering batch waits
+// for it) from synth_loop until it is queued for a device or dies; a death
+// wakes the gatherers, which may stop waiting for it.
+class inbound_mark {
+ public:
+  inbound_mark(std::mutex& mu, std::condition_variable& gpu_cv, std::map<std::string, std::size_t>& inbound,
+               const job& j)
+      : _mu(mu), _cv(gpu_cv), _inbound(inbound), _circuit(j.circuit_id), _counted(j.prio < priority::high) {}
+  inbound_mark(const inbound_mark&) = delete;
+  inbound_mark& operator=(const inbound_mark&) = delete;
+  ~inbound_mark() {
+    if (!_counted) return;
+    {
+      std::lock_guard lk(_mu);
+      drop_locked();
+    }
+    _cv.notify_all();
+  }
+  /// The partition is in gpu_q now (mu held).
+  void delivered_locked() {
+    if (_counted) drop_locked();
+  }
+
+ private:
+  void drop_locked() {
+    _counted = false;
+    if (auto it = _inbound.find(_circuit); it != _inbound.end() && --it->second == 0) _inbound.erase(it);
+  }
+  std::mutex& _mu;
+  std::condition_variable& _cv;
+  std::map<std::string, std::size_t>& _inbound;
+  const std::string _circuit;
+  bool _counted;
+};
+
+}  // namespace
+
 void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part, holder_slot holder) {
+  inbound_mark on_its_way(mu, gpu_cv, inbound, *j);
   auto item = std::make_unique<work_item>();
   item->holder = std::move(holder);
   item->j = j;
@@ -149,6 +191,7 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     if (stopping || j->done) return;  // item dropped below, outside the lock
     stage(*item, "gpu_queue_space_wait", clock::now());
     tl("GPU_QUEUE", j->id, "partition=" + std::to_string(part));  // before a worker can pick it up
+    on_its_way.delivered_locked();
     gpu_q.emplace(qkey{-int(j->prio), j->seq, part}, std::move(item));
     gpu_cv.notify_all();  // all: a priority-only worker may not take this one
   } catch (const cancelled_error&) {
@@ -162,18 +205,16 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
 
 void engine::impl::gpu_loop(std::size_t worker, std::size_t device, bool priority_only) {
   for (;;) {
-    std::unique_ptr<work_item> item;
+    // the partitions of one device pass: one, or a batch (device_batch.cpp)
+    std::vector<std::unique_ptr<work_item>> pass;
+    bool batchable = false;
+    clock::time_point taken;
     {
       std::unique_lock lk(mu);
-      gpu_cv.wait(lk, [&] {
-        if (stopping) return true;
-        if (gpu_q.empty()) return false;
-        // the queue's head is its most urgent item
-        return !priority_only || -std::get<0>(gpu_q.begin()->first) >= int(priority::high);
-      });
+      auto it = gpu_q.end();
+      gpu_cv.wait(lk, [&] { return stopping || (it = next_for_worker_locked(priority_only)) != gpu_q.end(); });
       if (stopping) return;
-      auto it = gpu_q.begin();
-      item = std::move(it->second);
+      std::unique_ptr<work_item> item = std::move(it->second);
       gpu_q.erase(it);
       space_cv.notify_all();
       if (item->j->done) {
@@ -181,26 +222,50 @@ void engine::impl::gpu_loop(std::size_t worker, std::size_t device, bool priorit
         item.reset();
         continue;
       }
-      auto& ws = worker_state[worker];
-      ws.busy = true;
-      ws.current_job = item->j->id;
-      ws.current_kind = item->j->kind;
-      ws.current_partition = item->part;
-      worker_since[worker] = clock::now();
-      item->j->stage[item->part] = pstage::gpu;
-      item->j->stage_since[item->part] = clock::now();
+      start_on_worker_locked(worker, *item);
+      taken = worker_since[worker];
+      // HIGH/CRITICAL never wait for a batch; the claim keeps the other
+      // workers off this circuit's items while the batch is sized
+      batchable = cfg.max_batch_size > 1 && item->j->prio < priority::high;
+      if (batchable) gathering[worker] = item->lease.get();
+      pass.push_back(std::move(item));
     }
-    run_gpu(*item, worker, device);
+    if (batchable) gather_batch(pass, worker, device, taken);
+    if (pass.size() == 1) run_gpu(*pass.front(), worker, device);
+    else run_gpu_batch(pass, worker, device);
     std::unique_lock lk(mu);
     worker_state[worker].busy = false;
     worker_state[worker].current_job.clear();
-    if (item && item->pending && !item->j->done) {
-      fin_q.emplace(qkey{-int(item->j->prio), item->j->seq, item->part}, std::move(item));
-      fin_cv.notify_one();
-    }
+    worker_state[worker].batch_partitions = 0;
+    for (auto& item : pass)
+      if (item && item->pending && !item->j->done) {
+        fin_q.emplace(qkey{-int(item->j->prio), item->j->seq, item->part}, std::move(item));
+        fin_cv.notify_one();
+      }
     lk.unlock();
-    item.reset();
+    pass.clear();  // what did not go on: its memory and lease return outside the lock
   }
+}
+
+std::map<qkey, std::unique_ptr<work_item>>::iterator engine::impl::next_for_worker_locked(bool priority_only) {
+  // the queue's head is its most urgent item
+  if (priority_only)
+    return !gpu_q.empty() && -std::get<0>(gpu_q.begin()->first) >= int(priority::high) ? gpu_q.begin() : gpu_q.end();
+  for (auto it = gpu_q.begin(); it != gpu_q.end(); ++it)
+    if (!claimed_locked(*it->second)) return it;
+  return gpu_q.end();
+}
+
+void engine::impl::start_on_worker_locked(std::size_t worker, work_item& item) {
+  auto& ws = worker_state[worker];
+  ws.busy = true;
+  ws.current_job = item.j->id;
+  ws.current_kind = item.j->kind;
+  ws.current_partition = item.part;
+  ws.batch_partitions = 1;
+  worker_since[worker] = clock::now();
+  item.j->stage[item.part] = pstage::gpu;
+  item.j->stage_since[item.part] = clock::now();
 }
 
 void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t device) {

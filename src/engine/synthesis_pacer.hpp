@@ -13,6 +13,13 @@
 //     Q = the GPU queue depth (pipeline.max_gpu_queue_depth, default the
 //     device workers + 1): the partitions on the device workers and ready
 //     behind them, which absorb jitter in both stages;
+//   with cross-sector batching (a device proves K partitions of the circuit
+//   in one pass, K recorded by the device workers: record_batch):
+//   lookahead = in_flight + max(Q, K * (D + 1))
+//     each of the D devices holds a pass of K witnesses until the pass
+//     returns, and one more pass of K fills meanwhile (one worker gathers
+//     per circuit at a time); with only Q, a batch larger than the queue
+//     never fills and every pass runs short after max_batch_wait;
 //   lookahead = min(lookahead, partitions the memory budget can hold)
 //     (the budget blocks an acquire past its total anyway; the cap keeps
 //     syntheses from starting only to wait for memory).
@@ -59,6 +66,12 @@ class synthesis_pacer {
     rates& r = _rates[circuit];
     r.device_ms = r.device_samples++ ? r.device_ms + alpha * (ms - r.device_ms) : ms;
   }
+  /// |k| partitions of |circuit| go to a device in one pass (1: no batching).
+  void record_batch(const std::string& circuit, std::size_t k) { _batch[circuit] = std::max<std::size_t>(1, k); }
+  std::size_t batch_of(const std::string& circuit) const {
+    const auto it = _batch.find(circuit);
+    return it == _batch.end() ? 1 : it->second;
+  }
   rates rates_of(const std::string& circuit) const {
     const auto it = _rates.find(circuit);
     return it == _rates.end() ? rates{} : it->second;
@@ -74,13 +87,17 @@ class synthesis_pacer {
   /// Witness holders allowed for |circuit|; |budget_fit| = partitions of it
   /// the memory budget can hold (0: not known yet, no cap).
   std::size_t lookahead(const std::string& circuit, const limits& l, std::size_t budget_fit) const {
-    std::size_t n = in_flight(rates_of(circuit), l) + l.queue_depth;
+    const std::size_t k = batch_of(circuit);
+    const std::size_t device_side =
+        k > 1 ? std::max(l.queue_depth, k * (std::max<std::size_t>(1, l.devices) + 1)) : l.queue_depth;
+    std::size_t n = in_flight(rates_of(circuit), l) + device_side;
     if (budget_fit > 0) n = std::min(n, budget_fit);
     return std::max<std::size_t>(1, n);
   }
 
  private:
   std::map<std::string, rates> _rates;
+  std::map<std::string, std::size_t> _batch;
 };
 
 }  // namespace cuzk::engine

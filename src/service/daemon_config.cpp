@@ -2,6 +2,7 @@
 // TOML configuration of the daemon (see daemon_config.hpp), on toml++.
 #include "daemon_config.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <fstream>
 #include <map>
@@ -279,11 +280,11 @@ daemon_config parse_config(std::string_view text, const std::string& label) {
     c.gpu_vram_limit = *v;
   }
 
-  if (auto v = r.integer("scheduler", "max_batch_size", 0, 30); v && *v > 1)
-    c.warnings.push_back(label +
-                         ": scheduler.max_batch_size > 1: cross-sector batching is not implemented; "
-                         "partitions of different sectors are pipelined instead");
-  (void)r.integer("scheduler", "max_batch_wait_ms", 0, 3600000);
+  // cross-sector batching (engine_config::max_batch_size); 0 as 1: no batching
+  if (auto v = r.integer("scheduler", "max_batch_size", 0, 30))
+    c.engine.max_batch_size = std::size_t(std::max<std::int64_t>(1, *v));
+  if (auto v = r.integer("scheduler", "max_batch_wait_ms", 0, 3600000))
+    c.engine.max_batch_wait = std::chrono::milliseconds(*v);
   (void)r.boolean("scheduler", "sort_by_type");
 
   if (auto v = r.integer("synthesis", "threads", 0, 4096)) c.synthesis_threads = std::size_t(*v);

@@ -30,6 +30,9 @@ TEST(daemon_config, example_file_parses_cleanly_to_the_defaults) {
   EXPECT_EQ(c.gpu_vram_limit, 0u);  // "auto"
   EXPECT_EQ(c.engine.verify, cuzk::engine::verify_mode::all);
   EXPECT_EQ(c.engine.result_ttl, 10min);
+  EXPECT_EQ(c.engine.max_batch_size, 1u);  // no batching
+  EXPECT_EQ(c.engine.max_batch_wait, d.engine.max_batch_wait);
+  EXPECT_EQ(c.engine.max_batch_wait, 2000ms);
   EXPECT_EQ(c.log_level, "info");
 }
 
@@ -68,7 +71,7 @@ gpu_threads = 32
 gpu_workers_per_device = 3
 vram_limit = "22GiB"
 [scheduler]
-max_batch_size = 1
+max_batch_size = 4
 max_batch_wait_ms = 5000
 [synthesis]
 threads = 12
@@ -108,6 +111,8 @@ format = "json"
   EXPECT_EQ(c.engine.finalizer_threads, 3u);
   EXPECT_EQ(c.engine.verify, cuzk::engine::verify_mode::porep);
   EXPECT_EQ(c.engine.result_ttl, 2min);
+  EXPECT_EQ(c.engine.max_batch_size, 4u);
+  EXPECT_EQ(c.engine.max_batch_wait, 5000ms);
   EXPECT_EQ(c.log_level, "debug");
   EXPECT_EQ(c.log_format, "json");
 }
@@ -157,6 +162,20 @@ TEST(daemon_config, invalid_values_are_errors_naming_the_key) {
   EXPECT_NE(err("[daemon]\nmax_message_size = 10").find("between 4 KiB and 2 GiB"), std::string::npos);
   EXPECT_NE(err("[gpus]\nvram_limit = \"512MiB\"").find("gpus.vram_limit: must be \"auto\" or at least 1 GiB"),
             std::string::npos);
+}
+
+TEST(daemon_config, batching_keys_reach_the_engine_without_a_warning) {
+  // 0 and 1 both mean no batching; the reference's range stays accepted
+  for (const auto& [text, size] :
+       {std::pair{"[scheduler]\nmax_batch_size = 0", 1u}, std::pair{"[scheduler]\nmax_batch_size = 1", 1u},
+        std::pair{"[scheduler]\nmax_batch_size = 30", 30u}}) {
+    const daemon_config c = parse_config(text);
+    EXPECT_TRUE(c.warnings.empty()) << text << ": " << c.warnings.front();
+    EXPECT_EQ(c.engine.max_batch_size, size) << text;
+  }
+  EXPECT_EQ(parse_config("[scheduler]\nmax_batch_wait_ms = 0").engine.max_batch_wait, 0ms);
+  EXPECT_THROW((void)parse_config("[scheduler]\nmax_batch_size = 31"), config_error);
+  EXPECT_THROW((void)parse_config("[scheduler]\nmax_batch_wait_ms = -1"), config_error);
 }
 
 TEST(daemon_config, sizes_and_durations) {

@@ -18,6 +18,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
@@ -312,6 +313,101 @@ TEST(gpu_groth16, CpuBG2AndStreamedQueriesGiveTheSameProof) {
     EXPECT_TRUE(pinned.memory_plan().streamed_pinned);
     EXPECT_TRUE(pinned.prove(w, r, s) == want) << "queries streamed in chunks from pinned memory";
   }
+}
+
+// Cross-sector batching: witnesses proved in one pass over the streamed
+// queries give each witness's own proof byte for byte (coded and uncoded
+// members, B_G2 on the GPU and on the CPU), each member is charged its share
+// of the shared bytes, a batch beyond the capacity is refused, and a prover
+// with every query resident has nothing to share (capacity 1).
+TEST(gpu_groth16, BatchedProofsEqualUnbatchedOnes) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.BatchedProofsEqualUnbatchedOnes"));
+  const auto p = params();
+  const std::size_t nv = shape().num_variables();
+  std::vector<groth16::witness> w;
+  std::vector<std::optional<groth16::coded_witness>> coded;
+  std::vector<fr> r, s;
+  std::vector<groth16::proof> want;
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    w.push_back(make_witness(31 + k));
+    coded.push_back(groth16::encode_witness(w.back().inputs, w.back().aux, nv));
+    ASSERT_TRUE(coded.back().has_value());
+    r.push_back(fr::random(rng));
+    s.push_back(fr::random(rng));
+    want.push_back(groth16::prove(*p, shape(), w.back(), r.back(), s.back()));
+  }
+  EXPECT_EQ(groth16::gpu_prover(p, shape_ptr(), {.device = 0}).batch_capacity(), 1u) << "everything resident";
+  for (const bool b2_on_cpu : {false, true}) {
+    SCOPED_TRACE(b2_on_cpu ? "B_G2 on the CPU" : "B_G2 on the GPU");
+    groth16::gpu_prover prover(
+        p, shape_ptr(), {.device = 0, .b_g2_on_cpu = b2_on_cpu, .force_streaming = true, .stream_chunk_terms = 20000});
+    const std::size_t cap = prover.batch_capacity();
+    std::printf("streamed prover (compact vectors %d): batch capacity %zu\n", int(prover.memory_plan().compact_vectors),
+                cap);
+    ASSERT_GE(cap, 3u) << "five per-proof vectors of at least nv values";
+    // alone, for the bytes one partition moves
+    EXPECT_TRUE(prover.finalize(prover.prove_start(*coded[0]), r[0], s[0]) == want[0]);
+    const std::size_t alone_h2d = prover.last_timings().h2d_bytes;
+    const std::vector<groth16::gpu_batch_member> members{{.coded = &*coded[0]}, {.raw = &w[1]}, {.coded = &*coded[2]}};
+    auto out = prover.prove_start_batch(members);
+    ASSERT_EQ(out.size(), 3u);
+    const auto times = prover.last_batch_timings();
+    ASSERT_EQ(times.size(), 3u);
+    for (std::size_t k = 0; k < 3; ++k) {
+      ASSERT_TRUE(out[k].has_value());
+      EXPECT_EQ(out[k]->b2_done, !b2_on_cpu);
+      EXPECT_TRUE(prover.finalize(std::move(*out[k]), r[k], s[k]) == want[k]) << "member " << k;
+      EXPECT_EQ(times[k].batch, 3u);
+      std::printf("member %zu: h2d %zu bytes (alone %zu), msm_l %.2f ms\n", k, times[k].h2d_bytes, alone_h2d,
+                  times[k].msm_l_ms);
+      EXPECT_LT(times[k].h2d_bytes, alone_h2d) << "its share of the shared queries";
+    }
+    std::vector<groth16::gpu_batch_member> too_many(cap + 1, groth16::gpu_batch_member{.coded = &*coded[0]});
+    EXPECT_THROW(prover.prove_start_batch(too_many), std::invalid_argument);
+    EXPECT_TRUE(prover.prove(w[2], r[2], s[2]) == want[2]) << "usable alone after a batch";
+  }
+}
+
+// A batch of three where one member is cancelled in its own stages, then
+// one cancelled during the shared pass: the others' proofs are the CPU
+// proofs, the cancelled one has none, and the prover stays usable.
+TEST(gpu_groth16, BatchCompletesTheOthersWhenOneIsCancelled) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.BatchCompletesTheOthersWhenOneIsCancelled"));
+  const auto p = params();
+  std::vector<groth16::witness> w;
+  std::vector<fr> r, s;
+  std::vector<groth16::proof> want;
+  for (std::uint64_t k = 0; k < 3; ++k) {
+    w.push_back(make_witness(41 + k));
+    r.push_back(fr::random(rng));
+    s.push_back(fr::random(rng));
+    want.push_back(groth16::prove(*p, shape(), w.back(), r.back(), s.back()));
+  }
+  groth16::gpu_prover prover(p, shape_ptr(), {.device = 0, .force_streaming = true, .stream_chunk_terms = 20000});
+  ASSERT_GE(prover.batch_capacity(), 3u);
+  // each member's own stages end 4 times (upload, SpMV, NTT, H): boundary 6
+  // is inside member 1's, boundary 14 inside the shared pass
+  for (const int cancel_at : {6, 14}) {
+    SCOPED_TRACE("cancelled at boundary " + std::to_string(cancel_at));
+    std::atomic<bool> cancelled{false};
+    int boundaries = 0;
+    std::vector<groth16::gpu_batch_member> members;
+    for (std::size_t k = 0; k < 3; ++k) members.push_back({.raw = &w[k]});
+    members[1].cancelled = [&] { return cancelled.load(); };
+    auto out = prover.prove_start_batch(members, [&] {
+      if (++boundaries == cancel_at) cancelled = true;
+    });
+    std::printf("cancel at boundary %d of %d\n", cancel_at, boundaries);
+    ASSERT_GT(boundaries, cancel_at);
+    EXPECT_FALSE(out[1].has_value()) << "the cancelled member has no proof";
+    for (const std::size_t k : {std::size_t(0), std::size_t(2)}) {
+      ASSERT_TRUE(out[k].has_value()) << "member " << k;
+      EXPECT_TRUE(prover.finalize(std::move(*out[k]), r[k], s[k]) == want[k]) << "member " << k;
+    }
+  }
+  EXPECT_TRUE(prover.prove(w[1], r[1], s[1]) == want[1]) << "usable after the cancelled batches";
 }
 
 // gpus.vram_limit: from the limit everything fits under down to one where

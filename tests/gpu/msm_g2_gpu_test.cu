@@ -158,6 +158,18 @@ TEST(gpu_msm_g2, DeviceScalarsSharedWorkspaceAndStreaming) {
   for (const std::size_t chunk : {std::size_t(1000), std::size_t(len), std::size_t(4096)})
     expect_same(streamed.run_streamed(bases.subspan(first, len), d_scalars.data(), chunk), want,
                 "streamed, chunk " + std::to_string(chunk));
+  // a batch of two vectors over one stream of the bases: each its own MSM
+  {
+    const auto others = cuzk::test::random_elements<fr>(len, rng);
+    cuzk::gpu::device_buffer<fr> d_others(len);
+    d_others.upload(others.data(), len, nullptr);
+    CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+    const fr* ptrs[2] = {d_scalars.data(), d_others.data()};
+    const auto got = streamed.run_streamed_batch(bases.subspan(first, len), ptrs, 1000);
+    ASSERT_EQ(got.size(), 2u);
+    expect_same(got[0], want, "batch, vector 0");
+    expect_same(got[1], msm::msm<fp2>(bases.subspan(first, len), others), "batch, vector 1");
+  }
   EXPECT_THROW(g2.run_device(d_scalars.data(), len, n - len + 1), std::invalid_argument);
   EXPECT_THROW((msm::gpu_msm_g2_context(1, nullptr, ws)), std::invalid_argument);
 }

@@ -25,6 +25,7 @@
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/msm/msm.hpp>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/gpu/runtime.hpp>
 #include <cuzk/gpu/tuning.hpp>
 #include <cuzk/msm/msm_gpu.hpp>
 
@@ -380,6 +381,50 @@ TEST(gpu_msm, UsesDeviceBasesInPlace) {
   EXPECT_THROW(ctx.run(std::vector<fr>(n + 1, fr::one())), std::invalid_argument);
   ctx.release_bases();
   EXPECT_EQ(ctx.n_bases(), std::size_t(0));
+}
+
+// Cross-sector batching: several scalar vectors over one stream of bases
+// (one copy per chunk) give each vector's own MSM, for random, witness-like
+// (mostly 0/1) and all-zero scalars, from pageable and pinned bases, with an
+// uneven last chunk; an empty list gives nothing, a null vector is refused.
+TEST(gpu_msm, StreamedBatchEqualsEachVectorsMsm) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.StreamedBatchEqualsEachVectorsMsm"));
+  const std::size_t n = 70001, chunk = 16384;
+  const std::span<const g1_affine> bases(pool().data(), n);
+  std::vector<std::vector<fr>> scalars(3);
+  scalars[0] = cuzk::test::random_elements<fr>(n, rng);
+  scalars[1].assign(n, fr::zero());
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto u = rng() % 100;
+    scalars[1][i] = u < 2 ? fr::random(rng) : u < 45 ? fr::one() : fr::zero();
+  }
+  scalars[2].assign(n, fr::zero());
+  std::vector<cuzk::gpu::device_buffer<fr>> d(3);
+  std::vector<const fr*> ptrs;
+  for (std::size_t v = 0; v < 3; ++v) {
+    d[v] = cuzk::gpu::device_buffer<fr>(n);
+    d[v].upload(scalars[v].data(), n, nullptr);
+    ptrs.push_back(d[v].data());
+  }
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<g1_jacobian> want;
+  for (const auto& v : scalars) want.push_back(msm::msm<fp>(bases, v));
+  msm::gpu_msm_context ctx;
+  for (const auto mix : {msm::gpu_scalar_mix::random, msm::gpu_scalar_mix::mostly_binary}) {
+    const auto got = ctx.run_streamed_batch(bases, ptrs, chunk, 0, mix);
+    ASSERT_EQ(got.size(), 3u);
+    for (std::size_t v = 0; v < 3; ++v)
+      expect_same(got[v], want[v], "vector " + std::to_string(v) + " of the batch, mix " + std::to_string(int(mix)));
+  }
+  {
+    const auto pin = cuzk::gpu::pin_host_range(bases.data(), bases.size_bytes());
+    const auto got = ctx.run_streamed_batch(bases, ptrs, chunk, 0, msm::gpu_scalar_mix::mostly_binary);
+    for (std::size_t v = 0; v < 3; ++v) expect_same(got[v], want[v], "pinned bases, vector " + std::to_string(v));
+  }
+  EXPECT_TRUE(ctx.run_streamed_batch(bases, std::span<const fr* const>(), chunk).empty());
+  const fr* with_null[2] = {ptrs[0], nullptr};
+  EXPECT_THROW(ctx.run_streamed_batch(bases, with_null, chunk), std::invalid_argument);
 }
 
 TEST(gpu_msm, OneShotEntryPoint) {

@@ -20,7 +20,10 @@
 //   device workers (gpu_workers_per_device per device, plus one for
 //     HIGH/CRITICAL only; the device's kernel lock around prove_start only,
 //     lent at its phase boundaries to a more urgent partition of another
-//     circuit: device_gate.hpp) ─► witness buffer to the pool (still
+//     circuit: device_gate.hpp; with max_batch_size > 1 a worker proves
+//     up to that many NORMAL/LOW partitions of one circuit in one pass,
+//     prove_start_batch, waiting at most max_batch_wait for partitions on
+//     their way: device_batch.cpp) ─► witness buffer to the pool (still
 //     charged), the rest of the witness memory released
 //     ▼
 //   finalizer pool: finalize (B_G2 / assembly), verification of the
@@ -74,6 +77,23 @@ struct engine_config {
   /// (pipeline.max_gpu_queue_depth); 0: device workers + 1.
   std::size_t gpu_queue_capacity = 0;
   std::size_t finalizer_threads = 2;
+  /// Cross-sector batching (scheduler.max_batch_size): most partitions of
+  /// one circuit a device worker proves in one pass (prove_start_batch),
+  /// from any NORMAL/LOW jobs, further capped by the backend's
+  /// batch_capacity (1 on the CPU backend and wherever the circuit's
+  /// parameters are resident in VRAM: nothing to save). It pays where the
+  /// parameters are streamed over PCIe for every pass (cards of 16-32 GiB
+  /// for a 32 GiB PoRep). HIGH/CRITICAL partitions are never batched.
+  /// 0 or 1: no batching.
+  std::size_t max_batch_size = 1;
+  /// How long a worker holding fewer partitions than its batch takes waits
+  /// for more of the circuit that are still being synthesized or queued
+  /// for synthesis (scheduler.max_batch_wait_ms), counted from when it took
+  /// the first; it never waits when none are on their way. 2 s: about one
+  /// 32 GiB PoRep partition's streamed device time (~2.2 s at 16 GiB), so a
+  /// short batch costs at most one partition's time, while a full one saves
+  /// a whole copy of the streamed parameters per extra partition.
+  std::chrono::milliseconds max_batch_wait{2000};
   verify_mode verify = verify_mode::all;
   /// Check every request's vanilla proofs natively at submit (Merkle paths,
   /// labels, commitments; circuit_job::check_vanilla), so a bad one is
@@ -123,6 +143,10 @@ struct engine_status {
     proof_kind current_kind = proof_kind::unspecified;
     std::size_t current_partition = 0;
     double busy_secs = 0;
+    /// Partitions in the worker's pass (cross-sector batching; 1 without,
+    /// 0 when idle);
+    /// current_job / current_partition name the batch's most urgent one.
+    std::size_t batch_partitions = 0;
   };
   std::string backend;
   std::vector<device_info> devices;

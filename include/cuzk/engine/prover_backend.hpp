@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -123,6 +124,55 @@ class prover_backend {
                                                      const phase_boundary& at_boundary) {
     (void)prepared, (void)at_boundary;
     return prove_start(device, params, shape, std::move(w), r, s, token);
+  }
+  /// How many partitions of one circuit prove_start_batch takes in one
+  /// pass on |device| with a saving (cross-sector batching,
+  /// scheduler.max_batch_size): the CUDA backend's streamed queries are
+  /// copied to the device once per pass instead of once per partition. 1:
+  /// batching saves nothing here (every query resident, the CPU backend) or
+  /// the device cannot hold a second witness. May build the device's prover
+  /// of the circuit (as the first prove_start would).
+  virtual std::size_t batch_capacity(std::size_t device, const groth16::parameters& params,
+                                     const r1cs::r1cs_shape& shape) {
+    (void)device, (void)params, (void)shape;
+    return 1;
+  }
+  /// One partition of a batch: prove_start's arguments for it.
+  struct batch_entry {
+    groth16::witness* w = nullptr;  ///< read only, left as it came (as prove_start)
+    ff::fr r, s;
+    const cancel_token* token = nullptr;         ///< its job's
+    std::unique_ptr<prepared_witness> prepared;  ///< from prepare (may be null)
+  };
+  /// Proves |entries|, partitions of one circuit (|params|, |shape|), in
+  /// one pass: result i is entry i's pending proof, or null when entry i's
+  /// token was cancelled before its part was done (the others complete).
+  /// |at_boundary| (when set) runs between device phases and only lends
+  /// the device (the backend checks each entry's token itself). Throws
+  /// cancelled_error when every entry was cancelled; any other exception
+  /// fails every entry. Default: prove_start entry by entry.
+  virtual std::vector<std::unique_ptr<pending_proof>> prove_start_batch(std::size_t device,
+                                                                        const groth16::parameters& params,
+                                                                        const r1cs::r1cs_shape& shape,
+                                                                        std::span<batch_entry> entries,
+                                                                        const phase_boundary& at_boundary) {
+    std::vector<std::unique_ptr<pending_proof>> out(entries.size());
+    bool any = false;
+    for (std::size_t i = 0; i < entries.size(); ++i) {
+      batch_entry& e = entries[i];
+      if (e.token->cancelled()) continue;
+      const phase_boundary check = [&] {
+        e.token->check();
+        if (at_boundary) at_boundary();
+      };
+      try {
+        out[i] = prove_start(device, params, shape, std::move(*e.w), e.r, e.s, *e.token, std::move(e.prepared), check);
+        any = true;
+      } catch (const cancelled_error&) {
+      }
+    }
+    if (!any) throw cancelled_error("every partition of the batch was cancelled");
+    return out;
   }
   /// The rest, off the device lock.
   virtual groth16::proof finalize(std::unique_ptr<pending_proof> p) = 0;

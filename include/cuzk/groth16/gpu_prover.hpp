@@ -47,6 +47,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -126,6 +127,21 @@ struct gpu_prove_timings {
   /// compact plan) and every streamed query.
   std::size_t h2d_bytes = 0;
   bool witness_coded = false;
+  /// Partitions of the prove_start_batch these times belong to (1: alone).
+  /// In a batch the witness MSMs and their uploads ran once for all
+  /// members: each member's msm_l/a/b1/b2 and h2d_bytes are its share (the
+  /// pass divided by the members that completed it).
+  std::size_t batch = 1;
+};
+
+/// One partition of gpu_prover::prove_start_batch: its witness coded
+/// (encode_witness) or, when too dense to code, as it is.
+struct gpu_batch_member {
+  const coded_witness* coded = nullptr;
+  const witness* raw = nullptr;  ///< when |coded| is null
+  /// True once the member's job is cancelled: read between stages; the
+  /// member's remaining stages are then skipped (empty: never).
+  std::function<bool()> cancelled;
 };
 
 /// Where a prover keeps its queries and per-proof vectors, chosen at
@@ -200,6 +216,25 @@ class gpu_prover {
   /// The same sending |w| as it is (for callers whose encode_witness found
   /// it too dense to code); encode_ms is then 0.
   pending_proof prove_start_uncoded(const witness& w, const gpu_stage_check& between_stages = {});
+  /// Cross-sector batching: how many partitions prove_start_batch takes
+  /// in one pass with a saving. 1 when the L, A and B queries are all
+  /// resident (nothing to share) or the per-proof vectors hold fewer than
+  /// three witnesses; else one less than the vectors that hold a witness
+  /// (a compact plan: 2, five vectors: 4 when m >= the variable count).
+  std::size_t batch_capacity() const;
+  /// Several witnesses of this prover's shape in one pass (at most
+  /// batch_capacity(); std::invalid_argument beyond, or on a bad witness):
+  /// each member's upload, SpMV, transforms and H MSM as prove_start's;
+  /// then the L, A, B_G1 and B_G2 MSMs of every member run chunk by chunk
+  /// over one copy of each streamed query (run_streamed_batch). Each
+  /// witness is expanded twice more on the device (for L, then for the
+  /// compacted B scalars; A's are compacted from L's). Result i: member i's
+  /// sums, the same as prove_start's for that witness (so the same proof
+  /// bytes for the same r, s), or nullopt when it was cancelled; between
+  /// stages |between_stages| runs as in prove_start and every member's
+  /// cancelled() is read.
+  std::vector<std::optional<pending_proof>> prove_start_batch(std::span<const gpu_batch_member> members,
+                                                              const gpu_stage_check& between_stages = {});
   /// Proof assembly on the CPU (and B_G2 when configured so).
   proof finalize(pending_proof&& pending, const ff::fr& r, const ff::fr& s) const;
   /// prove_start + finalize.
@@ -212,8 +247,12 @@ class gpu_prover {
   gpu_memory_plan memory_plan() const;
   /// Device bytes this prover holds now.
   std::size_t device_bytes() const;
-  /// Stage times of the most recent prove_start.
+  /// Stage times of the most recent prove_start (of a batch: its first
+  /// completed member's).
   gpu_prove_timings last_timings() const;
+  /// Per member of the most recent prove_start_batch (one entry after a
+  /// prove_start).
+  std::vector<gpu_prove_timings> last_batch_timings() const;
   /// Changes the H MSM window for later calls (tuning sweeps; 0: default).
   void set_h_window_bits(unsigned c);
   /// The same for the L, A and B MSMs (0: from the count of other scalars).
@@ -224,6 +263,12 @@ class gpu_prover {
   /// Under the kernel lock, from |cw| or (when null) |raw|.
   pending_proof start(const coded_witness* cw, const witness* raw, double encode_ms,
                       const gpu_stage_check& between_stages);
+  class stage_clock;
+  /// Upload, SpMV, transforms and the H MSM of one witness.
+  ec::g1_jacobian start_h(const coded_witness* cw, const witness* raw, gpu_prove_timings& t, stage_clock& clock);
+  /// The witness into d_w (a coded one's others through d_others).
+  void upload_witness(const coded_witness* cw, const witness* raw, ff::fr* d_w, ff::fr* d_others, gpu_prove_timings& t);
+  std::vector<ff::fr*> witness_sized_vectors() const;
   struct impl;
   std::unique_ptr<impl> _impl;
 };

@@ -40,6 +40,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <vector>
 
 #include <cuzk/ec/bls12_381.hpp>
 #include <cuzk/ff/bls12_381.hpp>
@@ -182,6 +183,15 @@ class gpu_msm_context_t {
   ec::jacobian<F> run_streamed(std::span<const ec::affine<F>> h_bases, const ff::fr* d_scalars, std::size_t chunk_terms,
                                unsigned window_bits = 0, gpu_scalar_mix mix = gpu_scalar_mix::random,
                                void* lent = nullptr, std::size_t lent_bytes = 0);
+  /// run_streamed for several scalar vectors over the same bases (a batch
+  /// of proofs of one circuit): result v = sum_i d_scalars[v][i] *
+  /// h_bases[i]. Each chunk is copied once and its MSM runs once per
+  /// vector, so the bytes moved are those of one MSM (what cross-sector
+  /// batching saves on a card that cannot hold the bases).
+  std::vector<ec::jacobian<F>> run_streamed_batch(std::span<const ec::affine<F>> h_bases,
+                                                  std::span<const ff::fr* const> d_scalars, std::size_t chunk_terms,
+                                                  unsigned window_bits = 0, gpu_scalar_mix mix = gpu_scalar_mix::random,
+                                                  void* lent = nullptr, std::size_t lent_bytes = 0);
 
  private:
   void check_terms(std::size_t first, std::size_t n) const;

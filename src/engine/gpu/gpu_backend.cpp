@@ -207,6 +207,61 @@ class gpu_backend final : public prover_backend {
     return start(device, params, shape, std::move(w), r, s, dynamic_cast<const gpu_prepared*>(prepared.get()), between);
   }
 
+  std::size_t batch_capacity(std::size_t device, const groth16::parameters& params,
+                             const r1cs::r1cs_shape& shape) override {
+    if (device >= _ordinals.size()) return 1;
+    return prover_for(device, params, shape)->batch_capacity();
+  }
+
+  // The witness MSMs of the batch share one copy of each streamed query
+  // (gpu_prover::prove_start_batch); more entries than the prover takes go
+  // in consecutive passes.
+  std::vector<std::unique_ptr<pending_proof>> prove_start_batch(std::size_t device, const groth16::parameters& params,
+                                                                const r1cs::r1cs_shape& shape,
+                                                                std::span<batch_entry> entries,
+                                                                const phase_boundary& at_boundary) override {
+    if (device >= _ordinals.size())
+      throw std::invalid_argument("gpu backend: device index " + std::to_string(device) + " of " +
+                                  std::to_string(_ordinals.size()));
+    const std::shared_ptr<groth16::gpu_prover> prover = prover_for(device, params, shape);
+    const std::size_t cap = std::max<std::size_t>(1, prover->batch_capacity());
+    std::vector<std::unique_ptr<pending_proof>> out(entries.size());
+    bool any = false;
+    for (std::size_t first = 0; first < entries.size(); first += cap) {
+      const std::size_t n = std::min(cap, entries.size() - first);
+      std::vector<std::optional<groth16::coded_witness>> coded_here(n);
+      std::vector<groth16::gpu_batch_member> members(n);
+      for (std::size_t k = 0; k < n; ++k) {
+        batch_entry& e = entries[first + k];
+        const cancel_token* token = e.token;
+        members[k].cancelled = [token] { return token && token->cancelled(); };
+        const auto* prepared = dynamic_cast<const gpu_prepared*>(e.prepared.get());
+        if (!prepared)
+          coded_here[k] = groth16::encode_witness(e.w->inputs, e.w->aux,
+                                                  groth16::gpu_coded_witness_max_others(shape.num_variables()));
+        const std::optional<groth16::coded_witness>& coded = prepared ? prepared->coded : coded_here[k];
+        if (coded) members[k].coded = &*coded;
+        else members[k].raw = e.w;  // left intact: the engine reuses its buffer (witness pool)
+      }
+      std::vector<std::optional<groth16::pending_proof>> sums = prover->prove_start_batch(members, at_boundary);
+      const std::vector<groth16::gpu_prove_timings> times = prover->last_batch_timings();
+      for (std::size_t k = 0; k < n; ++k) {
+        if (!sums[k]) continue;
+        batch_entry& e = entries[first + k];
+        auto p = std::make_unique<gpu_pending>();
+        p->prover = prover;
+        p->r = e.r;
+        p->s = e.s;
+        p->sums = std::move(*sums[k]);
+        if (k < times.size()) fill_stages(*p, times[k]);
+        out[first + k] = std::move(p);
+        any = true;
+      }
+    }
+    if (!any) throw cancelled_error("every partition of the batch was cancelled");
+    return out;
+  }
+
   groth16::proof finalize(std::unique_ptr<pending_proof> p) override {
     auto& g = static_cast<gpu_pending&>(*p);
     return g.prover->finalize(std::move(g.sums), g.r, g.s);
@@ -286,14 +341,18 @@ class gpu_backend final : public prover_backend {
       else out->sums = out->prover->prove_start_uncoded(local, between_stages);
     }
     // the engine holds this device's kernel lock: these are this proof's times
-    const groth16::gpu_prove_timings t = out->prover->last_timings();
-    // encode: the witness coding when it ran here, inside the device gate
-    // (from prepare it is the engine's own "prepare" stage, outside it)
-    out->stage_ms = {{"encode", t.encode_ms}, {"upload", t.upload_ms}, {"spmv", t.spmv_ms},
-                     {"ntt", t.ntt_ms},       {"msm_h", t.msm_h_ms},   {"msm_l", t.msm_l_ms},
-                     {"msm_a", t.msm_a_ms},   {"msm_b1", t.msm_b1_ms}, {"msm_b2", t.msm_b2_ms}};
-    out->h2d_bytes = t.h2d_bytes;
+    fill_stages(*out, out->prover->last_timings());
     return out;
+  }
+
+  // encode: the witness coding when it ran inside the device gate (from
+  // prepare it is the engine's own "prepare" stage, outside it); in a
+  // batch the witness MSMs are this partition's share of the pass
+  static void fill_stages(gpu_pending& p, const groth16::gpu_prove_timings& t) {
+    p.stage_ms = {{"encode", t.encode_ms}, {"upload", t.upload_ms}, {"spmv", t.spmv_ms},
+                  {"ntt", t.ntt_ms},       {"msm_h", t.msm_h_ms},   {"msm_l", t.msm_l_ms},
+                  {"msm_a", t.msm_a_ms},   {"msm_b1", t.msm_b1_ms}, {"msm_b2", t.msm_b2_ms}};
+    p.h2d_bytes = t.h2d_bytes;
   }
 
   // A prover per device from the device copies of |r|, config as prover_for
