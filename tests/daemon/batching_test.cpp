@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "../../src/engine/synthesis_pacer.hpp"
+#include "cpu_wrapping_backend.hpp"
 #include "daemon_test_support.hpp"
 
 namespace {
@@ -56,15 +57,11 @@ struct batch_log {
   bool inside = false;
 };
 
-class batching_backend final : public eng::prover_backend {
+class batching_backend final : public test::cpu_wrapping_backend {
  public:
-  using eng::prover_backend::prove_start;
-  explicit batching_backend(std::shared_ptr<batch_log> log) : _log(std::move(log)), _cpu(eng::make_cpu_backend(1)) {}
-  std::string name() const override { return "batching test"; }
-  std::vector<eng::device_info> devices() const override { return {{"one device", 0, 0}}; }
-  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
-    return _cpu->partition_bytes(s, after);
-  }
+  using test::cpu_wrapping_backend::prove_start;
+  explicit batching_backend(std::shared_ptr<batch_log> log)
+      : cpu_wrapping_backend("batching test"), _log(std::move(log)) {}
   std::unique_ptr<eng::pending_proof> prove_start(std::size_t, const groth16::parameters& params,
                                                   const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                                   const ff::fr& s) override {
@@ -78,7 +75,7 @@ class batching_backend final : public eng::prover_backend {
       _log->proved.push_back(tag_of(w));
       if (!in_batch) _log->alone.push_back(tag_of(w));
     }
-    return _cpu->prove_start(0, params, shape, std::move(w), r, s, token);
+    return cpu().prove_start(0, params, shape, std::move(w), r, s, token);
   }
   std::size_t batch_capacity(std::size_t, const groth16::parameters&, const r1cs::r1cs_shape&) override {
     std::lock_guard lk(_log->mu);
@@ -107,12 +104,10 @@ class batching_backend final : public eng::prover_backend {
     } on_exit;
     return eng::prover_backend::prove_start_batch(device, params, shape, entries, at_boundary);
   }
-  groth16::proof finalize(std::unique_ptr<eng::pending_proof> p) override { return _cpu->finalize(std::move(p)); }
 
  private:
   static thread_local bool in_batch;
   std::shared_ptr<batch_log> _log;
-  std::unique_ptr<eng::prover_backend> _cpu;
 };
 thread_local bool batching_backend::in_batch = false;
 

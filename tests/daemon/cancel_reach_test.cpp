@@ -21,6 +21,7 @@
 #include <cuzk/ec/bls12_381.hpp>
 #include <cuzk/msm/msm.hpp>
 
+#include "cpu_wrapping_backend.hpp"
 #include "daemon_test_support.hpp"
 
 namespace {
@@ -54,15 +55,10 @@ struct gate {
   std::vector<int> order;
 };
 
-class gated_backend final : public eng::prover_backend {
+class gated_backend final : public test::cpu_wrapping_backend {
  public:
-  using eng::prover_backend::prove_start;
-  explicit gated_backend(std::shared_ptr<gate> g) : _g(std::move(g)), _cpu(eng::make_cpu_backend(1)) {}
-  std::string name() const override { return "gated"; }
-  std::vector<eng::device_info> devices() const override { return {{"one device", 0, 0}}; }
-  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
-    return _cpu->partition_bytes(s, after);
-  }
+  using test::cpu_wrapping_backend::prove_start;
+  explicit gated_backend(std::shared_ptr<gate> g) : cpu_wrapping_backend("gated"), _g(std::move(g)) {}
   std::unique_ptr<eng::pending_proof> prove_start(std::size_t, const groth16::parameters& params,
                                                   const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                                   const ff::fr& s) override {
@@ -75,13 +71,11 @@ class gated_backend final : public eng::prover_backend {
       --_g->passes;
       --_g->inside;
     }
-    return _cpu->prove_start(0, params, shape, std::move(w), r, s);
+    return cpu().prove_start(0, params, shape, std::move(w), r, s);
   }
-  groth16::proof finalize(std::unique_ptr<eng::pending_proof> p) override { return _cpu->finalize(std::move(p)); }
 
  private:
   std::shared_ptr<gate> _g;
-  std::unique_ptr<eng::prover_backend> _cpu;
 };
 
 struct fixture {

@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu_wrapping_backend.hpp"
 #include "daemon_test_support.hpp"
 
 namespace {
@@ -53,15 +54,10 @@ struct device_log {
 
 // The CPU backend behind `phases` phases for tags below 100 (the long
 // circuit); the urgent circuit's partitions (tags 100+) take one phase.
-class phased_backend final : public eng::prover_backend {
+class phased_backend final : public test::cpu_wrapping_backend {
  public:
-  using eng::prover_backend::prove_start;
-  explicit phased_backend(std::shared_ptr<device_log> log) : _log(std::move(log)), _cpu(eng::make_cpu_backend(1)) {}
-  std::string name() const override { return "phased"; }
-  std::vector<eng::device_info> devices() const override { return {{"one device", 0, 0}}; }
-  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
-    return _cpu->partition_bytes(s, after);
-  }
+  using test::cpu_wrapping_backend::prove_start;
+  explicit phased_backend(std::shared_ptr<device_log> log) : cpu_wrapping_backend("phased"), _log(std::move(log)) {}
   std::unique_ptr<eng::pending_proof> prove_start(std::size_t, const groth16::parameters& params,
                                                   const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                                   const ff::fr& s) override {
@@ -116,15 +112,13 @@ class phased_backend final : public eng::prover_backend {
       leave(false);
       throw;
     }
-    auto out = _cpu->prove_start(0, params, shape, std::move(w), r, s, token);
+    auto out = cpu().prove_start(0, params, shape, std::move(w), r, s, token);
     leave(true);
     return out;
   }
-  groth16::proof finalize(std::unique_ptr<eng::pending_proof> p) override { return _cpu->finalize(std::move(p)); }
 
  private:
   std::shared_ptr<device_log> _log;
-  std::unique_ptr<eng::prover_backend> _cpu;
 };
 
 struct fixture {
