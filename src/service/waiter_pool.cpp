@@ -102,8 +102,15 @@ void waiter_pool::run() {
   for (;;) {
     if (_stop) return;
     if (_finished.empty()) {
-      if (_by_deadline.empty()) _cv.wait(lk);
-      else _cv.wait_until(lk, _by_deadline.begin()->first);
+      if (_by_deadline.empty()) {
+        _cv.wait(lk);
+      } else {
+        // a copy: wait_until reads its time point again after waking, and
+        // the map's node may be gone by then (a waiter answered meanwhile;
+        // AddressSanitizer caught the read of the freed node)
+        const clock::time_point until = _by_deadline.begin()->first;
+        _cv.wait_until(lk, until);
+      }
     }
     if (_stop) return;
     // jobs the engine reported: every waiter of each gets the result

@@ -9,3 +9,11 @@
 # ignored by ctest, so renaming a test listed here means renaming it here too.
 #
 # Measured on the CI-sized machine (2 cores, 24 GiB), see .ci/run.
+
+# ASan (make test-asan, 2026-12-04 on the 2-core VM: the whole run 36 min, 509 tests):
+# the test bounds the daemon's RSS growth while it refuses out-of-range counts
+# (48 MiB); ASan's quarantine keeps freed blocks resident (measured 56 MiB of
+# growth), so the bound only means something in the release build, where it
+# runs in the default suite. 2.6 s under ASan.
+set_tests_properties(integrity_limits.out_of_range_counts_are_refused_in_milliseconds_with_memory_unchanged
+                     PROPERTIES LABELS "daemon;no_asan")
