@@ -88,6 +88,8 @@ nlohmann::json status_json(const engine::engine_status& s) {
                        {"state", w.busy ? "proving" : "idle"},
                        {"current_job", w.busy ? json(w.current_job) : json(nullptr)},
                        {"current_partition", w.busy ? json(w.current_partition) : json(nullptr)},
+                       // partitions in the worker's pass (cross-sector batching; 1 without)
+                       {"batch_partitions", w.busy ? json(w.batch_partitions) : json(nullptr)},
                        {"busy_secs", w.busy ? json(w.busy_secs) : json(nullptr)}});
   j["gpu_workers"] = workers;
   json devices = json::array();

@@ -243,6 +243,13 @@ TEST(engine_batching, a_job_cancelled_inside_its_batch_is_cancelled_and_the_othe
     ASSERT_TRUE(f.log->cv.wait_for(lk, 60s, [&] { return f.log->inside; }));
     ASSERT_EQ(f.log->batches.back().size(), 3u) << "the batch did not gather the three jobs";
   }
+  {  // the status names the pass (/status: batch_partitions)
+    const eng::engine_status st = f.e->status();
+    const bool shown = std::any_of(st.workers.begin(), st.workers.end(), [](const eng::engine_status::worker& w) {
+      return w.busy && w.batch_partitions == 3;
+    });
+    EXPECT_TRUE(shown) << "no busy worker shows the batch of 3";
+  }
   ASSERT_TRUE(f.e->cancel("job-2"));
   {
     std::lock_guard lk(f.log->mu);
