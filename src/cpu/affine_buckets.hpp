@@ -12,15 +12,17 @@
 //
 // Method: add(b, q) queues q for bucket b; when B additions are queued they
 // are applied together (flush). A bucket takes at most one queued addition
-// per batch (a generation stamp per bucket says whether it has one). An
-// addition the batch cannot take goes to a side list instead: a second one
-// for a bucket already queued, or equal x (q == +-bucket: a doubling or
-// infinity). The side list is added into the running sums of the bucket
-// reduction (reduce) by complete mixed additions, in bucket order, so the
-// result is exact whatever the input; on random scalars it holds up to
-// ~B / 2^(c-1) of the additions (msm_cpu.cpp's batches: a quarter at 128
-// buckets, under 1% from 2^15), on degenerate ones (every term in one
-// bucket) nearly all, which then cost what the Jacobian loop costs.
+// per batch (a generation stamp per bucket says whether it has one). A
+// second addition for a bucket already queued waits for the next batch;
+// one that collides again there, and equal x (q == +-bucket: a doubling or
+// infinity), go to a side list. Before the bucket reduction (reduce,
+// affine_bucket_sum.hpp) the side list is summed into its buckets by
+// complete Jacobian additions and those buckets normalised back to affine
+// together, so the result is exact whatever the input. On random scalars
+// about B / 2^c of the additions wait a batch and (B / 2^c)^2 go aside;
+// on degenerate ones (every term in one bucket) nearly all go aside and
+// cost what the Jacobian loop costs. (Sent aside at the first collision,
+// 3% of a 2^16-term MSM's additions did, at ~2x the cost of a batched one.)
 // Memory: 2^(c-1) affine points and 4-byte stamps; B pending additions.
 // Not constant time (public bases, witness scalars in a prover).
 
@@ -29,7 +31,10 @@
 #include <vector>
 
 #include <cuzk/ec/affine.hpp>
+#include <cuzk/ec/batch_normalize.hpp>
 #include <cuzk/ec/jacobian.hpp>
+
+#include "affine_bucket_sum.hpp"
 
 namespace cuzk::msm::detail {
 
@@ -47,10 +52,36 @@ class affine_buckets {
   }
 
   /// bucket[b] += q.
-  void add(std::size_t b, const affine& q) {
+  void add(std::size_t b, const affine& q) { place(b, q, true); }
+
+  /// sum_b (b + 1) bucket[b], after the last add: the side list summed
+  /// into its buckets (complete Jacobian additions, then one shared
+  /// normalisation back to affine), then weighted_bucket_sum.
+  jacobian reduce() {
+    flush();
+    flush();  // the last batch's deferred additions
+    merge_side();
+    return weighted_bucket_sum<F>(_acc);
+  }
+
+ private:
+  struct side_entry {
+    std::uint32_t b;
+    affine q;
+  };
+
+  /// Queues bucket[b] += q in the current batch. A second addition for a
+  /// bucket already queued waits for the next batch when |may_defer|
+  /// (once: the deferred are placed again after the flush with may_defer
+  /// false), else it goes to the side list, as does equal x.
+  void place(std::size_t b, const affine& q, bool may_defer) {
     if (q.is_infinity()) return;
     affine& a = _acc[b];
-    if (_stamp[b] == _gen || (!a.is_infinity() && a.x == q.x)) {
+    if (_stamp[b] == _gen) {
+      (may_defer ? _deferred : _side).push_back({std::uint32_t(b), q});
+      return;
+    }
+    if (!a.is_infinity() && a.x == q.x) {
       _side.push_back({std::uint32_t(b), q});
       return;
     }
@@ -63,26 +94,24 @@ class affine_buckets {
     if (_pending.size() == _cap) flush();
   }
 
-  /// sum_b (b + 1) bucket[b] by running sums from the top bucket
-  /// (2 additions per bucket, the side list merged in), after the last add.
-  jacobian reduce() {
-    flush();
-    std::sort(_side.begin(), _side.end(), [](const side_entry& l, const side_entry& r) { return l.b > r.b; });
-    jacobian running = jacobian::identity(), sum = jacobian::identity();
-    std::size_t s = 0;
-    for (std::size_t b = _acc.size(); b-- > 0;) {
-      running += _acc[b];
-      for (; s < _side.size() && _side[s].b == b; ++s) running += _side[s].q;
-      sum += running;
+  /// bucket[b] += every side entry of b, exactly.
+  void merge_side() {
+    if (_side.empty()) return;
+    std::sort(_side.begin(), _side.end(), [](const side_entry& l, const side_entry& r) { return l.b < r.b; });
+    std::vector<std::uint32_t> touched;
+    std::vector<jacobian> sums;
+    for (std::size_t s = 0; s < _side.size();) {
+      const std::uint32_t b = _side[s].b;
+      jacobian j = jacobian::from_affine(_acc[b]);
+      for (; s < _side.size() && _side[s].b == b; ++s) j += _side[s].q;
+      touched.push_back(b);
+      sums.push_back(j);
     }
-    return sum;
+    std::vector<affine> normal(sums.size());
+    ec::batch_to_affine<F>(sums, normal);
+    for (std::size_t i = 0; i < touched.size(); ++i) _acc[touched[i]] = normal[i];
+    _side.clear();
   }
-
- private:
-  struct side_entry {
-    std::uint32_t b;
-    affine q;
-  };
 
   /// Applies the queued additions with one inversion (Montgomery's trick).
   void flush() {
@@ -107,13 +136,18 @@ class affine_buckets {
     }
     _pending.clear();
     ++_gen;
+    // the additions this batch deferred go into the next one (a flush from
+    // inside this loop finds the list empty: nothing is deferred twice)
+    std::vector<side_entry> again;
+    again.swap(_deferred);
+    for (const side_entry& e : again) place(e.b, e.q, false);
   }
 
   std::vector<affine> _acc;
   std::vector<std::uint32_t> _stamp;  // == _gen: queued in the current batch
   std::uint32_t _gen = 1;
   std::size_t _cap;
-  std::vector<side_entry> _pending;
+  std::vector<side_entry> _pending, _deferred;
   std::vector<F> _prefix, _dx;
   std::vector<side_entry> _side;
 };

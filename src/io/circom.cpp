@@ -21,6 +21,7 @@
 
 #include <cuzk/ec/subgroup.hpp>
 #include <cuzk/io/hex.hpp>
+#include <cuzk/io/huge_pages.hpp>
 #include <cuzk/io/mapped_file.hpp>
 
 namespace cuzk::io {
@@ -238,7 +239,10 @@ std::vector<Affine> read_points(cursor& cur, std::uint64_t count, const char* wh
   cur.need(count * sz, std::to_string(count) + " " + what);  // count < 2^32, no overflow
   const std::uint64_t base = cur.pos();
   const std::uint8_t* src = cur.take(count * sz, what);
-  std::vector<Affine> out(count);
+  std::vector<Affine> out;
+  out.reserve(count);
+  advise_huge_pages(out.data(), count * sz);
+  out.resize(count);
   if (count) std::memcpy(static_cast<void*>(out.data()), src, count * sz);
   std::atomic<std::uint64_t> first_bad{count};
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, count, 1024), [&](const auto& range) {
@@ -360,6 +364,8 @@ wtns_file parse_wtns(std::span<const std::uint8_t> bytes, std::string_view path)
   wtns_file w;
   cursor cur = file.open(2);
   cur.expect_exact(32 * std::uint64_t(n_witness), "the header's nWitness = " + std::to_string(n_witness) + " values");
+  w.values.reserve(n_witness);
+  advise_huge_pages(w.values.data(), n_witness * sizeof(ff::fr));
   w.values.resize(n_witness);
   for (auto& v : w.values) v = cur.fr_canonical("witness value");
   return w;

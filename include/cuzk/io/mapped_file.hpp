@@ -17,8 +17,10 @@ namespace cuzk::io {
 
 class mapped_file {
  public:
-  /// |sequential|: the reader walks the file once from the start (the
-  /// kernel reads ahead further).
+  /// |sequential|: the reader walks the whole file once from the start
+  /// (the kernel reads ahead further, and the mapping is populated at
+  /// once: the whole file is resident while mapped, as it would be after
+  /// the walk anyway).
   mapped_file(const std::filesystem::path& path, const std::string& kind, bool sequential = false);
   mapped_file(mapped_file&& other) noexcept;
   mapped_file& operator=(mapped_file&& other) noexcept;

@@ -50,9 +50,11 @@ inline constexpr bool use_adx = false;
 // (4.5 vs 9.5 ns per Fp add on Zen 5), for N = 4 slower (9.5 vs 6.2 ns),
 // so only Fp uses it. Valid because
 // a + b < 2p < 2^(64N) (a spare top bit), so the sum never carries out.
+// (Kept out of line: only CPUs without ADX take them, and inlined they
+// would bloat every call site of add_mod/sub_mod below.)
 template <std::size_t N>
-inline void add_mod_x86(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
-                        const std::uint64_t* p) noexcept {
+[[gnu::noinline]] void add_mod_x86(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                                   const std::uint64_t* p) noexcept {
   unsigned long long s[N], d[N];
   unsigned char c = 0;
   for (std::size_t i = 0; i < N; ++i) c = _addcarry_u64(c, a[i], b[i], &s[i]);
@@ -63,8 +65,8 @@ inline void add_mod_x86(std::uint64_t* r, const std::uint64_t* a, const std::uin
 }
 
 template <std::size_t N>
-inline void sub_mod_x86(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
-                        const std::uint64_t* p) noexcept {
+[[gnu::noinline]] void sub_mod_x86(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                                   const std::uint64_t* p) noexcept {
   unsigned long long d[N];
   unsigned char w = 0;
   for (std::size_t i = 0; i < N; ++i) w = _subborrow_u64(w, a[i], b[i], &d[i]);
@@ -141,10 +143,12 @@ inline void sub_mod_6_adx(std::uint64_t* r, const std::uint64_t* a, const std::u
 #undef CUZK_FP_ADD_BACK_P
 #endif
 
-/// r = a + b mod p
+/// r = a + b mod p. Always inlined: for Fp on ADX CPUs its body is one
+/// asm block of ~30 instructions, and as a call (GCC declined to inline
+/// the dispatch) add_mod and sub_mod took ~10% of a CPU MSM's samples.
 template <std::size_t N>
-constexpr void add_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
-                       const std::uint64_t* p) noexcept {
+[[gnu::always_inline]] constexpr void add_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                                              const std::uint64_t* p) noexcept {
 #if defined(__x86_64__)
   // measured: 2x faster for N = 6, slower than the form below for N = 4
   if constexpr (N == 6)
@@ -173,10 +177,10 @@ constexpr void add_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint
   for (std::size_t i = 0; i < N; ++i) r[i] = keep_sum ? s[i] : d[i];
 }
 
-/// r = a - b mod p
+/// r = a - b mod p (always inlined, as add_mod).
 template <std::size_t N>
-constexpr void sub_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
-                       const std::uint64_t* p) noexcept {
+[[gnu::always_inline]] constexpr void sub_mod(std::uint64_t* r, const std::uint64_t* a, const std::uint64_t* b,
+                                              const std::uint64_t* p) noexcept {
 #if defined(__x86_64__)
   if constexpr (N == 6)
     if (!std::is_constant_evaluated()) {
