@@ -33,22 +33,23 @@
 #include <cuzk/ec/affine.hpp>
 #include <cuzk/ec/jacobian.hpp>
 
+#include "batch_affine_add.hpp"
+
 namespace cuzk::msm::detail {
 
 /// Rounds of independent affine additions acc[k] += q[k] sharing one
-/// inversion; scratch sized once.
+/// inversion (batch_affine_add); scratch sized once.
 template <class F>
 class lockstep_adder {
  public:
   using affine = ec::affine<F>;
   using jacobian = ec::jacobian<F>;
 
-  explicit lockstep_adder(std::size_t k) : _prefix(k), _dx(k), _idx(k) {}
+  explicit lockstep_adder(std::size_t k) : _prefix(k), _dx(k), _a(k), _q(k) {}
 
   /// acc[k] += *q[k] for every k < n with q[k] != nullptr.
   void round(affine* acc, const affine* const* q, std::size_t n) {
     std::size_t m = 0;
-    F prod = F::one();
     for (std::size_t k = 0; k < n; ++k) {
       if (!q[k] || q[k]->is_infinity()) continue;
       affine& a = acc[k];
@@ -60,29 +61,17 @@ class lockstep_adder {
         a = (jacobian::from_affine(a) + jacobian::from_affine(*q[k])).to_affine();
         continue;
       }
-      _idx[m] = k;
-      _prefix[m] = prod;
-      _dx[m] = q[k]->x - a.x;
-      prod = prod * _dx[m];
+      _a[m] = &a;
+      _q[m] = q[k];
       ++m;
     }
-    if (m == 0) return;
-    F inv = prod.inverse();
-    for (std::size_t i = m; i-- > 0;) {
-      const F inv_dx = inv * _prefix[i];
-      inv = inv * _dx[i];
-      affine& a = acc[_idx[i]];
-      const affine& p = *q[_idx[i]];
-      const F lambda = (p.y - a.y) * inv_dx;
-      const F x3 = lambda.sqr() - a.x - p.x;
-      a.y = lambda * (a.x - x3) - a.y;
-      a.x = x3;
-    }
+    batch_affine_add<F>(_a.data(), _q.data(), m, _prefix.data(), _dx.data());
   }
 
  private:
   std::vector<F> _prefix, _dx;
-  std::vector<std::size_t> _idx;
+  std::vector<affine*> _a;
+  std::vector<const affine*> _q;
 };
 
 /// Segments for |nb| buckets: a power of two, at most nb / 16 (at least 16

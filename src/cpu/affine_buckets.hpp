@@ -35,6 +35,7 @@
 #include <cuzk/ec/jacobian.hpp>
 
 #include "affine_bucket_sum.hpp"
+#include "batch_affine_add.hpp"
 
 namespace cuzk::msm::detail {
 
@@ -49,6 +50,8 @@ class affine_buckets {
     _pending.reserve(_cap);
     _prefix.resize(_cap);
     _dx.resize(_cap);
+    _a.resize(_cap);
+    _q.resize(_cap);
   }
 
   /// bucket[b] += q.
@@ -113,27 +116,17 @@ class affine_buckets {
     _side.clear();
   }
 
-  /// Applies the queued additions with one inversion (Montgomery's trick).
+  /// Applies the queued additions with one inversion (batch_affine_add;
+  /// place() sent equal x and infinity elsewhere, and a bucket is queued
+  /// at most once per batch).
   void flush() {
     const std::size_t m = _pending.size();
     if (m == 0) return;
-    F prod = F::one();
     for (std::size_t k = 0; k < m; ++k) {
-      _prefix[k] = prod;
-      _dx[k] = _pending[k].q.x - _acc[_pending[k].b].x;  // non-zero: add() sent equal x aside
-      prod = prod * _dx[k];
+      _a[k] = &_acc[_pending[k].b];
+      _q[k] = &_pending[k].q;
     }
-    F inv = prod.inverse();
-    for (std::size_t k = m; k-- > 0;) {
-      const F inv_dx = inv * _prefix[k];
-      inv = inv * _dx[k];
-      affine& a = _acc[_pending[k].b];
-      const affine& q = _pending[k].q;
-      const F lambda = (q.y - a.y) * inv_dx;
-      const F x3 = lambda.sqr() - a.x - q.x;
-      a.y = lambda * (a.x - x3) - a.y;
-      a.x = x3;
-    }
+    batch_affine_add<F>(_a.data(), _q.data(), m, _prefix.data(), _dx.data());
     _pending.clear();
     ++_gen;
     // the additions this batch deferred go into the next one (a flush from
@@ -149,6 +142,8 @@ class affine_buckets {
   std::size_t _cap;
   std::vector<side_entry> _pending, _deferred;
   std::vector<F> _prefix, _dx;
+  std::vector<affine*> _a;
+  std::vector<const affine*> _q;
   std::vector<side_entry> _side;
 };
 
