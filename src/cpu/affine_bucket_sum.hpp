@@ -37,42 +37,27 @@
 
 namespace cuzk::msm::detail {
 
-/// Rounds of independent affine additions acc[k] += q[k] sharing one
-/// inversion (batch_affine_add); scratch sized once.
+/// acc[k] += *q[k] for every k < n with q[k] != nullptr, as one round of
+/// independent affine additions sharing one inversion (|adder| holds at
+/// least n pairs); infinity and equal x are handled off the batch.
 template <class F>
-class lockstep_adder {
- public:
-  using affine = ec::affine<F>;
+void lockstep_round(batch_affine_adder<F>& adder, ec::affine<F>* acc, const ec::affine<F>* const* q, std::size_t n) {
   using jacobian = ec::jacobian<F>;
-
-  explicit lockstep_adder(std::size_t k) : _prefix(k), _dx(k), _a(k), _q(k) {}
-
-  /// acc[k] += *q[k] for every k < n with q[k] != nullptr.
-  void round(affine* acc, const affine* const* q, std::size_t n) {
-    std::size_t m = 0;
-    for (std::size_t k = 0; k < n; ++k) {
-      if (!q[k] || q[k]->is_infinity()) continue;
-      affine& a = acc[k];
-      if (a.is_infinity()) {
-        a = *q[k];
-        continue;
-      }
-      if (a.x == q[k]->x) {  // Q = +-P: doubling or infinity, off the batch
-        a = (jacobian::from_affine(a) + jacobian::from_affine(*q[k])).to_affine();
-        continue;
-      }
-      _a[m] = &a;
-      _q[m] = q[k];
-      ++m;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!q[k] || q[k]->is_infinity()) continue;
+    ec::affine<F>& a = acc[k];
+    if (a.is_infinity()) {
+      a = *q[k];
+      continue;
     }
-    batch_affine_add<F>(_a.data(), _q.data(), m, _prefix.data(), _dx.data());
+    if (a.x == q[k]->x) {  // Q = +-P: doubling or infinity, off the batch
+      a = (jacobian::from_affine(a) + jacobian::from_affine(*q[k])).to_affine();
+      continue;
+    }
+    adder.queue(&a, q[k]);
   }
-
- private:
-  std::vector<F> _prefix, _dx;
-  std::vector<affine*> _a;
-  std::vector<const affine*> _q;
-};
+  adder.apply();
+}
 
 /// Segments for |nb| buckets: a power of two, at most nb / 16 (at least 16
 /// steps per segment, so the 3K Jacobian additions at the end stay small
@@ -100,15 +85,15 @@ ec::jacobian<F> weighted_bucket_sum(std::span<const ec::affine<F>> bucket) {
   const std::size_t len = std::bit_ceil((nb + k_seg - 1) / k_seg);
   std::vector<affine> t(k_seg, affine::identity()), w(k_seg, affine::identity());
   std::vector<const affine*> q(k_seg);
-  lockstep_adder<F> adder(k_seg);
+  batch_affine_adder<F> adder(k_seg);
   for (std::size_t j = len; j-- > 0;) {
     for (std::size_t k = 0; k < k_seg; ++k) {
       const std::size_t b = k * len + j;
       q[k] = b < nb ? &bucket[b] : nullptr;
     }
-    adder.round(t.data(), q.data(), k_seg);
+    lockstep_round(adder, t.data(), q.data(), k_seg);
     for (std::size_t k = 0; k < k_seg; ++k) q[k] = &t[k];
-    adder.round(w.data(), q.data(), k_seg);
+    lockstep_round(adder, w.data(), q.data(), k_seg);
   }
   // sum_k k T_k by a running sum over the segment totals, then times len
   jacobian running = jacobian::identity(), weighted = jacobian::identity(), total = jacobian::identity();

@@ -46,12 +46,8 @@ class affine_buckets {
   using jacobian = ec::jacobian<F>;
 
   affine_buckets(std::size_t n_buckets, std::size_t batch)
-      : _acc(n_buckets, affine::identity()), _stamp(n_buckets, 0), _cap(std::max<std::size_t>(batch, 1)) {
+      : _acc(n_buckets, affine::identity()), _stamp(n_buckets, 0), _cap(std::max<std::size_t>(batch, 1)), _adder(_cap) {
     _pending.reserve(_cap);
-    _prefix.resize(_cap);
-    _dx.resize(_cap);
-    _a.resize(_cap);
-    _q.resize(_cap);
   }
 
   /// bucket[b] += q.
@@ -116,24 +112,23 @@ class affine_buckets {
     _side.clear();
   }
 
-  /// Applies the queued additions with one inversion (batch_affine_add;
+  /// Applies the queued additions with one inversion (batch_affine_adder;
   /// place() sent equal x and infinity elsewhere, and a bucket is queued
   /// at most once per batch).
   void flush() {
-    const std::size_t m = _pending.size();
-    if (m == 0) return;
-    for (std::size_t k = 0; k < m; ++k) {
-      _a[k] = &_acc[_pending[k].b];
-      _q[k] = &_pending[k].q;
-    }
-    batch_affine_add<F>(_a.data(), _q.data(), m, _prefix.data(), _dx.data());
+    if (_pending.empty()) return;
+    for (const side_entry& e : _pending) _adder.queue(&_acc[e.b], &e.q);
+    _adder.apply();
     _pending.clear();
     ++_gen;
-    // the additions this batch deferred go into the next one (a flush from
-    // inside this loop finds the list empty: nothing is deferred twice)
+    // the additions this batch deferred go into the next one; placed with
+    // may_defer false, none is deferred again, so a flush from inside this
+    // loop finds the list empty, and its buffer is handed back afterwards
     std::vector<side_entry> again;
     again.swap(_deferred);
     for (const side_entry& e : again) place(e.b, e.q, false);
+    again.clear();
+    _deferred.swap(again);
   }
 
   std::vector<affine> _acc;
@@ -141,10 +136,8 @@ class affine_buckets {
   std::uint32_t _gen = 1;
   std::size_t _cap;
   std::vector<side_entry> _pending, _deferred;
-  std::vector<F> _prefix, _dx;
-  std::vector<affine*> _a;
-  std::vector<const affine*> _q;
   std::vector<side_entry> _side;
+  batch_affine_adder<F> _adder;
 };
 
 }  // namespace cuzk::msm::detail

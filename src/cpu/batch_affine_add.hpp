@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// a[i] += q[i] for a batch of affine additions with one field inversion
+// *a += *q for a batch of affine additions with one field inversion
 // (Montgomery's trick): the one copy of the batch-affine step that the CPU
 // MSM's bucket filling (affine_buckets.hpp) and bucket reduction
 // (affine_bucket_sum.hpp) share.
@@ -9,37 +9,63 @@
 // y3 = lambda (x1 - x3) - y1, with every 1 / (x2 - x1) from one inversion of
 // the product of the differences: ~5M + 1S + (inversion, ~60M) / m.
 // Preconditions (the callers filter): neither point of a pair is infinity,
-// a[i]->x != q[i]->x (so no doubling and no P + (-P)), and the a[i] are
-// distinct objects (a q[i] may be another pair's a[j] only if j's addition
-// need not see i's result).
+// a->x != q->x (so no doubling and no P + (-P)), and the a of a batch are
+// distinct objects (a q may be another pair's a only if that addition need
+// not see this one's result).
 
 #include <cstddef>
+#include <vector>
 
 #include <cuzk/ec/affine.hpp>
 
 namespace cuzk::msm::detail {
 
-/// *a[i] += *q[i] for i < m; |prefix| and |dx| are scratch of m elements.
+/// Queued additions *a += *q, applied together by apply(); holds the
+/// pointers and the Montgomery-trick scratch, sized once for |cap| pairs.
 template <class F>
-void batch_affine_add(ec::affine<F>* const* a, const ec::affine<F>* const* q, std::size_t m, F* prefix, F* dx) {
-  if (m == 0) return;
-  F prod = F::one();
-  for (std::size_t i = 0; i < m; ++i) {
-    prefix[i] = prod;
-    dx[i] = q[i]->x - a[i]->x;
-    prod = prod * dx[i];
+class batch_affine_adder {
+ public:
+  using affine = ec::affine<F>;
+
+  explicit batch_affine_adder(std::size_t cap) : _a(cap), _q(cap), _prefix(cap), _dx(cap) {}
+
+  std::size_t size() const { return _m; }
+
+  /// Queues *a += *q (preconditions above; at most cap pairs per apply()).
+  void queue(affine* a, const affine* q) {
+    _a[_m] = a;
+    _q[_m] = q;
+    ++_m;
   }
-  F inv = prod.inverse();
-  for (std::size_t i = m; i-- > 0;) {
-    const F inv_dx = inv * prefix[i];
-    inv = inv * dx[i];
-    ec::affine<F>& p = *a[i];
-    const ec::affine<F>& r = *q[i];
-    const F lambda = (r.y - p.y) * inv_dx;
-    const F x3 = lambda.sqr() - p.x - r.x;
-    p.y = lambda * (p.x - x3) - p.y;
-    p.x = x3;
+
+  /// Every queued addition, with one inversion; the queue is empty after.
+  void apply() {
+    if (_m == 0) return;
+    F prod = F::one();
+    for (std::size_t i = 0; i < _m; ++i) {
+      _prefix[i] = prod;
+      _dx[i] = _q[i]->x - _a[i]->x;
+      prod = prod * _dx[i];
+    }
+    F inv = prod.inverse();
+    for (std::size_t i = _m; i-- > 0;) {
+      const F inv_dx = inv * _prefix[i];
+      inv = inv * _dx[i];
+      affine& p = *_a[i];
+      const affine& r = *_q[i];
+      const F lambda = (r.y - p.y) * inv_dx;
+      const F x3 = lambda.sqr() - p.x - r.x;
+      p.y = lambda * (p.x - x3) - p.y;
+      p.x = x3;
+    }
+    _m = 0;
   }
-}
+
+ private:
+  std::vector<affine*> _a;
+  std::vector<const affine*> _q;
+  std::vector<F> _prefix, _dx;
+  std::size_t _m = 0;
+};
 
 }  // namespace cuzk::msm::detail
