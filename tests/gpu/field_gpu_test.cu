@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // GPU field arithmetic (cuda_arith.cuh) against the host mont_field, bit for
-// bit: mul, sqr, add, sub, neg and mul_sub (a b - c d: one reduction for Fp,
-// the generic form for Fr and Fp2) for Fr, Fp and Fp2 (cuda_fp2.cuh) on 10^6
+// bit: mul, sqr, add, sub, neg and mul_sub (a b - c d: one reduction for Fp
+// and per coordinate for Fp2, whose mul also sums two products per
+// reduction; the generic form for Fr) for Fr, Fp and Fp2 (cuda_fp2.cuh) on 10^6
 // random pairs plus every pair of special values (0, 1, p-1, R, R^2 as field elements and as raw
 // limbs, limb-edge values). Also checks the layout contract: a host array
 // copied to the device and back is unchanged, and device one() equals the

@@ -158,6 +158,12 @@ static_assert(modulus32<fr_params>.v[7] < 0x80000000u && modulus32<fp_params>.v[
 template <class P>
 inline constexpr bool two_spare_top_bits = modulus32<P>.v[2 * P::n_limbs - 1] < (1u << 30);
 static_assert(two_spare_top_bits<fp_params> && !two_spare_top_bits<fr_params>);
+/// p < 2^(32W - 3): a sum of four products (cios with Extra = 3) fits.
+/// Fp's (p < 2^381) has it: Fp2's a b - c d takes one reduction per
+/// coordinate (cuda_fp2.cuh).
+template <class P>
+inline constexpr bool three_spare_top_bits = modulus32<P>.v[2 * P::n_limbs - 1] < (1u << 29);
+static_assert(three_spare_top_bits<fp_params>);
 
 /// Device copies (one per translation unit; -rdc is off).
 template <class P>
@@ -275,15 +281,23 @@ __device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_
   r[W - 1] = addc(u[W - 1], 0);
 }
 
-/// The CIOS loop of mul_mont (below), with an optional second product:
-/// r = (a b + c e) / R mod p when Second (mul_sub_mont's a b - c d with
-/// e = p - d), r = a b / R mod p otherwise (c, e unused). Each step adds
-/// a b_i (and c e_i) into T and takes one Montgomery step.
-template <int W, bool Low, bool Second>
+/// The CIOS loop of mul_mont (below) over a sum of products:
+/// r = (a b + sum_q c[q] e[q]) / R mod p, r = a b / R mod p when Extra = 0
+/// (c, e unused). Each step adds a b_i and every c[q] e[q]_i into T and
+/// takes one Montgomery step, so Extra + 1 products cost one reduction.
+/// A subtracted product x y enters as x (p - y) (p - y is p when y = 0,
+/// still a valid operand).
+/// Bounds (operands < p, at most p for the p - y ones): with K = Extra + 1
+/// products the running sum stays below (K + 1) p (1 + 2^-31), so
+/// T + sum a b_i + m p < (K + 1) p (2^32 + 2) < 2^(32(W+1)) when
+/// (K + 1) p < 2^(32W) (mul_mont: p < 2^(32W - 1); K = 2: two spare top
+/// bits; K = 4: three): no chain carries out of y's top word. The result
+/// is (sum + M p) / R < (K p / R + 1) p < 2p, one conditional subtraction.
+template <int W, bool Low, int Extra>
 __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
-                                     const std::uint32_t* c, const std::uint32_t* e, const std::uint32_t* p,
-                                     std::uint32_t n0) {
-  static_assert(W % 2 == 0 && W >= 4);
+                                     const std::uint32_t* const* c, const std::uint32_t* const* e,
+                                     const std::uint32_t* p, std::uint32_t n0) {
+  static_assert(W % 2 == 0 && W >= 4 && Extra >= 0 && Extra <= 3);
   std::uint32_t u[W], v[W];
   // step 0: x = a_even b_0, y = a_odd b_0 (independent products, no carries)
 #pragma unroll
@@ -293,9 +307,10 @@ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, c
     v[j] = a[j + 1] * b[0];
     v[j + 1] = __umulhi(a[j + 1], b[0]);
   }
-  if constexpr (Second) {
-    mac_even<W>(u, v, c, e[0]);
-    mac_odd<W, false>(v, c, e[0]);
+#pragma unroll
+  for (int q = 0; q < Extra; ++q) {
+    mac_even<W>(u, v, c[q], e[q][0]);
+    mac_odd<W, false>(v, c[q], e[q][0]);
   }
   redc_step<W, Low>(u, v, p, n0);
 #pragma unroll
@@ -312,9 +327,10 @@ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, c
     y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
     y[W - 1] = madc_hi(a[W - 1], bi, 0);
     mac_even<W>(x, y, a, bi);
-    if constexpr (Second) {
-      mac_even<W>(x, y, c, e[i]);
-      mac_odd<W, false>(y, c, e[i]);
+#pragma unroll
+    for (int q = 0; q < Extra; ++q) {
+      mac_even<W>(x, y, c[q], e[q][i]);
+      mac_odd<W, false>(y, c[q], e[q][i]);
     }
     redc_step<W, Low>(x, y, p, n0);
   }
@@ -341,7 +357,7 @@ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, c
 template <int W, bool Low = false>
 __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
                                          const std::uint32_t* p, std::uint32_t n0) {
-  cios<W, Low, false>(r, a, b, nullptr, nullptr, p, n0);
+  cios<W, Low, 0>(r, a, b, nullptr, nullptr, p, n0);
 }
 
 /// r = t / R mod p for a 2W-word t < p R (so that hi(t) = t / R < p):
@@ -459,7 +475,9 @@ __device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32
                                              std::uint32_t n0) {
   std::uint32_t e[W];  // p - d
   sub_plain<W>(e, p, d);
-  cios<W, Low, true>(r, a, b, c, e, p, n0);
+  const std::uint32_t* cs[1] = {c};
+  const std::uint32_t* es[1] = {e};
+  cios<W, Low, 1>(r, a, b, cs, es, p, n0);
 }
 
 /// r = a + b mod p.
