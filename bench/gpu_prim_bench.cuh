@@ -6,7 +6,8 @@
 // G/s, G1 mixed (XYZZ += affine) addition 2.63 G/s.
 //
 // fp_mul_self (x * x through the multiplication) shows what the dedicated
-// squaring saves. fp_inv / fr_inv time the variable-time device inversion
+// squaring saves; fr_mul_short / fr_mul_general what Fr's short reduction
+// form saves over the general one (the same kernel, one template argument). fp_inv / fr_inv time the variable-time device inversion
 // (ff/detail/cuda_inverse.cuh) and fp_inv_fermat its constant-time baseline
 // a^(p-2); each is also printed as "inverse in multiplications" = the
 // field's mul rate / the inversion rate, the figure the batch-affine MSM's
@@ -64,6 +65,28 @@ __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int ite
   }
 #pragma unroll
   for (int c = 1; c < kChains; ++c) x[0] = x[0] + x[c];
+  out[t] = x[0];
+}
+
+/// Fr multiplication through mul_mont with the reduction chosen here: Low =
+/// the short form fr_d uses (Fr's modulus ends in 1, 2^32 - 1), !Low = the
+/// general one (m = x0 n0 and every product of m p): what the short form saves.
+template <bool Low>
+__global__ void __launch_bounds__(256) fr_mul_form_kernel(const gpu::fr_d* in, gpu::fr_d* out, int iters) {
+  namespace c = ff::detail::cuda;
+  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
+  gpu::fr_d x[kChains];
+#pragma unroll
+  for (int k = 0; k < kChains; ++k) x[k] = in[(t * kChains + k) % 4096];
+  const gpu::fr_d y = in[t % 4096];
+#pragma unroll 1
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int k = 0; k < kChains; ++k)
+      c::mul_mont<gpu::fr_d::n_words, Low>(x[k].l, x[k].l, y.l, c::d_modulus<ff::fr_params>.v, c::n0_32<ff::fr_params>);
+  }
+#pragma unroll
+  for (int k = 1; k < kChains; ++k) x[0] = x[0] + x[k];
   out[t] = x[0];
 }
 
@@ -192,6 +215,8 @@ inline void run(int reps, bool json) {
   const rate fr_mul =
       field_case("fr_mul", field_kernel<fr_d, field_op::mul>, fr_in, fr_out, 59.1, field_iters, kChains);
   field_case("fr_sqr", field_kernel<fr_d, field_op::sqr>, fr_in, fr_out, 0, field_iters, kChains);
+  field_case("fr_mul_short", fr_mul_form_kernel<true>, fr_in, fr_out, 0, field_iters, kChains);
+  field_case("fr_mul_general", fr_mul_form_kernel<false>, fr_in, fr_out, 0, field_iters, kChains);
   // Fp2 (G2's field): a multiplication is about 3 Fp ones in Karatsuba form,
   // 2 x 6W^2 / (4W^2 + 3W) = 2.8 in the one-reduction-per-coordinate form
   field_case("fp2_mul", field_kernel<gpu::fp2_d, field_op::mul>, fp2_in, fp2_out, 0, field_iters / 4, kChains);
