@@ -325,6 +325,12 @@ struct connection_acceptor::state {
         }
       }
     }
+    if (failing && now < accept_resume) {
+      // out of descriptors a moment ago: one retry per back-off round for
+      // all connections waiting here, not one each
+      p.recheck_at = accept_resume;
+      return false;
+    }
     int sv[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0) {
       // out of descriptors like accept4: retried, bounded by the deadline

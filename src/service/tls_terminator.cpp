@@ -163,13 +163,17 @@ tls_wait tls_session::wait_of(int ret, const char* step) {
     case SSL_ERROR_WANT_WRITE: return tls_wait::writable;
     case SSL_ERROR_ZERO_RETURN: ERR_clear_error(); return tls_wait::closed;
     case SSL_ERROR_SYSCALL:
+      _broken = true;
       if (ERR_peek_error() == 0) {
-        if (saved_errno == 0) return tls_wait::closed;  // EOF where OpenSSL does not fold it into ZERO_RETURN
+        // EOF where OpenSSL does not fold it into ZERO_RETURN, or a reset:
+        // the client went away, nothing it did wrong
+        if (saved_errno == 0 || saved_errno == ECONNRESET || saved_errno == EPIPE) return tls_wait::closed;
         _error = std::string(step) + ": " + std::strerror(saved_errno);
         return tls_wait::failed;
       }
       [[fallthrough]];
     default: {
+      _broken = true;
       std::string why = openssl_reason("unknown error");
       const long verify = SSL_get_verify_result(_ssl.get());
       if (verify != X509_V_OK)
@@ -216,6 +220,7 @@ tls_io tls_session::write(std::span<const std::uint8_t> from) {
 }
 
 tls_wait tls_session::close_notify() {
+  if (_broken) return tls_wait::none;  // OpenSSL forbids SSL_shutdown after a fatal error; nothing to send
   ERR_clear_error();
   errno = 0;
   // 0: ours sent, the peer's not awaited (the relay closes the socket next)

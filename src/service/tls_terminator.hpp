@@ -92,8 +92,9 @@ class tls_session {
   /// Encrypts bytes of |from|. After a wait, call again with the same
   /// bytes (the buffer may move, not shrink; partial writes are reported).
   tls_io write(std::span<const std::uint8_t> from);
-  /// Sends close_notify: none when sent, readable / writable to retry,
-  /// failed when the socket is gone.
+  /// Sends close_notify: none when sent (or nothing can be sent: the
+  /// connection broke), readable / writable to retry, failed when the
+  /// socket is gone.
   tls_wait close_notify();
   /// Why the last step failed (OpenSSL's reason or the socket error).
   const std::string& error() const { return _error; }
@@ -104,6 +105,7 @@ class tls_session {
   unique_fd _fd;
   std::unique_ptr<ssl_st, void (*)(ssl_st*)> _ssl;
   bool _established = false;
+  bool _broken = false;  // a socket or protocol error: no close_notify
   std::string _error;
 };
 
