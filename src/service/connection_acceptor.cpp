@@ -127,8 +127,10 @@ struct connection_acceptor::state {
   std::vector<std::uint8_t> peek = std::vector<std::uint8_t>(http2_max_client_preface);
 
   // published for counters()
+  // |open| without the relay's connections: counters() adds the relay's
+  // live count, which changes between this thread's wake-ups
   std::atomic<std::size_t> open{0}, handshaking{0}, accepted{0}, handed_over{0}, refused{0}, handshake_timeouts{0},
-      not_http2{0}, exhausted_episodes{0}, tls_failed{0}, relayed{0};
+      not_http2{0}, exhausted_episodes{0}, tls_failed{0};
 
   void say(int level, const std::string& m) const {
     if (log) log(level, m);
@@ -136,9 +138,8 @@ struct connection_acceptor::state {
   std::size_t in_relay() const { return tls.relay ? tls.relay->open() : 0; }
   std::size_t open_now() const { return handed.size() + pending.size() + in_relay(); }
   void publish() {
-    open.store(open_now());
+    open.store(handed.size() + pending.size());
     handshaking.store(pending.size());
-    relayed.store(in_relay());
   }
 
   // Forgets every handed-over descriptor gRPC has closed since.
@@ -393,7 +394,8 @@ void connection_acceptor::stop() {
 
 acceptor_counters connection_acceptor::counters() const {
   const state& s = *_s;
-  return {.open = s.open.load(),
+  const std::size_t relayed = s.in_relay();
+  return {.open = s.open.load() + relayed,
           .handshaking = s.handshaking.load(),
           .accepted = s.accepted.load(),
           .handed_over = s.handed_over.load(),
@@ -402,7 +404,7 @@ acceptor_counters connection_acceptor::counters() const {
           .not_http2 = s.not_http2.load(),
           .exhausted_episodes = s.exhausted_episodes.load(),
           .tls_failed = s.tls_failed.load(),
-          .relayed = s.relayed.load()};
+          .relayed = relayed};
 }
 
 void connection_acceptor::run() {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// connection_acceptor: our accept loop in front of gRPC for the plaintext
-// listener (issue 25). gRPC 1.51 stops polling its own listener for good
+// connection_acceptor: our accept loop in front of gRPC, for plaintext and
+// TLS listeners alike (issue 25). gRPC 1.51 stops polling its own listener for good
 // after one accept4 error other than EAGAIN / ECONNABORTED ("Failed accept4:
 // Too many open files"), and has no connection cap. Here one thread accepts
 // on our listening sockets (listen_socket.hpp) and hands each connection to

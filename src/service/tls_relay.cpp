@@ -60,10 +60,12 @@ struct relayed {
   relay_buffer up, down;             // up: client -> gRPC; down: gRPC -> client
   bool client_done = false;          // nothing more comes from the client
   bool grpc_done = false;            // gRPC closed its end (EOF or an error on ours)
+  bool grpc_hup = false;             // poll saw gRPC close its end; its last bytes may wait unread
   bool local_shut = false;           // ours shut for writing: gRPC reads EOF
   bool closing = false;              // close_notify waits for the socket
   tls_wait read_wait = tls_wait::readable, write_wait = tls_wait::writable;
-  std::size_t write_len = 0;  // an SSL_write to repeat with this many bytes
+  std::size_t write_len = 0;                               // an SSL_write to repeat with this many bytes
+  std::chrono::steady_clock::time_point drain_deadline{};  // set when gRPC closed: the TLS side closes by then
 
   bool finished() const { return !tls && grpc_done; }
   // pump() tries exactly what these ask poll for, so a ready descriptor is
@@ -82,6 +84,9 @@ struct relayed {
     short ev = 0;
     if (!grpc_done && !up.empty()) ev |= POLLOUT;
     if (wants_grpc_bytes()) ev |= POLLIN;
+    // |down| full: not read, but told when gRPC closes (the drain timeout
+    // starts then); once told, left out until there is room again
+    else if (!grpc_done && !grpc_hup) ev |= POLLRDHUP;
     return ev;
   }
 
@@ -98,6 +103,7 @@ struct relayed {
     grpc_done = true;
     up.clear();
   }
+  bool draining() const { return tls && (grpc_done || grpc_hup); }
 
   // Moves bytes both ways until nothing can move without waiting.
   void pump(std::span<std::uint8_t> scratch) {
@@ -182,6 +188,7 @@ struct relayed {
 
 struct tls_relay::state {
   log_fn log;
+  std::chrono::milliseconds drain_timeout{};
   unique_fd wake;
   std::atomic<bool> stopping{false};
   std::mutex mu;
@@ -201,8 +208,9 @@ struct tls_relay::state {
   }
 };
 
-tls_relay::tls_relay(log_fn log) : _s(std::make_unique<state>()) {
+tls_relay::tls_relay(log_fn log, std::chrono::milliseconds drain_timeout) : _s(std::make_unique<state>()) {
   _s->log = std::move(log);
+  _s->drain_timeout = drain_timeout;
   _s->wake.reset(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   if (!_s->wake) throw std::runtime_error(std::string("TLS relay: eventfd: ") + std::strerror(errno));
   _thread = std::thread([this] { run(); });
@@ -241,7 +249,16 @@ void tls_relay::run() {
   state& s = *_s;
   std::vector<pollfd> pf;
   std::vector<std::unique_ptr<relayed>> fresh;
+  using steady = std::chrono::steady_clock;
+  // what gRPC wrote before closing gets drain_timeout to reach the client;
+  // a client that does not read it is not kept for ever
   const auto remove_finished = [&] {
+    const auto now = steady::now();
+    for (auto& c : s.conns) {
+      if (!c->draining()) continue;
+      if (c->drain_deadline == steady::time_point{}) c->drain_deadline = now + s.drain_timeout;
+      else if (now >= c->drain_deadline) c->close_tls();
+    }
     const auto gone = std::remove_if(s.conns.begin(), s.conns.end(), [](const auto& c) { return c->finished(); });
     const auto n = std::size_t(s.conns.end() - gone);
     s.conns.erase(gone, s.conns.end());
@@ -260,14 +277,20 @@ void tls_relay::run() {
     remove_finished();
     pf.clear();
     pf.push_back({s.wake.get(), POLLIN, 0});
+    steady::time_point wake_at = steady::time_point::max();
     for (const auto& c : s.conns) {
+      if (c->draining()) wake_at = std::min(wake_at, c->drain_deadline);
       // a descriptor with nothing asked of it stays out (fd -1): a hang-up
       // there would wake poll at once, again and again
       const short te = c->tcp_events(), le = c->local_events();
       pf.push_back({te && c->tls ? c->tls->fd() : -1, te, 0});
       pf.push_back({le ? c->local.get() : -1, le, 0});
     }
-    const int r = ::poll(pf.data(), pf.size(), -1);
+    int wait = -1;
+    if (wake_at != steady::time_point::max())
+      wait = int(std::clamp<long long>(std::chrono::ceil<std::chrono::milliseconds>(wake_at - steady::now()).count(), 0,
+                                       60'000));
+    const int r = ::poll(pf.data(), pf.size(), wait);
     if (r < 0) {
       if (errno == EINTR) continue;
       // ENOMEM (the kernel's poll table): nothing to do but wait and retry
@@ -279,8 +302,11 @@ void tls_relay::run() {
       std::uint64_t v = 0;
       (void)!::read(s.wake.get(), &v, sizeof v);  // drained; |stopping| and the inbox decide
     }
-    for (std::size_t i = 0; i < s.conns.size(); ++i)
-      if (pf[1 + 2 * i].revents || pf[2 + 2 * i].revents) s.conns[i]->pump(s.scratch);
+    for (std::size_t i = 0; i < s.conns.size(); ++i) {
+      relayed& c = *s.conns[i];
+      if (pf[2 + 2 * i].revents & (POLLHUP | POLLRDHUP | POLLERR)) c.grpc_hup = true;
+      if (pf[1 + 2 * i].revents || pf[2 + 2 * i].revents) c.pump(s.scratch);
+    }
     remove_finished();
   }
   std::size_t n = s.conns.size();

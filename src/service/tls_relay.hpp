@@ -19,8 +19,10 @@
 //    what it sent is delivered, then our end is shut for writing, so gRPC
 //    reads EOF and closes its end; answers gRPC still writes meanwhile go
 //    to the client while it reads. gRPC closes its end (idle timeout,
-//    shutdown, a broken stream): what it wrote is delivered, close_notify is
-//    sent and the TCP connection closed. A reset or TLS error on the client
+//    shutdown, keepalive unanswered): what it wrote is delivered, close_notify
+//    is sent and the TCP connection closed; a client that does not take
+//    those bytes within |drain_timeout| (10 s) is closed anyway, so a client
+//    that stopped reading does not hold a connection after gRPC let go. A reset or TLS error on the client
 //    side closes the TLS side at once and shuts our end the same way.
 //  * A connection counts (open()) from add() until both sides are done:
 //    the TLS side closed and gRPC's end closed (EOF on ours), so the
@@ -33,6 +35,7 @@
 // all connections at each wake (O(connections)), fine for the thousands
 // max_connections allows.
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -52,9 +55,13 @@ class tls_relay {
   /// holds 16 KiB; 4 records keep a stream moving between two wakes).
   static constexpr std::size_t buffer_size = 64 * 1024;
 
+  /// How long what gRPC wrote before closing its end may take to reach the
+  /// client (its keepalive timeout is 20 s; a closing connection needs less).
+  static constexpr std::chrono::milliseconds default_drain_timeout{10'000};
+
   /// level 1 info, 2 warning, 3 error.
   using log_fn = std::function<void(int level, const std::string& message)>;
-  explicit tls_relay(log_fn log = {});
+  explicit tls_relay(log_fn log = {}, std::chrono::milliseconds drain_timeout = default_drain_timeout);
   ~tls_relay();
   tls_relay(const tls_relay&) = delete;
   tls_relay& operator=(const tls_relay&) = delete;

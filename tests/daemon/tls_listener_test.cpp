@@ -202,17 +202,41 @@ unique_fd connect_tcp_small_buffers(int port) {
 // Then it reads as well: every byte comes back in order. The echo then
 // closes its end (as gRPC does): the client gets close_notify and the
 // relay forgets the connection. A second client goes away: the echo reads
-// EOF (gRPC would close its end) and the relay forgets that one too.
+// EOF (gRPC would close its end) and the relay forgets that one too. A
+// third one does not read what gRPC wrote before closing: it is closed at
+// the drain timeout.
 TEST(tls_listener, the_relay_carries_32_mib_each_way_intact_holds_back_the_sender_and_closes_both_ways) {
   const pem_pair server = test::self_signed("localhost");
   service::tls_server_context ctx(server.cert, server.key, "");
-  service::tls_relay relay;
+  service::tls_relay relay({}, 1s);  // drain timeout 1 s (10 s in the daemon)
   service::listen_sockets ls(service::parse_listen_address("127.0.0.1:0"), 0600);
   std::atomic<std::size_t> close_after{0};
+  std::atomic<bool> flood{false};
+  std::atomic<std::size_t> flood_bytes{0};
   std::atomic<int> echo_eof{0}, echo_closed{0};
   std::vector<std::thread> echoes;  // pushed by the acceptor thread only, joined after it stopped
-  const auto echo = [&](int fd, std::size_t limit) {
+  const auto echo = [&](int fd, std::size_t limit, bool flooding) {
     unique_fd f(fd);
+    if (flooding) {
+      // as gRPC closing a connection with bytes still to send: write until
+      // nothing has gone for 300 ms (every buffer on the way is full), then
+      // close
+      const std::string junk(256 * 1024, 'x');
+      auto last = steady::now();
+      for (;;) {
+        const ssize_t w = ::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (w > 0) {
+          flood_bytes.fetch_add(std::size_t(w));
+          last = steady::now();
+          continue;
+        }
+        if (w < 0 && errno != EAGAIN && errno != EINTR) break;  // the relay closed ours
+        if (flood_bytes.load() > 0 && steady::now() - last >= 300ms) break;
+        std::this_thread::sleep_for(10ms);
+      }
+      echo_closed.fetch_add(1);
+      return;
+    }
     ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     std::vector<char> buf(64 * 1024);
     std::size_t total = 0;
@@ -233,8 +257,9 @@ TEST(tls_listener, the_relay_carries_32_mib_each_way_intact_holds_back_the_sende
   };
   service::acceptor_limits lim;
   lim.handshake_timeout = 5s;
-  service::connection_acceptor acc(
-      ls.fds(), true, lim, [&](int fd) { echoes.emplace_back(echo, fd, close_after.load()); }, {}, {&ctx, &relay});
+  service::connection_acceptor acc(ls.fds(), true, lim,
+                                   [&](int fd) { echoes.emplace_back(echo, fd, close_after.load(), flood.load()); }, {},
+                                   {&ctx, &relay});
 
   std::mt19937_64 rng(test::test_seed("tls-relay-echo"));
   std::string payload = preface_bytes();
@@ -324,11 +349,33 @@ TEST(tls_listener, the_relay_carries_32_mib_each_way_intact_holds_back_the_sende
   }
   EXPECT_TRUE(eventually([&] { return echo_eof.load() == 1 && relay.open() == 0; }, 3s))
       << "echo EOF " << echo_eof.load() << ", relay open " << relay.open();
+  // 5. gRPC's end closes with bytes the client never reads: the relay waits
+  // the drain timeout for them, then closes the TLS side anyway
+  flood.store(true);
+  {
+    // the server's TCP send buffer fixed at 64 KiB (accepted sockets take
+    // the listener's), so the kernel cannot take it all by growing it
+    const int sndbuf = 64 * 1024;
+    ASSERT_EQ(::setsockopt(ls.fds()[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf), 0);
+    raw_tls_client stuck(connect_tcp_small_buffers(ls.port()), "\x02h2");
+    ASSERT_TRUE(stuck.handshake(3s));
+    ASSERT_TRUE(stuck.write_all(preface_bytes(), 2s));
+    EXPECT_TRUE(eventually([&] { return echo_closed.load() == 3; }, 3s));  // the 2nd one's ended at its EOF
+    const auto t1 = steady::now();
+    EXPECT_EQ(relay.open(), 1u);
+    EXPECT_TRUE(eventually([&] { return relay.open() == 0; }, 5s));
+    const long long drained = ms_since(t1);
+    std::printf(
+        "a client not reading the %.1f MiB gRPC wrote before closing: closed %lld ms after gRPC's end (drain "
+        "timeout 1 s)\n",
+        double(flood_bytes.load()) / (1 << 20), drained);
+    EXPECT_GE(drained, 800);
+  }
   acc.stop();
   relay.stop();
   for (auto& t : echoes) t.join();
   const auto counts = acc.counters();
-  EXPECT_EQ(counts.handed_over, 2u);
+  EXPECT_EQ(counts.handed_over, 3u);
   EXPECT_EQ(counts.tls_failed, 0u);
 }
 
