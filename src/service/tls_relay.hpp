@@ -22,8 +22,10 @@
 //    shutdown, keepalive unanswered): what it wrote is delivered, close_notify
 //    is sent and the TCP connection closed; a client that does not take
 //    those bytes within |drain_timeout| (10 s) is closed anyway, so a client
-//    that stopped reading does not hold a connection after gRPC let go. A reset or TLS error on the client
-//    side closes the TLS side at once and shuts our end the same way.
+//    that stopped reading does not hold a connection after gRPC let go
+//    (while the buffer toward the client is full, gRPC's close is seen with
+//    POLLRDHUP, without reading). A reset or TLS error on the client side
+//    closes the TLS side at once and shuts our end the same way.
 //  * A connection counts (open()) from add() until both sides are done:
 //    the TLS side closed and gRPC's end closed (EOF on ours), so the
 //    acceptor's max_connections sees every descriptor it costs.

@@ -179,6 +179,12 @@ TEST(tls_listener, the_handshake_timeout_closes_silent_and_half_hello_clients_an
   EXPECT_TRUE(status_ok(own_tls_channel("127.0.0.1:" + std::to_string(s.port()), server)));
 }
 
+std::size_t open_fds() {
+  std::size_t n = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++n;
+  return n;
+}
+
 // A TCP connection whose socket buffers stay small (64 KiB): the bytes the
 // test can push without the other side reading are mostly the relay's and
 // the server's, not its own.
@@ -204,179 +210,185 @@ unique_fd connect_tcp_small_buffers(int port) {
 // relay forgets the connection. A second client goes away: the echo reads
 // EOF (gRPC would close its end) and the relay forgets that one too. A
 // third one does not read what gRPC wrote before closing: it is closed at
-// the drain timeout.
+// the drain timeout. Afterwards the process holds the descriptors it held
+// before.
 TEST(tls_listener, the_relay_carries_32_mib_each_way_intact_holds_back_the_sender_and_closes_both_ways) {
-  const pem_pair server = test::self_signed("localhost");
-  service::tls_server_context ctx(server.cert, server.key, "");
-  service::tls_relay relay({}, 1s);  // drain timeout 1 s (10 s in the daemon)
-  service::listen_sockets ls(service::parse_listen_address("127.0.0.1:0"), 0600);
-  std::atomic<std::size_t> close_after{0};
-  std::atomic<bool> flood{false};
-  std::atomic<std::size_t> flood_bytes{0};
-  std::atomic<int> echo_eof{0}, echo_closed{0};
-  std::vector<std::thread> echoes;  // pushed by the acceptor thread only, joined after it stopped
-  const auto echo = [&](int fd, std::size_t limit, bool flooding) {
-    unique_fd f(fd);
-    if (flooding) {
-      // as gRPC closing a connection with bytes still to send: write until
-      // nothing has gone for 300 ms (every buffer on the way is full), then
-      // close
-      const std::string junk(256 * 1024, 'x');
-      auto last = steady::now();
-      for (;;) {
-        const ssize_t w = ::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
-        if (w > 0) {
-          flood_bytes.fetch_add(std::size_t(w));
-          last = steady::now();
-          continue;
+  const std::size_t fds_before = open_fds();
+  {
+    const pem_pair server = test::self_signed("localhost");
+    service::tls_server_context ctx(server.cert, server.key, "");
+    service::tls_relay relay({}, 1s);  // drain timeout 1 s (10 s in the daemon)
+    service::listen_sockets ls(service::parse_listen_address("127.0.0.1:0"), 0600);
+    std::atomic<std::size_t> close_after{0};
+    std::atomic<bool> flood{false};
+    std::atomic<std::size_t> flood_bytes{0};
+    std::atomic<int> echo_eof{0}, echo_closed{0};
+    std::vector<std::thread> echoes;  // pushed by the acceptor thread only, joined after it stopped
+    const auto echo = [&](int fd, std::size_t limit, bool flooding) {
+      unique_fd f(fd);
+      if (flooding) {
+        // as gRPC closing a connection with bytes still to send: write until
+        // nothing has gone for 300 ms (every buffer on the way is full), then
+        // close
+        const std::string junk(256 * 1024, 'x');
+        auto last = steady::now();
+        for (;;) {
+          const ssize_t w = ::send(fd, junk.data(), junk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+          if (w > 0) {
+            flood_bytes.fetch_add(std::size_t(w));
+            last = steady::now();
+            continue;
+          }
+          if (w < 0 && errno != EAGAIN && errno != EINTR) break;  // the relay closed ours
+          if (flood_bytes.load() > 0 && steady::now() - last >= 300ms) break;
+          std::this_thread::sleep_for(10ms);
         }
-        if (w < 0 && errno != EAGAIN && errno != EINTR) break;  // the relay closed ours
-        if (flood_bytes.load() > 0 && steady::now() - last >= 300ms) break;
-        std::this_thread::sleep_for(10ms);
+        echo_closed.fetch_add(1);
+        return;
+      }
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+      std::vector<char> buf(64 * 1024);
+      std::size_t total = 0;
+      while (total < limit) {
+        const ssize_t n = ::read(fd, buf.data(), std::min(buf.size(), limit - total));
+        if (n <= 0) {
+          if (n == 0) echo_eof.fetch_add(1);
+          break;
+        }
+        for (ssize_t off = 0; off < n;) {
+          const ssize_t w = ::send(fd, buf.data() + off, std::size_t(n - off), MSG_NOSIGNAL);
+          if (w <= 0) return;
+          off += w;
+        }
+        total += std::size_t(n);
       }
       echo_closed.fetch_add(1);
-      return;
-    }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    std::vector<char> buf(64 * 1024);
-    std::size_t total = 0;
-    while (total < limit) {
-      const ssize_t n = ::read(fd, buf.data(), std::min(buf.size(), limit - total));
-      if (n <= 0) {
-        if (n == 0) echo_eof.fetch_add(1);
-        break;
-      }
-      for (ssize_t off = 0; off < n;) {
-        const ssize_t w = ::send(fd, buf.data() + off, std::size_t(n - off), MSG_NOSIGNAL);
-        if (w <= 0) return;
-        off += w;
-      }
-      total += std::size_t(n);
-    }
-    echo_closed.fetch_add(1);
-  };
-  service::acceptor_limits lim;
-  lim.handshake_timeout = 5s;
-  service::connection_acceptor acc(ls.fds(), true, lim,
-                                   [&](int fd) { echoes.emplace_back(echo, fd, close_after.load(), flood.load()); }, {},
-                                   {&ctx, &relay});
+    };
+    service::acceptor_limits lim;
+    lim.handshake_timeout = 5s;
+    service::connection_acceptor acc(ls.fds(), true, lim,
+                                     [&](int fd) { echoes.emplace_back(echo, fd, close_after.load(), flood.load()); },
+                                     {}, {&ctx, &relay});
 
-  std::mt19937_64 rng(test::test_seed("tls-relay-echo"));
-  std::string payload = preface_bytes();
-  const std::size_t bulk = 32u << 20;
-  payload.reserve(payload.size() + bulk);
-  while (payload.size() < bulk + preface_bytes().size()) {
-    const std::uint64_t v = rng();
-    payload.append(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-  close_after.store(payload.size());
-  raw_tls_client c(connect_tcp_small_buffers(ls.port()), "\x02h2");
-  ASSERT_TRUE(c.handshake(3s));
-  const auto t0 = steady::now();
-  // 1. write only, until nothing more goes for 300 ms
-  std::size_t sent = 0;
-  for (;;) {
-    std::size_t n = 0;
-    const int r =
-        SSL_write_ex(c.ssl(), payload.data() + sent, std::min<std::size_t>(payload.size() - sent, 1 << 20), &n);
-    if (r == 1) {
-      sent += n;
-      if (sent == payload.size()) break;
-      continue;
+    std::mt19937_64 rng(test::test_seed("tls-relay-echo"));
+    std::string payload = preface_bytes();
+    const std::size_t bulk = 32u << 20;
+    payload.reserve(payload.size() + bulk);
+    while (payload.size() < bulk + preface_bytes().size()) {
+      const std::uint64_t v = rng();
+      payload.append(reinterpret_cast<const char*>(&v), sizeof v);
     }
-    const short ev = c.wait_of(r);
-    ASSERT_NE(ev, 0) << "the connection failed after " << sent << " bytes";
-    if (!c.wait_for(ev, steady::now() + 300ms)) break;
-  }
-  const std::size_t held_back_at = sent;
-  std::printf("writing without reading: held back after %.1f MiB of %.1f MiB\n", double(sent) / (1 << 20),
-              double(payload.size()) / (1 << 20));
-  EXPECT_LT(held_back_at, payload.size());
-  EXPECT_EQ(relay.open(), 1u);
-  // 2. both ways until every byte is back
-  std::string back;
-  back.reserve(payload.size());
-  std::vector<char> buf(256 * 1024);
-  const auto end = steady::now() + 30s;
-  short write_wait = 0, read_wait = 0;
-  while (back.size() < payload.size() && steady::now() < end) {
-    bool moved = false;
-    if (sent < payload.size()) {
+    close_after.store(payload.size());
+    raw_tls_client c(connect_tcp_small_buffers(ls.port()), "\x02h2");
+    ASSERT_TRUE(c.handshake(3s));
+    const auto t0 = steady::now();
+    // 1. write only, until nothing more goes for 300 ms
+    std::size_t sent = 0;
+    for (;;) {
       std::size_t n = 0;
       const int r =
           SSL_write_ex(c.ssl(), payload.data() + sent, std::min<std::size_t>(payload.size() - sent, 1 << 20), &n);
       if (r == 1) {
         sent += n;
+        if (sent == payload.size()) break;
+        continue;
+      }
+      const short ev = c.wait_of(r);
+      ASSERT_NE(ev, 0) << "the connection failed after " << sent << " bytes";
+      if (!c.wait_for(ev, steady::now() + 300ms)) break;
+    }
+    const std::size_t held_back_at = sent;
+    std::printf("writing without reading: held back after %.1f MiB of %.1f MiB\n", double(sent) / (1 << 20),
+                double(payload.size()) / (1 << 20));
+    EXPECT_LT(held_back_at, payload.size());
+    EXPECT_EQ(relay.open(), 1u);
+    // 2. both ways until every byte is back
+    std::string back;
+    back.reserve(payload.size());
+    std::vector<char> buf(256 * 1024);
+    const auto end = steady::now() + 30s;
+    short write_wait = 0, read_wait = 0;
+    while (back.size() < payload.size() && steady::now() < end) {
+      bool moved = false;
+      if (sent < payload.size()) {
+        std::size_t n = 0;
+        const int r =
+            SSL_write_ex(c.ssl(), payload.data() + sent, std::min<std::size_t>(payload.size() - sent, 1 << 20), &n);
+        if (r == 1) {
+          sent += n;
+          moved = true;
+          write_wait = 0;
+        } else {
+          write_wait = c.wait_of(r);
+          ASSERT_NE(write_wait, 0) << "write failed after " << sent << " bytes";
+        }
+      }
+      std::size_t n = 0;
+      const int r = SSL_read_ex(c.ssl(), buf.data(), buf.size(), &n);
+      if (r == 1) {
+        back.append(buf.data(), n);
         moved = true;
-        write_wait = 0;
+        read_wait = 0;
       } else {
-        write_wait = c.wait_of(r);
-        ASSERT_NE(write_wait, 0) << "write failed after " << sent << " bytes";
+        read_wait = c.wait_of(r);
+        ASSERT_NE(read_wait, 0) << "read failed after " << back.size() << " bytes";
+      }
+      if (!moved) {
+        pollfd p{c.fd(), short(read_wait | (sent < payload.size() ? write_wait : 0)), 0};
+        (void)::poll(&p, 1, 100);
       }
     }
-    std::size_t n = 0;
-    const int r = SSL_read_ex(c.ssl(), buf.data(), buf.size(), &n);
-    if (r == 1) {
-      back.append(buf.data(), n);
-      moved = true;
-      read_wait = 0;
-    } else {
-      read_wait = c.wait_of(r);
-      ASSERT_NE(read_wait, 0) << "read failed after " << back.size() << " bytes";
+    const long long took = ms_since(t0);
+    ASSERT_EQ(back.size(), payload.size());
+    const auto diff = std::mismatch(back.begin(), back.end(), payload.begin());
+    EXPECT_TRUE(diff.first == back.end()) << "first differing byte at " << (diff.first - back.begin());
+    std::printf("%.1f MiB each way in %lld ms\n", double(payload.size()) / (1 << 20), took);
+    // 3. the echo closed its end after the last byte: close_notify to the client
+    EXPECT_TRUE(c.closed_by_server(3s));
+    EXPECT_TRUE(c.got_close_notify());
+    EXPECT_TRUE(eventually([&] { return relay.open() == 0; }, 2s)) << relay.open();
+    EXPECT_EQ(echo_closed.load(), 1);
+    // 4. a client that goes away: the echo (gRPC's end) reads EOF
+    close_after.store(std::size_t(-1));
+    {
+      raw_tls_client gone(connect_tcp(ls.port()), "\x02h2");
+      ASSERT_TRUE(gone.handshake(3s));
+      ASSERT_TRUE(gone.write_all(preface_bytes() + "ping", 2s));
+      EXPECT_TRUE(eventually([&] { return relay.open() == 1; }, 2s));
     }
-    if (!moved) {
-      pollfd p{c.fd(), short(read_wait | (sent < payload.size() ? write_wait : 0)), 0};
-      (void)::poll(&p, 1, 100);
+    EXPECT_TRUE(eventually([&] { return echo_eof.load() == 1 && relay.open() == 0; }, 3s))
+        << "echo EOF " << echo_eof.load() << ", relay open " << relay.open();
+    // 5. gRPC's end closes with bytes the client never reads: the relay waits
+    // the drain timeout for them, then closes the TLS side anyway
+    flood.store(true);
+    {
+      // the server's TCP send buffer fixed at 64 KiB (accepted sockets take
+      // the listener's), so the kernel cannot take it all by growing it
+      const int sndbuf = 64 * 1024;
+      ASSERT_EQ(::setsockopt(ls.fds()[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf), 0);
+      raw_tls_client stuck(connect_tcp_small_buffers(ls.port()), "\x02h2");
+      ASSERT_TRUE(stuck.handshake(3s));
+      ASSERT_TRUE(stuck.write_all(preface_bytes(), 2s));
+      EXPECT_TRUE(eventually([&] { return echo_closed.load() == 3; }, 3s));  // the 2nd one's ended at its EOF
+      const auto t1 = steady::now();
+      EXPECT_EQ(relay.open(), 1u);
+      EXPECT_TRUE(eventually([&] { return relay.open() == 0; }, 5s));
+      const long long drained = ms_since(t1);
+      std::printf(
+          "a client not reading the %.1f MiB gRPC wrote before closing: closed %lld ms after gRPC's end (drain "
+          "timeout 1 s)\n",
+          double(flood_bytes.load()) / (1 << 20), drained);
+      EXPECT_GE(drained, 800);
     }
+    acc.stop();
+    relay.stop();
+    for (auto& t : echoes) t.join();
+    const auto counts = acc.counters();
+    EXPECT_EQ(counts.handed_over, 3u);
+    EXPECT_EQ(counts.tls_failed, 0u);
   }
-  const long long took = ms_since(t0);
-  ASSERT_EQ(back.size(), payload.size());
-  const auto diff = std::mismatch(back.begin(), back.end(), payload.begin());
-  EXPECT_TRUE(diff.first == back.end()) << "first differing byte at " << (diff.first - back.begin());
-  std::printf("%.1f MiB each way in %lld ms\n", double(payload.size()) / (1 << 20), took);
-  // 3. the echo closed its end after the last byte: close_notify to the client
-  EXPECT_TRUE(c.closed_by_server(3s));
-  EXPECT_TRUE(c.got_close_notify());
-  EXPECT_TRUE(eventually([&] { return relay.open() == 0; }, 2s)) << relay.open();
-  EXPECT_EQ(echo_closed.load(), 1);
-  // 4. a client that goes away: the echo (gRPC's end) reads EOF
-  close_after.store(std::size_t(-1));
-  {
-    raw_tls_client gone(connect_tcp(ls.port()), "\x02h2");
-    ASSERT_TRUE(gone.handshake(3s));
-    ASSERT_TRUE(gone.write_all(preface_bytes() + "ping", 2s));
-    EXPECT_TRUE(eventually([&] { return relay.open() == 1; }, 2s));
-  }
-  EXPECT_TRUE(eventually([&] { return echo_eof.load() == 1 && relay.open() == 0; }, 3s))
-      << "echo EOF " << echo_eof.load() << ", relay open " << relay.open();
-  // 5. gRPC's end closes with bytes the client never reads: the relay waits
-  // the drain timeout for them, then closes the TLS side anyway
-  flood.store(true);
-  {
-    // the server's TCP send buffer fixed at 64 KiB (accepted sockets take
-    // the listener's), so the kernel cannot take it all by growing it
-    const int sndbuf = 64 * 1024;
-    ASSERT_EQ(::setsockopt(ls.fds()[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof sndbuf), 0);
-    raw_tls_client stuck(connect_tcp_small_buffers(ls.port()), "\x02h2");
-    ASSERT_TRUE(stuck.handshake(3s));
-    ASSERT_TRUE(stuck.write_all(preface_bytes(), 2s));
-    EXPECT_TRUE(eventually([&] { return echo_closed.load() == 3; }, 3s));  // the 2nd one's ended at its EOF
-    const auto t1 = steady::now();
-    EXPECT_EQ(relay.open(), 1u);
-    EXPECT_TRUE(eventually([&] { return relay.open() == 0; }, 5s));
-    const long long drained = ms_since(t1);
-    std::printf(
-        "a client not reading the %.1f MiB gRPC wrote before closing: closed %lld ms after gRPC's end (drain "
-        "timeout 1 s)\n",
-        double(flood_bytes.load()) / (1 << 20), drained);
-    EXPECT_GE(drained, 800);
-  }
-  acc.stop();
-  relay.stop();
-  for (auto& t : echoes) t.join();
-  const auto counts = acc.counters();
-  EXPECT_EQ(counts.handed_over, 3u);
-  EXPECT_EQ(counts.tls_failed, 0u);
+  // every descriptor the acceptor, the relay and the connections used is closed
+  EXPECT_EQ(open_fds(), fds_before);
 }
 
 // 20 concurrent calls from 4 channels through the relay, each with a 3 MiB
