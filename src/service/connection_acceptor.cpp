@@ -19,6 +19,8 @@
 #include <unordered_map>
 
 #include "http2_preface.hpp"
+#include "tls_relay.hpp"
+#include "tls_terminator.hpp"
 
 #ifndef SO_COOKIE
 #define SO_COOKIE 57  // Linux 4.12+; older kernels answer ENOPROTOOPT (inode fallback below)
@@ -79,12 +81,20 @@ long long ms_between(steady::time_point a, steady::time_point b) {
   return std::chrono::duration_cast<milliseconds>(b - a).count();
 }
 
-// A connection accepted whose client has not sent its whole HTTP/2 preface.
+// A connection accepted whose client has not sent its whole HTTP/2 preface
+// (TLS: or not finished its handshake).
 struct pending_conn {
-  unique_fd fd;
-  steady::time_point deadline;    // closed then (handshake timeout)
-  steady::time_point recheck_at;  // not polled before (see inspect)
+  unique_fd fd;                      // plaintext
+  std::unique_ptr<tls_session> tls;  // TLS: owns the socket
+  steady::time_point deadline;       // closed then (handshake timeout)
+  steady::time_point recheck_at;     // not polled before (see inspect; TLS: the socketpair retry)
   milliseconds recheck_delay = first_recheck;
+  short events = POLLIN;               // TLS: what the handshake or read waits for
+  std::vector<std::uint8_t> received;  // TLS: decrypted bytes so far (the preface)
+  std::size_t received_n = 0;
+  bool ready = false;  // TLS: preface complete, waiting for descriptors for the socketpair
+
+  int socket() const { return tls ? tls->fd() : fd.get(); }
 };
 
 }  // namespace
@@ -95,6 +105,7 @@ struct connection_acceptor::state {
   acceptor_limits lim;
   hand_over_fn hand_over;
   log_fn log;
+  acceptor_tls tls;
   unique_fd wake;
   std::atomic<bool> stopping{false};
 
@@ -109,18 +120,25 @@ struct connection_acceptor::state {
   steady::time_point last_sweep{}, last_refusal_log{};
   bool refusal_logged = false;
   std::size_t refused_unlogged = 0;
+  steady::time_point last_tls_failure_log{};
+  bool tls_failure_logged = false;
+  std::size_t tls_failed_unlogged = 0;
+  std::string last_tls_failure;
   std::vector<std::uint8_t> peek = std::vector<std::uint8_t>(http2_max_client_preface);
 
   // published for counters()
+  // |open| without the relay's connections: counters() adds the relay's
+  // live count, which changes between this thread's wake-ups
   std::atomic<std::size_t> open{0}, handshaking{0}, accepted{0}, handed_over{0}, refused{0}, handshake_timeouts{0},
-      not_http2{0}, exhausted_episodes{0};
+      not_http2{0}, exhausted_episodes{0}, tls_failed{0};
 
   void say(int level, const std::string& m) const {
     if (log) log(level, m);
   }
-  std::size_t open_now() const { return handed.size() + pending.size(); }
+  std::size_t in_relay() const { return tls.relay ? tls.relay->open() : 0; }
+  std::size_t open_now() const { return handed.size() + pending.size() + in_relay(); }
   void publish() {
-    open.store(open_now());
+    open.store(handed.size() + pending.size());
     handshaking.store(pending.size());
   }
 
@@ -133,6 +151,25 @@ struct connection_acceptor::state {
       else ++it;
     }
     if (refused_unlogged > 0 && now - last_refusal_log >= lim.refusal_log_interval) log_refusals(now);
+    if (tls_failed_unlogged > 0 && now - last_tls_failure_log >= lim.refusal_log_interval) log_tls_failures(now);
+  }
+
+  void log_tls_failures(steady::time_point now) {
+    say(2, "gRPC listener: " + std::to_string(tls_failed_unlogged) +
+               " TLS handshake(s) failed, the last: " + last_tls_failure +
+               " (a client that does not speak TLS, does not offer h2, or lacks a trusted certificate; at most one "
+               "such line every " +
+               std::to_string(lim.refusal_log_interval.count()) + " ms)");
+    tls_failed_unlogged = 0;
+    last_tls_failure_log = now;
+    tls_failure_logged = true;
+  }
+
+  void tls_failure(const std::string& why, steady::time_point now) {
+    tls_failed.fetch_add(1);
+    ++tls_failed_unlogged;
+    last_tls_failure = why;
+    if (!tls_failure_logged || now - last_tls_failure_log >= lim.refusal_log_interval) log_tls_failures(now);
   }
 
   void log_refusals(steady::time_point now) {
@@ -152,9 +189,10 @@ struct connection_acceptor::state {
     if (!refusal_logged || now - last_refusal_log >= lim.refusal_log_interval) log_refusals(now);
   }
 
-  // accept4 failed for the listener itself: leave the listeners out of poll
-  // for a while and try again; one line per episode.
-  void back_off(int e, steady::time_point now) {
+  // accept4 (or a TLS connection's socketpair) failed for want of
+  // descriptors or another error of the process: leave the listeners out of
+  // poll for a while and try again; one line per episode.
+  void back_off(int e, steady::time_point now, const char* call = "accept") {
     accept_resume = now + lim.exhausted_backoff;
     ++failed_attempts;
     if (failing) return;
@@ -165,12 +203,12 @@ struct connection_acceptor::state {
     const std::string every = " every " + std::to_string(lim.exhausted_backoff.count()) + " ms";
     if (out_of_descriptors(e)) {
       exhausted_episodes.fetch_add(1);
-      say(2, std::string("gRPC listener: accept failed: ") + std::strerror(e) + " (" + std::to_string(open_now()) +
-                 " client connections open, open file limit " + soft_fd_limit() +
+      say(2, std::string("gRPC listener: ") + call + " failed: " + std::strerror(e) + " (" +
+                 std::to_string(open_now()) + " client connections open, open file limit " + soft_fd_limit() +
                  "); new connections wait in the listen queue, accept is retried" + every +
                  " until descriptors free up");
     } else {
-      say(3, std::string("gRPC listener: accept failed: ") + std::strerror(e) + "; retrying" + every);
+      say(3, std::string("gRPC listener: ") + call + " failed: " + std::strerror(e) + "; retrying" + every);
     }
   }
 
@@ -191,7 +229,8 @@ struct connection_acceptor::state {
         return;
       }
       unique_fd c(fd);
-      if (failing) accepting_again(now);
+      // TLS: the episode ends when a connection gets its socketpair too
+      if (failing && !tls.context) accepting_again(now);
       accepted.fetch_add(1);
       handed.erase(fd);  // the kernel gave us this number: what we handed over under it is closed
       if (open_now() >= lim.max_connections) {
@@ -207,7 +246,19 @@ struct connection_acceptor::state {
         const int one = 1;
         (void)::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       }
-      pending.push_back({std::move(c), now + lim.handshake_timeout, now, first_recheck});
+      pending_conn p;
+      p.deadline = now + lim.handshake_timeout;
+      p.recheck_at = now;
+      if (tls.context) {
+        try {
+          p.tls = std::make_unique<tls_session>(*tls.context, std::move(c));
+        } catch (const std::bad_alloc&) {
+          continue;  // out of memory: the connection closes, the client retries
+        }
+      } else {
+        p.fd = std::move(c);
+      }
+      pending.push_back(std::move(p));
     }
   }
 
@@ -217,6 +268,7 @@ struct connection_acceptor::state {
   // again after 10, 20, 40 ... 500 ms (a gRPC client sends the preface in
   // one write, so this is for odd or hostile clients only).
   bool inspect(pending_conn& p, steady::time_point now) {
+    if (p.tls) return inspect_tls(p, now);
     const ssize_t n = ::recv(p.fd.get(), peek.data(), peek.size(), MSG_PEEK | MSG_DONTWAIT);
     if (n < 0) return !(errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR);  // reset: close
     if (n == 0) return true;  // closed by the client before its preface
@@ -238,6 +290,68 @@ struct connection_acceptor::state {
     return false;
   }
 
+  // A TLS connection: a handshake step, then its preface read decrypted
+  // (consumed: kept for the relay, which delivers it to gRPC first), then
+  // the hand-over. Reads consume, so no peek backoff: the socket is polled
+  // for what OpenSSL waits for. True when |p| leaves the pending list.
+  bool inspect_tls(pending_conn& p, steady::time_point now) {
+    if (!p.ready) {
+      tls_wait w = p.tls->handshake();
+      if (w == tls_wait::none && p.received.empty()) p.received.resize(tls_relay::buffer_size);
+      while (w == tls_wait::none) {
+        // the preface is at most http2_max_client_preface bytes and a read
+        // at most one record (16 KiB): the buffer holds both
+        const tls_io r = p.tls->read(std::span(p.received).subspan(p.received_n));
+        if (r.bytes == 0) {
+          w = r.wait;
+          break;
+        }
+        p.received_n += r.bytes;
+        const auto c = classify_client_preface({p.received.data(), p.received_n});
+        if (c == preface_state::invalid) {
+          not_http2.fetch_add(1);
+          return true;
+        }
+        if (c == preface_state::complete) {
+          p.ready = true;
+          break;
+        }
+      }
+      if (!p.ready) {
+        switch (w) {
+          case tls_wait::readable: p.events = POLLIN; return false;
+          case tls_wait::writable: p.events = POLLOUT; return false;
+          case tls_wait::failed: tls_failure(p.tls->error(), now); return true;
+          default: return true;  // closed by the client
+        }
+      }
+    }
+    if (failing && now < accept_resume) {
+      // out of descriptors a moment ago: one retry per back-off round for
+      // all connections waiting here, not one each
+      p.recheck_at = accept_resume;
+      return false;
+    }
+    int sv[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv) != 0) {
+      // out of descriptors like accept4: retried, bounded by the deadline
+      back_off(errno, now, "socketpair for a TLS connection");
+      p.recheck_at = now + lim.exhausted_backoff;
+      return false;
+    }
+    unique_fd ours(sv[0]), theirs(sv[1]);
+    if (failing) accepting_again(now);
+    p.received.resize(p.received_n);
+    try {
+      tls.relay->add(std::move(p.tls), std::move(ours), std::move(p.received));
+    } catch (const std::exception&) {
+      return true;  // out of memory: the connection closes
+    }
+    handed_over.fetch_add(1);
+    hand_over(theirs.release());  // gRPC's from here
+    return true;
+  }
+
   void expire(steady::time_point now) {
     const auto gone = std::remove_if(pending.begin(), pending.end(), [&](const pending_conn& p) {
       if (now < p.deadline) return false;
@@ -249,9 +363,11 @@ struct connection_acceptor::state {
 };
 
 connection_acceptor::connection_acceptor(std::vector<int> listeners, bool tcp, const acceptor_limits& limits,
-                                         hand_over_fn hand_over, log_fn log)
+                                         hand_over_fn hand_over, log_fn log, acceptor_tls tls)
     : _s(std::make_unique<state>()) {
   if (limits.max_connections == 0) throw std::invalid_argument("max_connections must be at least 1");
+  if (bool(tls.context) != bool(tls.relay)) throw std::invalid_argument("TLS needs both a context and a relay");
+  _s->tls = tls;
   _s->listeners = std::move(listeners);
   _s->tcp = tcp;
   _s->lim = limits;
@@ -278,20 +394,30 @@ void connection_acceptor::stop() {
 
 acceptor_counters connection_acceptor::counters() const {
   const state& s = *_s;
-  return {s.open.load(),    s.handshaking.load(),        s.accepted.load(),  s.handed_over.load(),
-          s.refused.load(), s.handshake_timeouts.load(), s.not_http2.load(), s.exhausted_episodes.load()};
+  const std::size_t relayed = s.in_relay();
+  return {.open = s.open.load() + relayed,
+          .handshaking = s.handshaking.load(),
+          .accepted = s.accepted.load(),
+          .handed_over = s.handed_over.load(),
+          .refused = s.refused.load(),
+          .handshake_timeouts = s.handshake_timeouts.load(),
+          .not_http2 = s.not_http2.load(),
+          .exhausted_episodes = s.exhausted_episodes.load(),
+          .tls_failed = s.tls_failed.load(),
+          .relayed = relayed};
 }
 
 void connection_acceptor::run() {
+  block_sigpipe_in_this_thread();  // TLS handshakes write to sockets clients may have reset
   state& s = *_s;
   std::vector<pollfd> pf;
-  std::vector<std::size_t> polled;  // pending index of each pf entry after the listeners
+  std::vector<std::ptrdiff_t> slot;  // pf index of each pending entry, -1 when not polled
   std::vector<std::size_t> done;
   while (!s.stopping.load()) {
     auto now = steady::now();
     s.expire(now);
     pf.clear();
-    polled.clear();
+    slot.assign(s.pending.size(), -1);
     pf.push_back({s.wake.get(), POLLIN, 0});
     const bool accepting = now >= s.accept_resume;
     if (accepting)
@@ -302,9 +428,11 @@ void connection_acceptor::run() {
     for (std::size_t i = 0; i < s.pending.size(); ++i) {
       const pending_conn& p = s.pending[i];
       wake_at = std::min(wake_at, p.deadline);
-      if (now >= p.recheck_at) {
-        pf.push_back({p.fd.get(), POLLIN, 0});
-        polled.push_back(i);
+      if (p.ready) {
+        wake_at = std::min(wake_at, p.recheck_at);  // its socketpair retried then, without poll
+      } else if (now >= p.recheck_at) {
+        slot[i] = std::ptrdiff_t(pf.size());
+        pf.push_back({p.socket(), p.events, 0});
       } else {
         wake_at = std::min(wake_at, p.recheck_at);
       }
@@ -326,9 +454,10 @@ void connection_acceptor::run() {
     }
     now = steady::now();
     done.clear();
-    for (std::size_t k = first_pending; k < pf.size(); ++k) {
-      const std::size_t i = polled[k - first_pending];
-      if (pf[k].revents && s.inspect(s.pending[i], now)) done.push_back(i);
+    for (std::size_t i = 0; i < slot.size(); ++i) {
+      pending_conn& p = s.pending[i];
+      const bool due = p.ready ? now >= p.recheck_at : slot[i] >= 0 && pf[std::size_t(slot[i])].revents != 0;
+      if (due && s.inspect(p, now)) done.push_back(i);
     }
     // |done| is ascending: remove from the back, each slot filled by the
     // last entry (one already inspected or not polled), so the indices

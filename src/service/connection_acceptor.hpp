@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// connection_acceptor: our accept loop in front of gRPC for the plaintext
-// listener (issue 25). gRPC 1.51 stops polling its own listener for good
+// connection_acceptor: our accept loop in front of gRPC, for plaintext and
+// TLS listeners alike (issue 25). gRPC 1.51 stops polling its own listener for good
 // after one accept4 error other than EAGAIN / ECONNABORTED ("Failed accept4:
 // Too many open files"), and has no connection cap. Here one thread accepts
 // on our listening sockets (listen_socket.hpp) and hands each connection to
@@ -41,8 +41,25 @@
 // it is closed. The sweep runs every |sweep_interval| and, at the cap, before
 // a connection is refused (at most every 50 ms), so the cap sees a slot as
 // soon as gRPC frees it.
+// TLS (|acceptor_tls| set, daemon.tls_cert_file): gRPC 1.51 takes only
+// plaintext connections by descriptor, so the acceptor terminates TLS
+// itself (tls_terminator.hpp). The handshake is this thread's handshake
+// phase: non-blocking, bounded by the same |handshake_timeout| (a silent
+// client or a stalled handshake is closed at it; a failed one at once,
+// counted in |tls_failed| and logged at most every |refusal_log_interval|
+// with its reason), then the HTTP/2 preface is read decrypted and checked
+// as above. Then a socketpair: one end goes to gRPC (|hand_over|), the
+// other with the TLS session to the relay thread (tls_relay.hpp), which
+// carries the bytes. Such a connection counts as open until the relay is
+// done with both sides (the relay's count; gRPC's end is not in the cookie
+// map), so max_connections covers TLS connections too. socketpair failing
+// for want of descriptors backs off like accept4 (the listeners pause, the
+// hand-over is retried every |exhausted_backoff| until the handshake
+// deadline); for TLS the episode ends when a socketpair succeeds again.
 // Cost: one thread (asleep in poll), per connection a map entry, and per
-// sweep one getsockopt per connection held (4096 in ~1 ms).
+// sweep one getsockopt per connection held (4096 in ~1 ms); with TLS each
+// handshake's CPU (tls_terminator.hpp) on this thread and 64 KiB while its
+// preface is read.
 #include <atomic>
 #include <chrono>
 #include <cstddef>
@@ -56,6 +73,9 @@
 #include "unique_fd.hpp"
 
 namespace cuzk::service {
+
+class tls_server_context;
+class tls_relay;
 
 struct acceptor_limits {
   std::size_t max_connections = 4096;
@@ -75,6 +95,15 @@ struct acceptor_counters {
   std::size_t handshake_timeouts = 0;  ///< no complete preface within handshake_timeout
   std::size_t not_http2 = 0;           ///< sent something else than an HTTP/2 preface
   std::size_t exhausted_episodes = 0;  ///< times accept ran out of descriptors (or memory)
+  std::size_t tls_failed = 0;          ///< TLS handshakes that failed (not TLS, no h2, certificate)
+  std::size_t relayed = 0;             ///< TLS connections in the relay now (part of |open|)
+};
+
+/// The TLS listener's parts (both set, or neither for plaintext); borrowed:
+/// they must outlive the acceptor.
+struct acceptor_tls {
+  const tls_server_context* context = nullptr;
+  tls_relay* relay = nullptr;
 };
 
 class connection_acceptor {
@@ -86,14 +115,16 @@ class connection_acceptor {
 
   /// Starts the thread on |listeners| (borrowed: they must outlive stop());
   /// |tcp|: set TCP_NODELAY on accepted connections, as gRPC does.
+  /// |tls|: terminate TLS and relay (then |hand_over| gets socketpair ends).
   connection_acceptor(std::vector<int> listeners, bool tcp, const acceptor_limits& limits, hand_over_fn hand_over,
-                      log_fn log);
+                      log_fn log, acceptor_tls tls = {});
   ~connection_acceptor();
   connection_acceptor(const connection_acceptor&) = delete;
   connection_acceptor& operator=(const connection_acceptor&) = delete;
 
   /// Stops accepting and closes the connections still in their handshake;
-  /// hands nothing over after it returns. Idempotent.
+  /// hands nothing over after it returns (the relay keeps running: stop it
+  /// after gRPC's shutdown). Idempotent.
   void stop();
   acceptor_counters counters() const;
 

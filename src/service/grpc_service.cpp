@@ -2,11 +2,8 @@
 // cuzk.v1.ProvingEngine over the engine (see grpc_service.hpp).
 #include "grpc_service.hpp"
 
-#include <sys/stat.h>
-
 #include <chrono>
 #include <filesystem>
-#include <mutex>
 #include <stdexcept>
 
 #include <grpcpp/grpcpp.h>
@@ -22,6 +19,8 @@
 #include "request_check.hpp"
 #include "request_limits.hpp"
 #include "secret_compare.hpp"
+#include "tls_relay.hpp"
+#include "tls_terminator.hpp"
 #include "waiter_pool.hpp"
 
 namespace cuzk::service {
@@ -299,11 +298,13 @@ class service final : public service_base {
 
 struct grpc_server::impl {
   std::unique_ptr<unix_socket_claim> claim;  // outlives the socket: released last
-  std::unique_ptr<listen_sockets> sockets;   // plaintext: our listening sockets
+  std::unique_ptr<listen_sockets> sockets;   // our listening sockets
   std::unique_ptr<waiter_pool> waiters;      // outlives the server's calls
   std::unique_ptr<service> svc;
+  std::unique_ptr<tls_server_context> tls;  // TLS: outlives the acceptor and relay
   std::unique_ptr<grpc::Server> server;
-  std::unique_ptr<connection_acceptor> acceptor;  // plaintext: stopped before the server shuts down
+  std::unique_ptr<tls_relay> relay;               // TLS: stopped after the server's calls are done
+  std::unique_ptr<connection_acceptor> acceptor;  // stopped before the server shuts down
 };
 
 grpc_server::grpc_server(engine::engine& e, const std::string& address, const grpc_server_options& opt)
@@ -315,16 +316,10 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
   if (opt.tls_cert_pem.empty() != opt.tls_key_pem.empty())
     throw std::runtime_error("TLS needs both a certificate and a key");
   if (opt.listener.max_connections == 0) throw std::invalid_argument("max_connections must be at least 1");
-  const bool tls = !opt.tls_cert_pem.empty();
-  std::shared_ptr<grpc::ServerCredentials> creds = grpc::InsecureServerCredentials();
-  if (tls) {
-    grpc::SslServerCredentialsOptions so(opt.tls_client_ca_pem.empty()
-                                             ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
-                                             : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
-    so.pem_root_certs = opt.tls_client_ca_pem;
-    so.pem_key_cert_pairs.push_back({opt.tls_key_pem, opt.tls_cert_pem});
-    creds = grpc::SslServerCredentials(so);
-  }
+  // TLS is ours (tls_terminator.hpp): gRPC gets every connection in
+  // plaintext by descriptor, from the acceptor started below
+  if (!opt.tls_cert_pem.empty())
+    _p->tls = std::make_unique<tls_server_context>(opt.tls_cert_pem, opt.tls_key_pem, opt.tls_client_ca_pem);
   const listen_address addr = parse_listen_address(address);
   if (addr.k == listen_address::kind::unix_abstract && !opt.allow_abstract_socket)
     throw std::runtime_error("listen address " + address +
@@ -339,21 +334,13 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
                                "address)");
     throw std::runtime_error("cannot listen on " + address + " (" + detail + ")");
   };
-  if (!tls) {
-    // plaintext: our own listening socket; gRPC gets each connection by
-    // descriptor from the acceptor started below
-    try {
-      _p->sockets = std::make_unique<listen_sockets>(addr, opt.unix_socket_mode);
-    } catch (const listen_error& x) {
-      refuse_taken(x.what());
-    }
-    _port = addr.k == listen_address::kind::tcp ? _p->sockets->port() : 0;
+  try {
+    _p->sockets = std::make_unique<listen_sockets>(addr, opt.unix_socket_mode);
+  } catch (const listen_error& x) {
+    refuse_taken(x.what());
   }
+  _port = addr.k == listen_address::kind::tcp ? _p->sockets->port() : 0;
   grpc::ServerBuilder b;
-  if (tls) {
-    if (addr.is_unix()) b.AddListeningPort(addr.grpc_uri, creds);
-    else b.AddListeningPort(addr.grpc_uri, creds, &_port);
-  }
   apply_listener_args(b, opt.listener);
   const std::uint64_t transport_max = std::min<std::uint64_t>(2 * opt.max_message_size + (1 << 20), (1ull << 31) - 1);
   b.SetMaxReceiveMessageSize(int(transport_max));
@@ -366,34 +353,20 @@ grpc_server::grpc_server(engine::engine& e, const std::string& address, const gr
   b.SetCompressionAlgorithmSupportStatus(GRPC_COMPRESS_GZIP, false);
   b.SetMaxSendMessageSize(int(transport_max));
   b.RegisterService(_p->svc.get());
-  if (tls && addr.k == listen_address::kind::unix_path) {
-    // gRPC binds: the socket is born with 0777 & ~umask, so narrow the umask
-    // around the bind (it never exists wider than |unix_socket_mode|), then chmod
-    std::lock_guard lk(umask_mutex());
-    const mode_t old = ::umask(0777 & ~mode_t(opt.unix_socket_mode));
-    _p->server = b.BuildAndStart();
-    ::umask(old);
-    if (_p->server && ::chmod(addr.path.c_str(), mode_t(opt.unix_socket_mode)) != 0) {
-      _p->server->Shutdown();
-      _p->server.reset();
-      throw std::runtime_error("cannot set the permissions of unix socket " + addr.path.string());
-    }
-  } else {
-    _p->server = b.BuildAndStart();
+  _p->server = b.BuildAndStart();
+  if (!_p->server) throw std::runtime_error("cannot start the gRPC server for " + address);
+  acceptor_limits al;
+  al.max_connections = opt.listener.max_connections;
+  al.handshake_timeout = std::chrono::milliseconds(opt.listener.handshake_timeout_ms);
+  acceptor_tls at;
+  if (_p->tls) {
+    _p->relay = std::make_unique<tls_relay>(opt.log);
+    at = {_p->tls.get(), _p->relay.get()};
   }
-  if (!_p->server) {
-    if (tls) refuse_taken("address in use or not available");
-    throw std::runtime_error("cannot start the gRPC server for " + address);
-  }
-  if (!tls) {
-    acceptor_limits al;
-    al.max_connections = opt.listener.max_connections;
-    al.handshake_timeout = std::chrono::milliseconds(opt.listener.handshake_timeout_ms);
-    grpc::Server* srv = _p->server.get();
-    _p->acceptor = std::make_unique<connection_acceptor>(
-        _p->sockets->fds(), _p->sockets->is_tcp(), al, [srv](int fd) { grpc::AddInsecureChannelFromFd(srv, fd); },
-        opt.log);
-  }
+  grpc::Server* srv = _p->server.get();
+  _p->acceptor = std::make_unique<connection_acceptor>(
+      _p->sockets->fds(), _p->sockets->is_tcp(), al, [srv](int fd) { grpc::AddInsecureChannelFromFd(srv, fd); },
+      opt.log, at);
 }
 
 grpc_server::~grpc_server() { shutdown(0); }
@@ -407,10 +380,14 @@ acceptor_counters grpc_server::connections() const {
 void grpc_server::shutdown(std::uint64_t deadline_ms) {
   // no connection is handed to a server that is shutting down
   if (_p->acceptor) _p->acceptor->stop();
-  if (!_p->server) return;
-  _p->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
-  _p->server->Wait();
-  _p->server.reset();
+  if (_p->server) {
+    _p->server->Shutdown(std::chrono::system_clock::now() + std::chrono::milliseconds(deadline_ms));
+    _p->server->Wait();
+    _p->server.reset();
+  }
+  // TLS: the calls in flight above answered through the relay (and gRPC's
+  // GOAWAY went out through it); now its connections close
+  if (_p->relay) _p->relay->stop();
 }
 
 void grpc_server::wait() {

@@ -15,7 +15,8 @@
 // limit so that our check, not the transport, answers).
 // Security (grpc_server_options): a unix socket (unix:///path, unix:path)
 // is created with |unix_socket_mode| (umask set around the bind, then
-// chmod, so the socket never exists with wider permissions); one daemon per
+// chmod before listen, so the socket never accepts with wider permissions,
+// TLS or not: listen_socket.hpp); one daemon per
 // address: the socket path is claimed first and a live socket, a taken TCP
 // port or a non-socket file at the path refuse the start
 // (listen_address.hpp; transport limits in listener_args.hpp); abstract
@@ -24,15 +25,16 @@
 // token every call must carry "authorization: Bearer <token>" metadata or
 // gets UNAUTHENTICATED (compared in constant time). Nothing here logs or
 // echoes request payloads.
-// Listener (issue 25): a plaintext listener (TCP or unix, no TLS files) is
-// our own socket (listen_socket.hpp) and accept loop (connection_acceptor.hpp)
+// Listener (issue 25): every listener (TCP or unix, TLS or not) is our own
+// socket (listen_socket.hpp) and accept loop (connection_acceptor.hpp)
 // handing each connection to gRPC by descriptor: accept keeps working after
 // descriptors run out (gRPC 1.51's own listener stops for good), a connection
-// must send its HTTP/2 preface within the handshake timeout, and at most
-// |listener.max_connections| are open at once. gRPC 1.51 takes only
-// plaintext connections by descriptor, so a TLS listener stays gRPC's own
-// (handshake timeout and keepalive from listener_args.hpp; no cap, and
-// accept stops after an EMFILE: the raised RLIMIT_NOFILE is its guard).
+// must finish its handshake and send its HTTP/2 preface within the
+// handshake timeout, and at most |listener.max_connections| are open at
+// once. gRPC 1.51 takes only plaintext connections by descriptor, so with
+// TLS files the daemon terminates TLS itself (tls_terminator.hpp) and
+// relays each connection to gRPC over a socketpair (tls_relay.hpp); gRPC
+// sees a plaintext connection.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -77,8 +79,7 @@ class grpc_server {
   int port() const { return _port; }
   /// AwaitProof / Prove calls waiting for their job now.
   std::size_t waiting_calls() const;
-  /// The plaintext listener's connection counts (all zero for TLS, whose
-  /// connections gRPC accepts itself).
+  /// The listener's connection counts (TLS connections included).
   acceptor_counters connections() const;
   /// Stops accepting and waits for calls in flight, up to |deadline_ms|.
   void shutdown(std::uint64_t deadline_ms);

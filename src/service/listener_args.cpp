@@ -7,8 +7,6 @@
 namespace cuzk::service {
 
 void apply_listener_args(grpc::ServerBuilder& b, const listener_limits& l) {
-  b.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
-  b.AddChannelArgument(GRPC_ARG_SERVER_HANDSHAKE_TIMEOUT_MS, l.handshake_timeout_ms);
   b.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, l.keepalive_time_ms);
   b.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, l.keepalive_timeout_ms);
   b.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_IDLE_MS, l.max_idle_ms);

@@ -43,7 +43,9 @@
 #include "http2_preface.hpp"
 #include "listen_security.hpp"
 #include "listen_socket.hpp"
+#include "listener_test_support.hpp"
 #include "process_support.hpp"
+#include "tls_test_support.hpp"
 #include "unique_fd.hpp"
 
 namespace {
@@ -56,103 +58,16 @@ namespace pb = cuzk::v1;
 using steady = std::chrono::steady_clock;
 using service::unique_fd;
 
-// The listener's log lines, kept for the test.
-struct log_capture {
-  std::mutex mu;
-  std::vector<std::string> lines;
-  std::function<void(int, const std::string&)> fn() {
-    return [this](int, const std::string& m) {
-      std::lock_guard lk(mu);
-      lines.push_back(m);
-    };
-  }
-  std::size_t count(const std::string& needle) {
-    std::lock_guard lk(mu);
-    std::size_t n = 0;
-    for (const auto& l : lines) n += l.find(needle) != std::string::npos;
-    return n;
-  }
-  std::string all() {
-    std::lock_guard lk(mu);
-    std::string s;
-    for (const auto& l : lines) s += l + "\n";
-    return s;
-  }
-};
-
-std::string preface_bytes() {
-  std::string s(service::http2_client_magic);
-  s += std::string("\0\0\0\x04\0\0\0\0\0", 9);  // an empty SETTINGS frame
-  return s;
-}
-
-// A channel with its own connection (gRPC shares one connection between
-// channels of the same target by default).
-std::shared_ptr<grpc::Channel> own_channel(const std::string& target) {
-  grpc::ChannelArguments a;
-  a.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), a);
-}
-
-bool status_ok(const std::shared_ptr<grpc::Channel>& ch, std::chrono::milliseconds limit = 3s) {
-  auto stub = pb::ProvingEngine::NewStub(ch);
-  grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + limit);
-  pb::GetStatusResponse resp;
-  return stub->GetStatus(&ctx, pb::GetStatusRequest(), &resp).ok();
-}
-
-unique_fd connect_unix(const fs::path& p) {
-  unique_fd s(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  EXPECT_TRUE(s) << std::strerror(errno);
-  sockaddr_un a{};
-  a.sun_family = AF_UNIX;
-  std::memcpy(a.sun_path, p.c_str(), p.native().size());
-  if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) return unique_fd();
-  return s;
-}
-
-unique_fd connect_tcp(int port) {
-  unique_fd s(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(std::uint16_t(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(s.get(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) return unique_fd();
-  return s;
-}
-
-void send_all(int fd, const std::string& s) {
-  ASSERT_EQ(::send(fd, s.data(), s.size(), MSG_NOSIGNAL), ssize_t(s.size())) << std::strerror(errno);
-}
-
-// Waits up to |limit| for the server to close |fd| (EOF or reset; bytes the
-// server sent before, such as its SETTINGS, are read and skipped).
-bool closed_by_server(int fd, std::chrono::milliseconds limit) {
-  const auto end = steady::now() + limit;
-  char buf[512];
-  while (steady::now() < end) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 20) != 1) continue;
-    const ssize_t n = ::recv(fd, buf, sizeof buf, MSG_DONTWAIT);
-    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return true;
-  }
-  return false;
-}
-
-template <class F>
-bool eventually(F f, std::chrono::milliseconds limit) {
-  const auto end = steady::now() + limit;
-  while (steady::now() < end) {
-    if (f()) return true;
-    std::this_thread::sleep_for(10ms);
-  }
-  return f();
-}
-
-long long ms_since(steady::time_point t) {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(steady::now() - t).count();
-}
+using test::closed_by_server;
+using test::connect_tcp;
+using test::connect_unix;
+using test::eventually;
+using test::log_capture;
+using test::ms_since;
+using test::own_channel;
+using test::preface_bytes;
+using test::send_all;
+using test::status_ok;
 
 TEST(grpc_listener, the_http2_client_preface_is_classified) {
   using service::preface_state;
@@ -325,19 +240,34 @@ TEST(grpc_listener, tcp_addresses_bind_like_grpcs_own_listener) {
 
 // The real binary with 256 descriptors and 300 client connections (half
 // idle gRPC connections, half silent sockets): accept fails with EMFILE;
-// after the clients close theirs a new client is answered.
-TEST(grpc_listener, after_descriptor_exhaustion_accept_resumes_and_a_new_client_is_answered) {
+// after the clients close theirs a new client is answered. With |tls| the
+// listener speaks TLS (tls_listener_test.cpp has the rest of its tests):
+// the idle half complete their TLS handshake and send the preface (three
+// descriptors each in the daemon: TCP and both socketpair ends), so the
+// descriptors run out at accept4 or at a socketpair.
+void descriptor_exhaustion_then_a_new_client(bool tls) {
   struct temp_dir {
     fs::path p = fs::temp_directory_path() / ("cuzk-emfile-" + std::to_string(std::random_device{}()));
     temp_dir() { fs::create_directories(p); }
     ~temp_dir() { fs::remove_all(p); }
   } d;
   const fs::path sock = d.p / "cuzk.sock", log = d.p / "log";
+  const test::pem_pair server = tls ? test::self_signed("localhost") : test::pem_pair{};
   {
     std::ofstream c(d.p / "cuzk.toml");
-    c << "[daemon]\nlisten = \"unix://" << sock.string() << "\"\n[srs]\nparam_cache = \"" << d.p.string()
-      << "\"\n[memory]\ntotal_budget = \"2GiB\"\n";
+    c << "[daemon]\nlisten = \"unix://" << sock.string() << "\"\n";
+    if (tls) {
+      std::ofstream(d.p / "cert.pem") << server.cert;
+      std::ofstream(d.p / "key.pem") << server.key;
+      c << "tls_cert_file = \"" << (d.p / "cert.pem").string() << "\"\ntls_key_file = \"" << (d.p / "key.pem").string()
+        << "\"\n";
+    }
+    c << "[srs]\nparam_cache = \"" << d.p.string() << "\"\n[memory]\ntotal_budget = \"2GiB\"\n";
   }
+  const auto ready = [&](std::chrono::milliseconds limit) {
+    return tls ? test::tls_connect_when_ready("unix://" + sock.string(), server, limit)
+               : test::connect_when_ready(sock, limit);
+  };
   constexpr rlim_t limit = 256;
   constexpr int clients = 300;
   rlimit own{};
@@ -354,41 +284,54 @@ TEST(grpc_listener, after_descriptor_exhaustion_accept_resumes_and_a_new_client_
     _exit(127);
   }
   const auto t_start = steady::now();
-  ASSERT_TRUE(test::connect_when_ready(sock, 15s)) << test::slurp(log);
+  ASSERT_TRUE(ready(15s)) << test::slurp(log);
   std::printf("daemon answered %lld ms after start\n", ms_since(t_start));
   std::vector<unique_fd> conns;
+  std::vector<std::unique_ptr<test::raw_tls_client>> tls_conns;
   for (int i = 0; i < clients; ++i) {
     unique_fd c(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
     sockaddr_un a{};
     a.sun_family = AF_UNIX;
     std::memcpy(a.sun_path, sock.c_str(), sock.native().size());
     if (::connect(c.get(), reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) continue;  // queue full
+    if (i % 2 == 0 && tls) {
+      tls_conns.push_back(std::make_unique<test::raw_tls_client>(std::move(c), "\x02h2"));
+      continue;
+    }
     if (i % 2 == 0) (void)::send(c.get(), preface_bytes().data(), preface_bytes().size(), MSG_NOSIGNAL);
     conns.push_back(std::move(c));
   }
-  std::printf("%zu of %d connections made against a limit of %d descriptors\n", conns.size(), clients, int(limit));
-  // ours says "accept failed: Too many open files"; gRPC 1.51's own listener
-  // "Failed accept4: Too many open files"
+  if (tls) {
+    // the handshakes side by side (non-blocking) for up to 1.5 s; the ones
+    // still in the daemon's listen queue when descriptors ran out stay there
+    const std::size_t done = test::handshake_all(tls_conns, preface_bytes(), 1500ms);
+    std::printf("%zu of %zu TLS clients finished their handshake and sent the preface\n", done, tls_conns.size());
+  }
+  std::printf("%zu of %d connections made against a limit of %d descriptors\n", conns.size() + tls_conns.size(),
+              clients, int(limit));
+  // ours says "accept failed: Too many open files" (TLS: or "socketpair for
+  // a TLS connection failed: ..."); gRPC 1.51's own listener "Failed
+  // accept4: Too many open files"
   const bool exhausted = eventually(
       [&] {
         return test::slurp(log).find("ccept4: Too many open files") != std::string::npos ||
-               test::slurp(log).find("accept failed: Too many open files") != std::string::npos;
+               test::slurp(log).find("failed: Too many open files") != std::string::npos;
       },
       10s);
   ASSERT_TRUE(exhausted) << "descriptors were not exhausted\n" << test::slurp(log);
   std::printf("descriptors exhausted %lld ms after start\n", ms_since(t_start));
   std::this_thread::sleep_for(1s);  // about ten retries while still exhausted
   conns.clear();
+  tls_conns.clear();
   const auto t0 = steady::now();
-  auto stub = test::connect_when_ready(sock, 10s);
+  auto stub = ready(10s);
   const long long took = ms_since(t0);
   const std::string text = test::slurp(log);
   EXPECT_TRUE(stub) << "no answer 10 s after the clients closed their connections\n" << text;
   if (stub) std::printf("a new client was answered %lld ms after the clients closed theirs\n", took);
   // one warning per episode, each episode ended by a line that folds its attempts
   std::size_t warnings = 0, resumed = 0;
-  for (std::size_t at = 0; (at = text.find("accept failed: Too many open files", at)) != std::string::npos; ++at)
-    ++warnings;
+  for (std::size_t at = 0; (at = text.find("failed: Too many open files", at)) != std::string::npos; ++at) ++warnings;
   for (std::size_t at = 0; (at = text.find("accepting again after", at)) != std::string::npos; ++at) ++resumed;
   std::printf("exhaustion warnings: %zu, resumed lines: %zu\n", warnings, resumed);
   for (std::size_t at = 0, end = 0; (at = text.find("gRPC listener:", at)) != std::string::npos; at = end)
@@ -401,6 +344,14 @@ TEST(grpc_listener, after_descriptor_exhaustion_accept_resumes_and_a_new_client_
   kill(pid, SIGTERM);
   EXPECT_EQ(test::wait_daemon_exit(pid, 15s), 0) << test::slurp(log);
   std::printf("SIGTERM: exit after %lld ms\n", ms_since(t_term));
+}
+
+TEST(grpc_listener, after_descriptor_exhaustion_accept_resumes_and_a_new_client_is_answered) {
+  descriptor_exhaustion_then_a_new_client(false);
+}
+
+TEST(tls_listener, after_descriptor_exhaustion_accept_resumes_and_a_new_tls_client_is_answered) {
+  descriptor_exhaustion_then_a_new_client(true);
 }
 
 }  // namespace

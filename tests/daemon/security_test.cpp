@@ -19,9 +19,6 @@
 // The max message size check is tested in grpc_test.cpp (bad_requests...).
 #include <gtest/gtest.h>
 
-#include <openssl/evp.h>
-#include <openssl/pem.h>
-#include <openssl/x509v3.h>
 #include <sys/stat.h>
 
 #include <fstream>
@@ -36,6 +33,7 @@
 #include "daemon_test_support.hpp"
 #include "grpc_service.hpp"
 #include "listen_security.hpp"
+#include "tls_test_support.hpp"
 
 namespace {
 
@@ -203,51 +201,8 @@ TEST(security_token, every_rpc_needs_the_shared_token) {
 
 // ---- TLS ------------------------------------------------------------------------------------------
 
-struct pem_pair {
-  std::string cert, key;
-};
-
-std::string bio_string(BIO* b) {
-  char* p = nullptr;
-  const long n = BIO_get_mem_data(b, &p);
-  return std::string(p, std::size_t(n));
-}
-
-// A self-signed P-256 certificate for localhost / 127.0.0.1 (CA:TRUE so it
-// is its own root).
-pem_pair self_signed(const char* cn) {
-  EVP_PKEY* key = EVP_EC_gen("P-256");
-  X509* x = X509_new();
-  X509_set_version(x, 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(x), 1);
-  X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(x), 3600);
-  X509_set_pubkey(x, key);
-  X509_NAME* name = X509_get_subject_name(x);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, reinterpret_cast<const unsigned char*>(cn), -1, -1, 0);
-  X509_set_issuer_name(x, name);
-  X509V3_CTX ctx;
-  X509V3_set_ctx_nodb(&ctx);
-  X509V3_set_ctx(&ctx, x, x, nullptr, nullptr, 0);
-  for (const auto& [nid, value] : {std::pair{NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1"},
-                                   std::pair{NID_basic_constraints, "critical,CA:TRUE"},
-                                   std::pair{NID_key_usage, "critical,digitalSignature,keyCertSign"}}) {
-    X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
-    X509_add_ext(x, ext, -1);
-    X509_EXTENSION_free(ext);
-  }
-  X509_sign(x, key, EVP_sha256());
-  BIO* cb = BIO_new(BIO_s_mem());
-  BIO* kb = BIO_new(BIO_s_mem());
-  PEM_write_bio_X509(cb, x);
-  PEM_write_bio_PrivateKey(kb, key, nullptr, nullptr, 0, nullptr, nullptr);
-  pem_pair out{bio_string(cb), bio_string(kb)};
-  BIO_free(cb);
-  BIO_free(kb);
-  X509_free(x);
-  EVP_PKEY_free(key);
-  return out;
-}
+using test::pem_pair;
+using test::self_signed;
 
 std::unique_ptr<pb::ProvingEngine::Stub> tls_stub(int port, const pem_pair& server, const pem_pair* client) {
   grpc::SslCredentialsOptions o;
