@@ -49,9 +49,6 @@
 //     first digit (that was a quarter of a G2 MSM at c = 16); two sums per
 //     block stay on the device until the end, when finish_windows_kernel
 //     forms every window's sum from its blocks' (one block per window).
-//     The running sums may take two loops of one live point each instead
-//     (the buckets overwritten by their suffix sums; tuning::msm::
-//     reduce_two_pass_g1 / _g2).
 // One download (the W window sums) and one stream synchronisation per MSM;
 // the host combines the windows (Horner, c doublings per window).
 //
@@ -150,16 +147,6 @@ std::uint32_t partial_segment() {
     return v >= 2 ? std::uint32_t(v) : std::uint32_t(tune::partial_segment);
   }();
   return cap;
-}
-
-/// The window sums' form for group F: tuning::msm::reduce_two_pass_g1 /
-/// _g2, or CUZK_MSM_REDUCE_TWO_PASS (0 or 1; read at every MSM, so tests and
-/// tuning runs may take both in one process).
-template <class F>
-bool reduce_two_pass() {
-  const char* e = std::getenv("CUZK_MSM_REDUCE_TWO_PASS");
-  if (e && (*e == '0' || *e == '1')) return *e == '1';
-  return std::is_same_v<F, ff::fp> ? tune::reduce_two_pass_g1 : tune::reduce_two_pass_g2;
 }
 
 /// A size in MiB from the environment variable |name| (> 0; tuning runs
@@ -514,13 +501,8 @@ struct gpu_msm_workspace::impl {
       phases.mark(s, "levels");
       const unsigned rt = 1u << p.lg_rt;
       const dim3 grid(unsigned(p.per_window_sums()), w_count);
-      xyzz_t* const d_block_sums = d_sums + 2 * std::size_t(w_first) * p.per_window_sums();
-      if (reduce_two_pass<F>())
-        detail::reduce_buckets_kernel<Fd, true>
-            <<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, d_block_sums);
-      else
-        detail::reduce_buckets_kernel<Fd, false>
-            <<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, d_block_sums);
+      detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(
+          d_buckets, p.lg_b, p.lg_l, d_sums + 2 * std::size_t(w_first) * p.per_window_sums());
       CUZK_CUDA_CHECK_LAUNCH();
       phases.mark(s, "reduce");
     }

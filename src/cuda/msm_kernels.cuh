@@ -503,42 +503,24 @@ __device__ __forceinline__ void block_weighted_sum(xyzz_d<Fd>* sh, unsigned j, u
 /// what G2 (latency-bound here) needs.
 /// Output: sums[2 (w G + k)] = A_k, sums[2 (w G + k) + 1] = R_k.
 /// RT * sizeof(xyzz) bytes of shared memory.
-/// TwoPass: the 2L additions as two loops that each keep one point (the
-/// running sum, then the accumulator) besides the loaded one: the first
-/// overwrites each bucket with its suffix sum S'_p = sum_{q >= p} S_q, the
-/// second adds those up, and R_j is read back (S'_first). Two points live
-/// instead of three: a G2 XYZZ point is 96 words, and the one-loop form
-/// spills (ptxas: 255 registers, 2320-byte stack frame); costs one more
-/// write and read of the thread's buckets (2 x 2^c xyzz per window).
-/// The buckets are this kernel's to overwrite (level 0 rewrites them for
-/// the next batch).
-template <class Fd, bool TwoPass>
+/// (Measured on the H200, 2026-12-05: the same sums as two loops of one live
+/// point each, the buckets overwritten by their suffix sums, were slower for
+/// both groups: G2 2^24 347.8 against 333.2 ms, G1 2^27 773.3 against 770.4;
+/// G2's one-loop form spills, the two-loop one spilled more.)
+template <class Fd>
 __global__ void __launch_bounds__(tune::reduce_threads)
-    reduce_buckets_kernel(xyzz_d<Fd>* __restrict__ buckets, unsigned lg_b, unsigned lg_l,
+    reduce_buckets_kernel(const xyzz_d<Fd>* __restrict__ buckets, unsigned lg_b, unsigned lg_l,
                           xyzz_d<Fd>* __restrict__ sums) {
   extern __shared__ uint4 smem_raw[];
   xyzz_d<Fd>* sh = reinterpret_cast<xyzz_d<Fd>*>(smem_raw);
   const unsigned w = blockIdx.y, j = threadIdx.x, rt = blockDim.x;
-  const std::uint32_t first = (blockIdx.x * rt + j) << lg_l, end = first + (1u << lg_l);
-  xyzz_d<Fd>* bw = buckets + (std::size_t(w) << lg_b);
+  const std::uint32_t first = (blockIdx.x * rt + j) << lg_l;
+  const xyzz_d<Fd>* bw = buckets + (std::size_t(w) << lg_b);
   xyzz_d<Fd>* out = sums + 2 * (std::size_t(w) * gridDim.x + blockIdx.x);
-  xyzz_d<Fd> running, acc = infinity<Fd>();
-  if constexpr (TwoPass) {
-    {
-      xyzz_d<Fd> suffix = infinity<Fd>();
-      for (std::uint32_t p = end; p-- > first;) {
-        suffix = add(suffix, load16(bw + p));
-        store16(bw + p, suffix);
-      }
-    }
-    for (std::uint32_t p = end; p-- > first;) acc = add(acc, load16(bw + p));
-    running = load16(bw + first);
-  } else {
-    running = infinity<Fd>();
-    for (std::uint32_t p = end; p-- > first;) {
-      running = add(running, load16_ro(bw + p));
-      acc = add(acc, running);
-    }
+  xyzz_d<Fd> running = infinity<Fd>(), acc = infinity<Fd>();
+  for (std::uint32_t p = first + (1u << lg_l); p-- > first;) {
+    running = add(running, load16_ro(bw + p));
+    acc = add(acc, running);
   }
   sh[j] = acc;
   __syncthreads();

@@ -3,14 +3,12 @@
 // on G2 as group elements: random scalars at every size 2^1..2^20;
 // witness-like scalars (0, 1, r - 1, powers of two, a
 // repeated value) with repeated bases, P/-P pairs and infinity bases;
-// degenerate inputs (all zero, all one, all r - 1, one base repeated); both
-// forms of the window sums at several widths; device
+// degenerate inputs (all zero, all one, all r - 1, one base repeated); device
 // scalars over a sub-range of the resident bases; a shared workspace between
 // a G1 and a G2 context; chunk-streamed bases equal to resident ones.
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -76,28 +74,6 @@ TEST(gpu_msm_g2, RandomScalarsMatchCpu) {
     const auto scalars = cuzk::test::random_elements<fr>(n, rng);
     ctx.upload_bases(bases);
     expect_same(ctx.run(scalars), msm::msm<fp2>(bases, scalars), "random 2^" + std::to_string(lg));
-  }
-}
-
-// Both forms of the window sums (gpu_msm.BothWindowSumFormsMatchCpu has
-// the G1 side): one loop holding two points, and two loops of one (the G2
-// default, whose buckets are overwritten by their suffix sums).
-TEST(gpu_msm_g2, BothWindowSumFormsMatchCpu) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.BothWindowSumFormsMatchCpu"));
-  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_REDUCE_TWO_PASS");
-  const std::size_t n = std::size_t(1) << 13;
-  const std::span<const g2_affine> bases(pool().data(), n);
-  auto scalars = cuzk::test::random_elements<fr>(n, rng);
-  for (std::size_t i = 0; i < n; i += 3) scalars[i] = fr::one();
-  for (std::size_t i = 1; i < n; i += 7) scalars[i] = -fr::one();
-  const g2_jacobian want = msm::msm<fp2>(bases, scalars);
-  msm::gpu_msm_g2_context ctx;
-  ctx.upload_bases(bases);
-  for (const char* form : {"0", "1"}) {
-    setenv("CUZK_MSM_REDUCE_TWO_PASS", form, 1);
-    for (const unsigned c : {8u, 11u, 13u, 16u, 18u})
-      expect_same(ctx.run(scalars, c), want, std::string("two-pass ") + form + ", window " + std::to_string(c));
   }
 }
 

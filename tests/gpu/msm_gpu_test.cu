@@ -199,31 +199,6 @@ TEST(gpu_msm, EveryWindowWidth) {
   expect_same(ctx.run(half), msm::msm<fp>(bases.first(n / 2), half), "prefix");
 }
 
-// The window sums in one loop (two live points) and in two (the buckets
-// overwritten by their suffix sums, reduce_buckets_kernel's TwoPass), forced
-// by CUZK_MSM_REDUCE_TWO_PASS: every window width from 8 to 20 (chunks of
-// 2^5 and more buckets per thread, one and several blocks per window),
-// random scalars with a third of them 1 and some r - 1 (buckets at both
-// ends of a window).
-TEST(gpu_msm, BothWindowSumFormsMatchCpu) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BothWindowSumFormsMatchCpu"));
-  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_REDUCE_TWO_PASS");
-  const std::size_t n = std::size_t(1) << 14;
-  const std::span<const g1_affine> bases(pool().data(), n);
-  auto scalars = cuzk::test::random_elements<fr>(n, rng);
-  for (std::size_t i = 0; i < n; i += 3) scalars[i] = fr::one();
-  for (std::size_t i = 1; i < n; i += 7) scalars[i] = -fr::one();
-  const g1_jacobian want = msm::msm<fp>(bases, scalars);
-  msm::gpu_msm_context ctx;
-  ctx.upload_bases(bases);
-  for (const char* form : {"0", "1"}) {
-    setenv("CUZK_MSM_REDUCE_TWO_PASS", form, 1);
-    for (unsigned c = 8; c <= 20; ++c)
-      expect_same(ctx.run(scalars, c), want, std::string("two-pass ") + form + ", window " + std::to_string(c));
-  }
-}
-
 // A PoRep witness is ~98% zeros and ones: zero digits never reach a bucket,
 // and every scalar 1 lands in bucket 1 of window 0, which the segmented tree
 // spreads over many threads (tuning::msm::bucket_segment entries each, then

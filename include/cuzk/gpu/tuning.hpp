@@ -59,12 +59,6 @@ struct msm {
   /// from 8.2 to 6.9 ms on the H200, 2026-12-02).
   static constexpr unsigned reduce_min_lg_buckets_g1 = 5;
   static constexpr unsigned reduce_min_lg_buckets_g2 = 3;
-  /// Window sums in two loops of one live point each instead of one loop
-  /// holding two (msm_kernels.cuh, reduce_buckets_kernel): G2's 96-word
-  /// points spill in the one-loop form. CUZK_MSM_REDUCE_TWO_PASS = 0 / 1
-  /// overrides both (tuning runs).
-  static constexpr bool reduce_two_pass_g1 = false;
-  static constexpr bool reduce_two_pass_g2 = false;
   /// Resident blocks per SM asked of the G1 level-0 kernel (its register
   /// cap: 65536 / (accumulate_threads * this)).
   /// 3: the level-0 loop loads each base a step ahead (msm_kernels.cuh),
