@@ -615,8 +615,12 @@ struct gpu_msm_workspace::impl {
     }
     ph.mark(s, "count");
     scan(cnt.data(), off.data(), nb + 1, s);
+    // cnt becomes each bucket's cursor, the end of its range, which the
+    // scatter counts down: a slot is one atomic on it, with no read of off
+    CUZK_CUDA_CHECK(
+        cudaMemcpyAsync(cnt.data(), off.data() + 1, nb * sizeof(std::uint32_t), cudaMemcpyDeviceToDevice, s));
     if (!sp.partitioned) {
-      detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, off.data(), cnt.data(), entries.data());
+      detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, cnt.data(), entries.data());
       CUZK_CUDA_CHECK_LAUNCH();
       return;
     }

@@ -197,19 +197,18 @@ __global__ void __launch_bounds__(tune::digit_threads)
   });
 }
 
-/// Writes each non-zero digit's entry into its bucket's range of |entries|:
-/// off[key] + a slot taken by counting cnt[key] down (cnt holds the counts
-/// on entry and zeros on exit). Order inside a bucket is arbitrary; sums are
-/// exact group elements, so results do not depend on it.
+/// Writes each non-zero digit's entry into its bucket's range of |entries|,
+/// at a slot taken by counting the bucket's cursor down (cursor[key] holds
+/// the end of the range on entry, its start on exit). Order inside a
+/// bucket is arbitrary; sums are exact group elements, so results do not
+/// depend on it.
 __global__ void __launch_bounds__(tune::digit_threads)
-    scatter_digits_kernel(batch_view bv, const std::uint32_t* __restrict__ off, std::uint32_t* __restrict__ cnt,
-                          std::uint32_t* __restrict__ entries) {
+    scatter_digits_kernel(batch_view bv, std::uint32_t* __restrict__ cursor, std::uint32_t* __restrict__ entries) {
   const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
   for_each_digit(bv, i, i < bv.n, [&](bool nz, std::uint32_t key, bool neg) {
     const unsigned active = __ballot_sync(full_mask, nz);
     if (!nz) return;
-    const std::uint32_t slot = claim_slot<true>(__match_any_sync(active, key), cnt + key);
-    entries[off[key] + slot] = i | (neg ? sign_bit : 0u);
+    entries[claim_slot<true>(__match_any_sync(active, key), cursor + key)] = i | (neg ? sign_bit : 0u);
   });
 }
 
@@ -287,19 +286,20 @@ __global__ void __launch_bounds__(tune::partition_threads)
   }
 }
 
-/// Pass 2: the stage's pairs, read in bin order, each stored into a slot of
-/// its bucket's range (the direct scatter's slot rule: cnt[key] counted
-/// down). Threads past the stage's entry count (known on the device only)
-/// do nothing.
+/// Pass 2: the stage's pairs, read in bin order, each stored at a slot of
+/// its bucket's range (the direct scatter's rule: the bucket's cursor
+/// counted down). Per entry one atomic and one store, both within the bin's
+/// few MB (the L2). Threads past the stage's entry count (known on the
+/// device only) do nothing.
 __global__ void __launch_bounds__(tune::digit_threads)
     scatter_pairs_kernel(const uint2* __restrict__ pairs, stage_view st, const std::uint32_t* __restrict__ off,
-                         std::uint32_t* __restrict__ cnt, std::uint32_t* __restrict__ entries) {
+                         std::uint32_t* __restrict__ cursor, std::uint32_t* __restrict__ entries) {
   const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   const bool valid = t < off[st.key_hi] - off[st.key_lo];
   const uint2 e = valid ? pairs[t] : make_uint2(0, 0);
   const unsigned active = __ballot_sync(full_mask, valid);
   if (!valid) return;
-  entries[off[e.x] + claim_slot<true>(__match_any_sync(active, e.x), cnt + e.x)] = e.y;
+  entries[claim_slot<true>(__match_any_sync(active, e.x), cursor + e.x)] = e.y;
 }
 
 /// *count += the scalars of d_scalars[0, n) that are neither 0 nor 1
@@ -503,6 +503,10 @@ __device__ __forceinline__ void block_weighted_sum(xyzz_d<Fd>* sh, unsigned j, u
 /// what G2 (latency-bound here) needs.
 /// Output: sums[2 (w G + k)] = A_k, sums[2 (w G + k) + 1] = R_k.
 /// RT * sizeof(xyzz) bytes of shared memory.
+/// (Measured on the H200, 2026-12-05: the same sums as two loops of one live
+/// point each, the buckets overwritten by their suffix sums, were slower for
+/// both groups: G2 2^24 347.8 against 333.2 ms, G1 2^27 773.3 against 770.4;
+/// G2's one-loop form spills, the two-loop one spilled more.)
 template <class Fd>
 __global__ void __launch_bounds__(tune::reduce_threads)
     reduce_buckets_kernel(const xyzz_d<Fd>* __restrict__ buckets, unsigned lg_b, unsigned lg_l,
