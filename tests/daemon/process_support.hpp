@@ -52,13 +52,14 @@ inline std::string slurp(const std::filesystem::path& p) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-/// A stub on unix socket |sock| once GetStatus answers (nullptr after |limit|).
-inline std::unique_ptr<cuzk::v1::ProvingEngine::Stub> connect_when_ready(const std::filesystem::path& sock,
-                                                                         std::chrono::milliseconds limit) {
+/// A stub on a channel from |make_channel| (a fresh one per try) once
+/// GetStatus answers, tried every 50 ms (nullptr after |limit|).
+template <class MakeChannel>
+std::unique_ptr<cuzk::v1::ProvingEngine::Stub> connect_when_ready(MakeChannel&& make_channel,
+                                                                  std::chrono::milliseconds limit) {
   const auto end = std::chrono::steady_clock::now() + limit;
   while (std::chrono::steady_clock::now() < end) {
-    auto stub = cuzk::v1::ProvingEngine::NewStub(
-        grpc::CreateChannel("unix://" + sock.string(), grpc::InsecureChannelCredentials()));
+    auto stub = cuzk::v1::ProvingEngine::NewStub(make_channel());
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
     cuzk::v1::GetStatusResponse resp;
@@ -66,6 +67,13 @@ inline std::unique_ptr<cuzk::v1::ProvingEngine::Stub> connect_when_ready(const s
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   return nullptr;
+}
+
+/// A stub on unix socket |sock| once GetStatus answers (nullptr after |limit|).
+inline std::unique_ptr<cuzk::v1::ProvingEngine::Stub> connect_when_ready(const std::filesystem::path& sock,
+                                                                         std::chrono::milliseconds limit) {
+  return connect_when_ready(
+      [&] { return grpc::CreateChannel("unix://" + sock.string(), grpc::InsecureChannelCredentials()); }, limit);
 }
 
 }  // namespace cuzk::test

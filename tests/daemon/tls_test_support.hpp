@@ -23,6 +23,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "cuzk/v1/proving.grpc.pb.h"
+#include "process_support.hpp"
 #include "unique_fd.hpp"
 
 namespace cuzk::test {
@@ -202,16 +203,7 @@ inline std::string client_hello() {
 inline std::unique_ptr<cuzk::v1::ProvingEngine::Stub> tls_connect_when_ready(const std::string& target,
                                                                              const pem_pair& server,
                                                                              std::chrono::milliseconds limit) {
-  const auto end = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < end) {
-    auto stub = cuzk::v1::ProvingEngine::NewStub(own_tls_channel(target, server));
-    grpc::ClientContext ctx;
-    ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(300));
-    cuzk::v1::GetStatusResponse resp;
-    if (stub->GetStatus(&ctx, cuzk::v1::GetStatusRequest(), &resp).ok()) return stub;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return nullptr;
+  return connect_when_ready([&] { return own_tls_channel(target, server); }, limit);
 }
 
 /// Runs the handshakes of |clients| side by side, each then sending
