@@ -97,6 +97,30 @@ struct pending_conn {
   int socket() const { return tls ? tls->fd() : fd.get(); }
 };
 
+// A warning that folds its repeats: the first occurrence is logged at once,
+// later ones at most every refusal_log_interval as one line with their count.
+struct folded_warning {
+  std::size_t unlogged = 0;
+  steady::time_point last{};
+  bool logged = false;
+
+  /// One more occurrence; true when a line is due now.
+  bool add(steady::time_point now, milliseconds interval) {
+    ++unlogged;
+    return !logged || now - last >= interval;
+  }
+  /// Folded occurrences whose interval has passed (checked at each sweep).
+  bool overdue(steady::time_point now, milliseconds interval) const { return unlogged > 0 && now - last >= interval; }
+  /// The count for the line logged now; a new interval starts.
+  std::size_t take(steady::time_point now) {
+    const std::size_t n = unlogged;
+    unlogged = 0;
+    last = now;
+    logged = true;
+    return n;
+  }
+};
+
 }  // namespace
 
 struct connection_acceptor::state {
@@ -117,12 +141,8 @@ struct connection_acceptor::state {
   steady::time_point failing_since{};
   std::size_t failed_attempts = 0;
   int first_errno = 0;
-  steady::time_point last_sweep{}, last_refusal_log{};
-  bool refusal_logged = false;
-  std::size_t refused_unlogged = 0;
-  steady::time_point last_tls_failure_log{};
-  bool tls_failure_logged = false;
-  std::size_t tls_failed_unlogged = 0;
+  steady::time_point last_sweep{};
+  folded_warning refusals, tls_failures;
   std::string last_tls_failure;
   std::vector<std::uint8_t> peek = std::vector<std::uint8_t>(http2_max_client_preface);
 
@@ -150,43 +170,35 @@ struct connection_acceptor::state {
       if (!id || *id != it->second) it = handed.erase(it);
       else ++it;
     }
-    if (refused_unlogged > 0 && now - last_refusal_log >= lim.refusal_log_interval) log_refusals(now);
-    if (tls_failed_unlogged > 0 && now - last_tls_failure_log >= lim.refusal_log_interval) log_tls_failures(now);
+    if (refusals.overdue(now, lim.refusal_log_interval)) log_refusals(now);
+    if (tls_failures.overdue(now, lim.refusal_log_interval)) log_tls_failures(now);
   }
 
   void log_tls_failures(steady::time_point now) {
-    say(2, "gRPC listener: " + std::to_string(tls_failed_unlogged) +
+    say(2, "gRPC listener: " + std::to_string(tls_failures.take(now)) +
                " TLS handshake(s) failed, the last: " + last_tls_failure +
                " (a client that does not speak TLS, does not offer h2, or lacks a trusted certificate; at most one "
                "such line every " +
                std::to_string(lim.refusal_log_interval.count()) + " ms)");
-    tls_failed_unlogged = 0;
-    last_tls_failure_log = now;
-    tls_failure_logged = true;
   }
 
   void tls_failure(const std::string& why, steady::time_point now) {
     tls_failed.fetch_add(1);
-    ++tls_failed_unlogged;
     last_tls_failure = why;
-    if (!tls_failure_logged || now - last_tls_failure_log >= lim.refusal_log_interval) log_tls_failures(now);
+    if (tls_failures.add(now, lim.refusal_log_interval)) log_tls_failures(now);
   }
 
   void log_refusals(steady::time_point now) {
-    say(2, "gRPC listener: " + std::to_string(refused_unlogged) +
+    say(2, "gRPC listener: " + std::to_string(refusals.take(now)) +
                " connection(s) closed at accept: daemon.max_connections = " + std::to_string(lim.max_connections) +
                " connections are open (in their handshake or held by gRPC); raise daemon.max_connections or find "
                "the client holding them (at most one such line every " +
                std::to_string(lim.refusal_log_interval.count()) + " ms)");
-    refused_unlogged = 0;
-    last_refusal_log = now;
-    refusal_logged = true;
   }
 
   void refuse(steady::time_point now) {
     refused.fetch_add(1);
-    ++refused_unlogged;
-    if (!refusal_logged || now - last_refusal_log >= lim.refusal_log_interval) log_refusals(now);
+    if (refusals.add(now, lim.refusal_log_interval)) log_refusals(now);
   }
 
   // accept4 (or a TLS connection's socketpair) failed for want of

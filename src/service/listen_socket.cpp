@@ -11,10 +11,17 @@
 #include <cerrno>
 #include <cstddef>
 #include <cstring>
+#include <mutex>
 #include <optional>
 
 namespace cuzk::service {
 namespace {
+
+/// The umask is per process: every socket bind that narrows it holds this.
+std::mutex& umask_mutex() {
+  static std::mutex m;
+  return m;
+}
 
 std::string errno_text(int e) { return std::strerror(e); }
 
@@ -66,11 +73,6 @@ unique_fd tcp_listener(sockaddr* a, socklen_t len, bool dual_stack) {
 }
 
 }  // namespace
-
-std::mutex& umask_mutex() {
-  static std::mutex m;
-  return m;
-}
 
 std::pair<std::string, std::string> split_host_port(const std::string& address) {
   std::string a = address;

@@ -27,7 +27,6 @@
 #include <sys/types.h>
 
 #include <filesystem>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -70,9 +69,6 @@ class listen_sockets {
   dev_t _dev = 0;
   ino_t _ino = 0;
 };
-
-/// The umask is per process: every socket bind that narrows it holds this.
-std::mutex& umask_mutex();
 
 /// "host:port" of a TCP listen address split into its parts (brackets of a
 /// v6 literal removed, an "ipv4:" / "ipv6:" prefix dropped); throws
