@@ -14,7 +14,7 @@ cmake_minimum_required(VERSION 3.25)
 if(NOT ROOT)
   message(FATAL_ERROR "check_layers: pass -DROOT=<source dir>")
 endif()
-set(order gpu ff ec ntt msm r1cs gadgets groth16 io circom circuits engine service)
+set(order sys gpu ff ec ntt msm r1cs gadgets groth16 io circom circuits engine service)
 set(as_groth16 cpu cuda)
 
 # The layer folder of |path| (relative to ROOT) in |out|, src/cpu and

@@ -23,7 +23,8 @@
 // on degenerate ones (every term in one bucket) nearly all go aside and
 // cost what the Jacobian loop costs. (Sent aside at the first collision,
 // 3% of a 2^16-term MSM's additions did, at ~2x the cost of a batched one.)
-// Memory: 2^(c-1) affine points and 4-byte stamps; B pending additions.
+// Memory: 2^(c-1) affine points and 4-byte stamps; B pending additions;
+// reset() empties the set for reuse by the next task.
 // Not constant time (public bases, witness scalars in a prover).
 
 #include <algorithm>
@@ -48,6 +49,18 @@ class affine_buckets {
   affine_buckets(std::size_t n_buckets, std::size_t batch)
       : _acc(n_buckets, affine::identity()), _stamp(n_buckets, 0), _cap(std::max<std::size_t>(batch, 1)), _adder(_cap) {
     _pending.reserve(_cap);
+  }
+
+  /// Every bucket back to empty, the memory kept: the next task of the same
+  /// thread reuses this set instead of allocating (and faulting in) its own.
+  /// Called after reduce(), which leaves the queues and the side list empty.
+  void reset() {
+    std::fill(_acc.begin(), _acc.end(), affine::identity());
+    std::fill(_stamp.begin(), _stamp.end(), 0u);
+    _gen = 1;
+    _pending.clear();
+    _deferred.clear();
+    _side.clear();
   }
 
   /// bucket[b] += q.

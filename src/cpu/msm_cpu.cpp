@@ -6,9 +6,11 @@
 //     With split_trivial_scalars, 0 is dropped and 1 is summed by mixed
 //     additions on the side (one add per term instead of a bucket add plus
 //     its share of the reduction).
-//  2. Each remaining scalar is recoded into ceil(255/c)+1 signed digits in
+//  2. Each remaining scalar is recoded into signed digits in
 //     [-2^(c-1), 2^(c-1)] (a digit above 2^(c-1) borrows from the next
-//     window), halving the bucket count to 2^(c-1).
+//     window), halving the bucket count to 2^(c-1): ceil(255/c) windows,
+//     plus one for the last borrow only when the top window is c bits wide
+//     (signed_windows below).
 //  3. Work is split into tasks of (window, chunk of points); each task fills
 //     its own 2^(c-1) buckets (negated base for negative digits) and
 //     reduces them with the running-sum trick (2 * 2^(c-1) additions).
@@ -18,16 +20,22 @@
 //     of a window are summed, then windows are combined from the top with c
 //     doublings each.
 // Cost: about (256/c) * (n + 2^c) group additions for n terms; c is chosen
-// from n by default_window_bits. Memory: digits n * windows int32, plus
-// tasks * 2^(c-1) buckets (c = 16: 4.7 MB per G1 task).
+// from n by default_window_bits. Memory: the kept terms (a base pointer and
+// a 32-byte scalar each) and digits n * windows int32, both allocated
+// untouched and advised for huge pages (a 2^16-term MSM faulted ~6,000
+// 4 KiB pages in before), plus one set of 2^(c-1) buckets per worker
+// thread, reused by its tasks (c = 16: 4.7 MB per G1 set).
 // Not constant time; for public bases and witness scalars in a prover.
 // Cancellation: config::stop is polled once per block of terms (msm.hpp).
 
 #include <cuzk/msm/msm.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cmath>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -35,6 +43,9 @@
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/info.h>
 #include <tbb/parallel_for.h>
+#include <tbb/partitioner.h>
+
+#include <cuzk/sys/huge_pages.hpp>
 
 #include "affine_buckets.hpp"
 
@@ -68,10 +79,25 @@ inline std::uint32_t window_of(const scalar& k, unsigned bit, unsigned c) {
   return std::uint32_t(v & ((std::uint64_t(1) << c) - 1));
 }
 
+/// Signed-digit windows of c bits for scalars below 2^255: ceil(255/c),
+/// plus one when the top window is c bits wide, since only then can its
+/// digit (at most 2^t - 1 for a t-bit top window, plus a borrow of 1)
+/// exceed 2^(c-1) and borrow from a window above it.
+constexpr unsigned signed_windows(unsigned c) {
+  const unsigned w = (255 + c - 1) / c;
+  const unsigned top_bits = 255 - (w - 1) * c;
+  return top_bits == c ? w + 1 : w;
+}
+static_assert(signed_windows(13) == 20 && signed_windows(15) == 18 && signed_windows(16) == 16 &&
+              signed_windows(17) == 16 && signed_windows(5) == 52);
+
+/// The terms left after the trivial scalars are taken out: |count| base
+/// pointers and canonical scalars in arrays sized for every input term.
 template <class F>
 struct term_set {
-  std::vector<const ec::affine<F>*> bases;
-  std::vector<scalar> scalars;
+  std::unique_ptr<const ec::affine<F>*[]> bases;
+  std::unique_ptr<scalar[]> scalars;
+  std::size_t count = 0;
 };
 
 // cfg.stop: checked once per block of every pass (4096 terms; 8192 in the
@@ -98,13 +124,13 @@ std::size_t affine_batch_size(std::size_t n_buckets) {
 template <class F>
 ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affine, const std::atomic<bool>* stop) {
   using J = ec::jacobian<F>;
-  const std::size_t n = terms.scalars.size();
+  const std::size_t n = terms.count;
   if (n == 0) return J::identity();
-  const unsigned n_windows = (255 + c - 1) / c + 1;
+  const unsigned n_windows = signed_windows(c);
   const std::size_t n_buckets = std::size_t(1) << (c - 1);
 
-  // Signed digits, window-major: digits[w * n + i].
-  std::vector<std::int32_t> digits(std::size_t(n_windows) * n);
+  // Signed digits, window-major: digits[w * n + i]; every entry written below.
+  const auto digits = sys::make_huge_array_for_overwrite<std::int32_t>(std::size_t(n_windows) * n);
   tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 4096), [&](const auto& r) {
     check_stop(stop);
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
@@ -118,6 +144,8 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
         }
         digits[std::size_t(w) * n + i] = std::int32_t(d);
       }
+      // signed_windows: no borrow is left over the top window
+      if (carry != 0) throw std::logic_error("msm: signed digits left a borrow above the top window");
     }
   });
 
@@ -129,13 +157,20 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
   std::vector<J> partial(std::size_t(n_windows) * chunks, J::identity());
 
   const std::size_t batch = batch_affine ? affine_batch_size(n_buckets) : 0;
+  // one bucket set per worker thread, emptied for each of its tasks (a task
+  // body starts no nested parallel work, so no other task of this loop can
+  // run on the thread while one holds the set)
+  tbb::enumerable_thread_specific<std::optional<detail::affine_buckets<F>>> bucket_sets;
   tbb::parallel_for(std::size_t(0), partial.size(), [&](std::size_t task) {
     const unsigned w = unsigned(task / chunks);
     const std::size_t begin = (task % chunks) * chunk_len;
     const std::size_t end = std::min(n, begin + chunk_len);
-    const std::int32_t* d = digits.data() + std::size_t(w) * n;
+    const std::int32_t* d = digits.get() + std::size_t(w) * n;
     if (batch) {
-      detail::affine_buckets<F> ab(n_buckets, batch);
+      std::optional<detail::affine_buckets<F>>& set = bucket_sets.local();
+      if (set) set->reset();
+      else set.emplace(n_buckets, batch);
+      detail::affine_buckets<F>& ab = *set;
       for (std::size_t i = begin; i < end; ++i) {
         if ((i & 4095) == 0) check_stop(stop);
         const std::int32_t di = d[i];
@@ -176,12 +211,24 @@ template <class F, class Pairs>
 ec::jacobian<F> run(std::size_t n, Pairs&& pair_at, const config& cfg) {
   using J = ec::jacobian<F>;
   // Pass 1 (parallel): classify scalars; sum the ones; collect the rest.
+  // Each block (at most |block| terms: the simple partitioner splits down
+  // to the grain) gathers its kept terms in its thread's staging arrays,
+  // then copies them into the shared arrays at an offset it claims; the
+  // order of the terms does not matter to the sum.
+  constexpr std::size_t block = 8192;
+  term_set<F> terms;
+  terms.bases = sys::make_huge_array_for_overwrite<const ec::affine<F>*>(n);
+  terms.scalars = sys::make_huge_array_for_overwrite<scalar>(n);
+  std::atomic<std::size_t> kept{0};
   tbb::enumerable_thread_specific<J> ones_sum(J::identity());
-  tbb::enumerable_thread_specific<term_set<F>> local_terms;
-  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 8192), [&](const auto& r) {
+  tbb::enumerable_thread_specific<term_set<F>> staging([] {
+    return term_set<F>{std::make_unique<const ec::affine<F>*[]>(block), std::make_unique<scalar[]>(block), 0};
+  });
+  const auto classify = [&](const tbb::blocked_range<std::size_t>& r) {
     check_stop(cfg.stop);
     J& ones = ones_sum.local();
-    term_set<F>& t = local_terms.local();
+    term_set<F>& t = staging.local();
+    t.count = 0;
     for (std::size_t i = r.begin(); i != r.end(); ++i) {
       const auto [base, k] = pair_at(i);
       if (base->is_infinity()) continue;
@@ -195,18 +242,19 @@ ec::jacobian<F> run(std::size_t n, Pairs&& pair_at, const config& cfg) {
           continue;
         }
       }
-      t.bases.push_back(base);
-      t.scalars.push_back(s);
+      t.bases[t.count] = base;
+      t.scalars[t.count] = s;
+      ++t.count;
     }
-  });
-  term_set<F> terms;
-  for (auto& t : local_terms) {
-    terms.bases.insert(terms.bases.end(), t.bases.begin(), t.bases.end());
-    terms.scalars.insert(terms.scalars.end(), t.scalars.begin(), t.scalars.end());
-  }
+    const std::size_t at = kept.fetch_add(t.count, std::memory_order_relaxed);
+    std::copy_n(t.bases.get(), t.count, terms.bases.get() + at);
+    std::copy_n(t.scalars.get(), t.count, terms.scalars.get() + at);
+  };
+  tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, block), classify, tbb::simple_partitioner{});
+  terms.count = kept.load();
   J result = J::identity();
   for (auto& o : ones_sum) result += o;
-  const unsigned c = cfg.window_bits ? cfg.window_bits : default_window_bits(terms.scalars.size());
+  const unsigned c = cfg.window_bits ? cfg.window_bits : default_window_bits(terms.count);
   if (c < 2 || c > 30) throw std::invalid_argument("msm: window_bits must be in [2, 30]");
   return result + pippenger(terms, c, cfg.batch_affine, cfg.stop);
 }

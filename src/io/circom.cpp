@@ -21,7 +21,7 @@
 
 #include <cuzk/ec/subgroup.hpp>
 #include <cuzk/io/hex.hpp>
-#include <cuzk/io/huge_pages.hpp>
+#include <cuzk/sys/huge_pages.hpp>
 #include <cuzk/io/mapped_file.hpp>
 
 namespace cuzk::io {
@@ -241,7 +241,7 @@ std::vector<Affine> read_points(cursor& cur, std::uint64_t count, const char* wh
   const std::uint8_t* src = cur.take(count * sz, what);
   std::vector<Affine> out;
   out.reserve(count);
-  advise_huge_pages(out.data(), count * sz);
+  sys::advise_huge_pages(out.data(), count * sz);
   out.resize(count);
   if (count) std::memcpy(static_cast<void*>(out.data()), src, count * sz);
   std::atomic<std::uint64_t> first_bad{count};
@@ -365,7 +365,7 @@ wtns_file parse_wtns(std::span<const std::uint8_t> bytes, std::string_view path)
   cursor cur = file.open(2);
   cur.expect_exact(32 * std::uint64_t(n_witness), "the header's nWitness = " + std::to_string(n_witness) + " values");
   w.values.reserve(n_witness);
-  advise_huge_pages(w.values.data(), n_witness * sizeof(ff::fr));
+  sys::advise_huge_pages(w.values.data(), n_witness * sizeof(ff::fr));
   w.values.resize(n_witness);
   for (auto& v : w.values) v = cur.fr_canonical("witness value");
   return w;

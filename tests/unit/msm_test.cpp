@@ -107,6 +107,33 @@ TYPED_TEST(msm_test, batch_affine_buckets_match_naive_and_jacobian) {
   }
 }
 
+// The signed digits need a window above ceil(255/c) only when the top
+// window is c bits wide (c = 15, 17: the top digit of r - 1 exceeds 2^(c-1)
+// and borrows); at c = 16 the top window has 15 bits and no borrow can reach
+// past it. Scalars that borrow in every window (each c-bit digit just above
+// 2^(c-1)), r - 1, r - 2 and (r - 1) / 2, against the naive sum.
+TEST(msm_windows, borrows_into_the_top_window_at_every_window_width_boundary) {
+  using J = ec::g1_jacobian;
+  std::mt19937_64 rng(cuzk::test::test_seed("msm-top-window"));
+  const auto bases = random_bases<J>(rng, 40);
+  for (unsigned c : {15u, 16u, 17u}) {
+    std::vector<fr> scalars;
+    const fr half = (-fr::one()) * fr::from_uint(2).inverse();
+    for (const fr& k : {-fr::one(), -fr::from_uint(2), half}) scalars.push_back(k);
+    // sum_w (2^(c-1) + 1) 2^(c w), reduced mod r by the field
+    fr borrowing = fr::zero(), shift = fr::one();
+    for (unsigned w = 0; w * c < 255; ++w) {
+      borrowing += fr::from_uint((std::uint64_t(1) << (c - 1)) + 1) * shift;
+      for (unsigned b = 0; b < c; ++b) shift = shift + shift;
+    }
+    scalars.push_back(borrowing);
+    scalars.push_back(-borrowing);
+    while (scalars.size() < bases.size()) scalars.push_back(fr::random(rng));
+    const msm::config cfg{.window_bits = c};
+    ASSERT_EQ((msm::msm<ff::fp>(bases, scalars, cfg)), naive<J>(bases, scalars)) << "c=" << c;
+  }
+}
+
 TYPED_TEST(msm_test, sum_of_squares_closed_form) {
   // bases i*G, scalars i: result (sum i^2) * G = n(n+1)(2n+1)/6 * G
   using J = TypeParam;
