@@ -26,14 +26,27 @@ test: build
 test-full: build
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
-# The quick and daemon tests under AddressSanitizer + UBSan, and under
-# ThreadSanitizer (presets asan and tsan: no CUDA, benchmarks or header check;
-# build-asan/ and build-tsan/). Tests labelled no_asan / no_tsan do not fit
-# CI's time under that sanitizer (tests/sanitizers/labels.cmake says why and
-# how long each takes); run them with CTEST_ARGS= SAN_EXCLUDE=long.
-# Findings fail the test; suppressions of third-party code live in
-# tests/sanitizers/ with the reason for each.
+# The quick and daemon tests under AddressSanitizer + UBSan, and the daemon
+# tests under ThreadSanitizer (presets asan and tsan: no CUDA, benchmarks or
+# header check; build-asan/ and build-tsan/). Tests labelled no_asan /
+# no_tsan do not fit CI's time under that sanitizer (tests/sanitizers/
+# labels.cmake says why and how long each takes); run them with CTEST_ARGS=
+# SAN_EXCLUDE=long. Findings fail the test; suppressions of third-party code
+# live in tests/sanitizers/ with the reason for each.
+# TSan builds only the daemon tests and the two binaries they start: the tsan
+# preset holds oneTBB to one thread (tests/sanitizers/tbb_one_thread.cpp),
+# which leaves the quick tests without a second thread to check, while the
+# daemon tests run the engine's own threads (its workers, pacer, budget,
+# SRS manager, event log, HTTP status). TSAN_SKIP leaves out the suites that
+# talk gRPC: Debian's gRPC and abseil are not built with TSan, their locks are
+# invisible to it, and every such suite failed on reports inside those
+# libraries or in gRPC's header code whose ordering lives in them (2026-12-05:
+# 52 of 144 daemon tests; suppressing the libraries only moved the reports
+# into absl strings/time, upb, OpenSSL and grpcpp's callback tags). A TSan
+# run of the service needs gRPC and abseil built with TSan.
 SAN_LABELS ?= ^(quick|daemon)$$
+TSAN_LABELS ?= ^daemon$$
+TSAN_SKIP ?= ^(bench_batch|connect_storm|daemon_grpc|daemon_load|daemon_process|daemon_resilience|daemon_restart|daemon_soak|daemon_waiters|fault_client|grpc_listener|grpc_process|integrity_[a-z]+|listen_address|security_[a-z_]+|tls_listener)[.]
 SAN_SUPP := $(CURDIR)/tests/sanitizers
 test-asan: deps
 	@cmake --preset asan >/dev/null
@@ -46,10 +59,10 @@ test-asan: deps
 
 test-tsan: deps
 	@cmake --preset tsan >/dev/null
-	@cmake --build build-tsan -j $(JOBS)
+	@cmake --build build-tsan -j $(JOBS) --target cuzk_daemon_tests
 	@cd build-tsan && \
 	  TSAN_OPTIONS=suppressions=$(SAN_SUPP)/tsan.supp:halt_on_error=1:second_deadlock_stack=1:print_suppressions=0 \
-	  ctest --output-on-failure -j $(JOBS) -L '$(SAN_LABELS)' -LE '$(or $(SAN_EXCLUDE),long|no_tsan)' $(CTEST_ARGS)
+	  ctest --output-on-failure -j $(JOBS) -L '$(TSAN_LABELS)' -LE '$(or $(SAN_EXCLUDE),long|no_tsan)' -E '$(TSAN_SKIP)' $(CTEST_ARGS)
 
 demo: build
 	@./scripts/demo.sh $(BUILD)
