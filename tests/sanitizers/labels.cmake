@@ -17,3 +17,13 @@
 # runs in the default suite. 2.6 s under ASan.
 set_tests_properties(integrity_limits.out_of_range_counts_are_refused_in_milliseconds_with_memory_unchanged
                      PROPERTIES LABELS "daemon;no_asan")
+
+# TSan (make test-tsan, 2026-12-05 on the 2-core VM: the 78 engine tests of
+# TSAN_SKIP's remainder in 10 min beside a loaded box, this one the only
+# failure): the test compares a fast device stage (the CPU backend's proof
+# of a chain partition, a few ms) with a 150 ms synthesis; under TSan the
+# proof takes longer than the synthesis (the pacer measured Ts / Tg = 0.59),
+# so its fast case no longer exists. 33 s under TSan; it runs in the default
+# suite and under ASan.
+set_tests_properties(engine_pacing.fewer_syntheses_run_ahead_of_a_slow_device_than_of_a_fast_one
+                     PROPERTIES LABELS "daemon;no_tsan")
