@@ -45,16 +45,6 @@ void check_witness_size(const io::zkey_file& zk, std::span<const fr> w) {
                                 " values but the zkey has nVars = " + std::to_string(zk.n_vars));
 }
 
-/// n zeros, the memory advised for huge pages before the zero fill touches
-/// it (three such vectors at 2^18 are 24 MB: ~6,000 faults of 4 KiB).
-std::vector<fr> zeros_on_huge_pages(std::size_t n) {
-  std::vector<fr> v;
-  v.reserve(n);
-  sys::advise_huge_pages(v.data(), n * sizeof(fr));
-  v.resize(n, fr::zero());
-  return v;
-}
-
 struct os_random {
   std::random_device dev;
   std::uint64_t operator()() { return (std::uint64_t(dev()) << 32) | dev(); }
@@ -97,7 +87,13 @@ std::vector<fr> h_scalars(const io::zkey_file& zk, std::span<const fr> w, prove_
 
   auto t0 = clock_type::now();
   // a, b in cuzk::ntt's natural order: snarkjs row k sits at index jk mod n.
-  std::vector<fr> a = zeros_on_huge_pages(n), b = zeros_on_huge_pages(n), c = zeros_on_huge_pages(n);
+  // advised for huge pages before the zero fill touches them (three such
+  // vectors at 2^18 are 24 MB: ~6,000 faults of 4 KiB)
+  std::vector<fr> a, b, c;
+  for (std::vector<fr>* v : {&a, &b, &c}) {
+    sys::reserve_on_huge_pages(*v, n);
+    v->resize(n, fr::zero());
+  }
   for (const auto& e : zk.coefs) {
     std::vector<fr>& t = e.matrix == 0 ? a : b;
     t[pos(e.row)] += e.coef * w[e.signal];

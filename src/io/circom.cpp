@@ -240,8 +240,7 @@ std::vector<Affine> read_points(cursor& cur, std::uint64_t count, const char* wh
   const std::uint64_t base = cur.pos();
   const std::uint8_t* src = cur.take(count * sz, what);
   std::vector<Affine> out;
-  out.reserve(count);
-  sys::advise_huge_pages(out.data(), count * sz);
+  sys::reserve_on_huge_pages(out, count);
   out.resize(count);
   if (count) std::memcpy(static_cast<void*>(out.data()), src, count * sz);
   std::atomic<std::uint64_t> first_bad{count};
@@ -364,8 +363,7 @@ wtns_file parse_wtns(std::span<const std::uint8_t> bytes, std::string_view path)
   wtns_file w;
   cursor cur = file.open(2);
   cur.expect_exact(32 * std::uint64_t(n_witness), "the header's nWitness = " + std::to_string(n_witness) + " values");
-  w.values.reserve(n_witness);
-  sys::advise_huge_pages(w.values.data(), n_witness * sizeof(ff::fr));
+  sys::reserve_on_huge_pages(w.values, n_witness);
   w.values.resize(n_witness);
   for (auto& v : w.values) v = cur.fr_canonical("witness value");
   return w;

@@ -12,13 +12,15 @@
 // where THP is off ("never") nothing changes; with THP "always" it is
 // already the default. Call it on memory not yet touched (after reserve(),
 // before the fill); only the whole 2 MiB pages inside the range are
-// advised. In the lowest layer: the MSM and io code use it.
+// advised (reserve_on_huge_pages does both steps for a vector). In the
+// lowest layer: the MSM, circom and io code use it.
 
 #include <sys/mman.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace cuzk::sys {
 
@@ -27,6 +29,14 @@ inline void advise_huge_pages(const void* p, std::size_t bytes) noexcept {
   const std::uintptr_t begin = (reinterpret_cast<std::uintptr_t>(p) + huge - 1) & ~(huge - 1);
   const std::uintptr_t end = (reinterpret_cast<std::uintptr_t>(p) + bytes) & ~(huge - 1);
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+}
+
+/// Room for |n| elements in |v| (reserve), advised for huge pages before the
+/// caller's resize or fill touches it.
+template <class T>
+void reserve_on_huge_pages(std::vector<T>& v, std::size_t n) {
+  v.reserve(n);
+  advise_huge_pages(v.data(), n * sizeof(T));
 }
 
 /// |n| default-initialised T (no write, so no page is touched yet) with
