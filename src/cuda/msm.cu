@@ -501,8 +501,18 @@ struct gpu_msm_workspace::impl {
       phases.mark(s, "levels");
       const unsigned rt = 1u << p.lg_rt;
       const dim3 grid(unsigned(p.per_window_sums()), w_count);
-      detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(
-          d_buckets, p.lg_b, p.lg_l, d_sums + 2 * std::size_t(w_first) * p.per_window_sums());
+      xyzz_t* block_out = d_sums + 2 * std::size_t(w_first) * p.per_window_sums();
+      if constexpr (std::is_same_v<F, ff::fp>) {
+        detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
+      } else if (std::getenv("CUZK_MSM_G2_REDUCE_ONE_LANE")) {  // measurement only: the one-lane form
+        detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
+      } else if (std::getenv("CUZK_MSM_G2_REDUCE_ACC_SHARED")) {  // measurement only
+        detail::reduce_buckets_pair_kernel<true>
+            <<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
+      } else {
+        detail::reduce_buckets_pair_kernel<false>
+            <<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
+      }
       CUZK_CUDA_CHECK_LAUNCH();
       phases.mark(s, "reduce");
     }
