@@ -54,10 +54,9 @@ __global__ void field_ops_kernel(const D* a, const D* b, const D* c, const D* d,
 /// compute element i's results, coordinate c0 on the even lane and c1 on
 /// the odd one; |flags| gets element i's is_zero(a) (bit 0) and a == b (bit
 /// 1), each answered by both lanes (bit 2 set where the lanes disagreed).
-__global__ void fp2_pair_ops_kernel(const gpu::fp2_d* a, const gpu::fp2_d* b, const gpu::fp2_d* c,
-                                    const gpu::fp2_d* d, gpu::fp2_d* mul, gpu::fp2_d* sqr, gpu::fp2_d* add,
-                                    gpu::fp2_d* sub, gpu::fp2_d* neg, gpu::fp2_d* msub, gpu::fp2_d* one,
-                                    unsigned* flags, std::size_t n) {
+__global__ void fp2_pair_ops_kernel(const gpu::fp2_d* a, const gpu::fp2_d* b, const gpu::fp2_d* c, const gpu::fp2_d* d,
+                                    gpu::fp2_d* mul, gpu::fp2_d* sqr, gpu::fp2_d* add, gpu::fp2_d* sub, gpu::fp2_d* neg,
+                                    gpu::fp2_d* msub, gpu::fp2_d* one, unsigned* flags, std::size_t n) {
   using pair = gpu::fp2_pair_d;
   const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::size_t i = t / 2;
