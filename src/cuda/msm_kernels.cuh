@@ -74,12 +74,13 @@ using gpu::store16;
 
 // ---- points in memory, one lane or a lane pair each -----------------------------
 
-/// An array of points that each thread reads and writes whole.
+/// An array of points that each thread reads and writes whole (plain
+/// element copies, as the window sums did before lane pairs).
 template <class Fd>
 struct whole_points {
   xyzz_d<Fd>* p;
-  __device__ __forceinline__ xyzz_d<Fd> get(std::size_t i) const { return load16(p + i); }
-  __device__ __forceinline__ void set(std::size_t i, const xyzz_d<Fd>& v) const { store16(p + i, v); }
+  __device__ __forceinline__ xyzz_d<Fd> get(std::size_t i) const { return p[i]; }
+  __device__ __forceinline__ void set(std::size_t i, const xyzz_d<Fd>& v) const { p[i] = v; }
 };
 
 /// An array of G2 points (xyzz<fp2_d>, the host layout) held by lane pairs
