@@ -49,6 +49,10 @@
 //     first digit (that was a quarter of a G2 MSM at c = 16); two sums per
 //     block stay on the device until the end, when finish_windows_kernel
 //     forms every window's sum from its blocks' (one block per window).
+//     G2 can run them over lane pairs instead (reduce_buckets_pair_kernel,
+//     fp2_pair_d: half a point per lane, the loop's additions inlined), opt-in
+//     through CUZK_MSM_G2_REDUCE_PAIR until it is measured against the one-lane
+//     form, which spills (issue 18's G2 goal).
 // One download (the W window sums) and one stream synchronisation per MSM;
 // the host combines the windows (Horner, c doublings per window).
 //
