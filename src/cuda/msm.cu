@@ -49,6 +49,10 @@
 //     first digit (that was a quarter of a G2 MSM at c = 16); two sums per
 //     block stay on the device until the end, when finish_windows_kernel
 //     forms every window's sum from its blocks' (one block per window).
+//     G2 can run them over lane pairs instead (reduce_buckets_pair_kernel,
+//     fp2_pair_d: half a point per lane, the loop's additions inlined), opt-in
+//     through CUZK_MSM_G2_REDUCE_PAIR until it is measured against the one-lane
+//     form, which spills (issue 18's G2 goal).
 // One download (the W window sums) and one stream synchronisation per MSM;
 // the host combines the windows (Horner, c doublings per window).
 //
@@ -501,8 +505,18 @@ struct gpu_msm_workspace::impl {
       phases.mark(s, "levels");
       const unsigned rt = 1u << p.lg_rt;
       const dim3 grid(unsigned(p.per_window_sums()), w_count);
-      detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(
-          d_buckets, p.lg_b, p.lg_l, d_sums + 2 * std::size_t(w_first) * p.per_window_sums());
+      xyzz_t* block_out = d_sums + 2 * std::size_t(w_first) * p.per_window_sums();
+      const unsigned pair_form = std::is_same_v<F, ff::fp> ? 0 : g2_reduce_pair_form();
+      if (pair_form == 0)
+        detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
+      else if constexpr (!std::is_same_v<F, ff::fp>) {
+        if (pair_form == 2)
+          detail::reduce_buckets_pair_kernel<true>
+              <<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
+        else
+          detail::reduce_buckets_pair_kernel<false>
+              <<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
+      }
       CUZK_CUDA_CHECK_LAUNCH();
       phases.mark(s, "reduce");
     }
@@ -537,6 +551,17 @@ struct gpu_msm_workspace::impl {
 
   /// CUZK_MSM_WINDOW (> 0): the window width of MSMs that ask for the
   /// default (tuning runs only); 0 when unset. Read at every MSM.
+  /// CUZK_MSM_G2_REDUCE_PAIR: the G2 window sums over lane pairs
+  /// (reduce_buckets_pair_kernel), 1 with A_j in registers, 2 in shared
+  /// memory; unset or other: one lane a point (reduce_buckets_kernel).
+  /// Opt-in until measured on the GPU (RESULTS.md, 2026-12-05 third
+  /// session). Read at every MSM.
+  static unsigned g2_reduce_pair_form() {
+    const char* e = std::getenv("CUZK_MSM_G2_REDUCE_PAIR");
+    const long v = e && *e ? std::atol(e) : 0;
+    return v == 1 || v == 2 ? unsigned(v) : 0;
+  }
+
   static unsigned forced_window_bits() {
     const char* e = std::getenv("CUZK_MSM_WINDOW");
     const long v = e && *e ? std::atol(e) : 0;

@@ -13,11 +13,14 @@
 #include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
+#include <cuzk/ff/detail/cuda_fp2_pair.cuh>
 #include <cuzk/gpu/tuning.hpp>
 #include <cuzk/gpu/vector_io.cuh>
 
 namespace cuzk::msm::detail {
 
+using gpu::fp2_d;
+using gpu::fp2_pair_d;
 using gpu::fp_d;
 using gpu::fr_d;
 using tune = gpu::tuning::msm;
@@ -35,9 +38,10 @@ inline constexpr unsigned full_mask = 0xffffffffu;
 // ---- points -----------------------------------------------------------------------
 
 // G1 additions are inlined everywhere (registers, no calls). A G2 addition
-// is ~25 k instructions: inlined only in the level-0 loop, which does nearly
-// every addition of an MSM; elsewhere one out-of-line copy per kernel keeps
-// the translation unit's compile time in minutes.
+// is ~25 k instructions: inlined only in the hot loops (level 0, and the
+// window sums' loop over lane pairs), which do nearly every addition of an
+// MSM; elsewhere one out-of-line copy per kernel keeps the translation
+// unit's compile time in minutes.
 template <class Fd>
 __device__ __noinline__ xyzz_d<Fd> add_call(const xyzz_d<Fd>& p, const xyzz_d<Fd>& q) {
   return p + q;
@@ -64,8 +68,50 @@ __device__ __forceinline__ xyzz_d<Fd> infinity() {
   return r;
 }
 
+using gpu::load16;
 using gpu::load16_ro;
 using gpu::store16;
+
+// ---- points in memory, one lane or a lane pair each -----------------------------
+
+/// An array of points that each thread reads and writes whole (plain
+/// element copies, as the window sums did before lane pairs).
+template <class Fd>
+struct whole_points {
+  xyzz_d<Fd>* p;
+  __device__ __forceinline__ xyzz_d<Fd> get(std::size_t i) const { return p[i]; }
+  __device__ __forceinline__ void set(std::size_t i, const xyzz_d<Fd>& v) const { p[i] = v; }
+};
+
+/// An array of G2 points (xyzz<fp2_d>, the host layout) held by lane pairs
+/// (fp2_pair_d): each lane reads and writes its coordinate half, c0 on the
+/// even lane, c1 on the odd one (48 contiguous bytes per coordinate).
+struct pair_points {
+  xyzz_d<fp2_d>* p;
+  /// This lane's half of *q: coordinate k's at [2k].
+  template <class Q>
+  __device__ __forceinline__ static auto half(Q* q) {
+    using half_t = std::conditional_t<std::is_const_v<Q>, const fp_d, fp_d>;
+    return reinterpret_cast<half_t*>(q) + (threadIdx.x & 1u);
+  }
+  __device__ __forceinline__ xyzz_d<fp2_pair_d> get(std::size_t i) const {
+    const fp_d* h = half(p + i);
+    xyzz_d<fp2_pair_d> r;
+    r.x.v = load16(h), r.y.v = load16(h + 2), r.zz.v = load16(h + 4), r.zzz.v = load16(h + 6);
+    return r;
+  }
+  /// Point i of read-only memory, through the read-only data path.
+  __device__ __forceinline__ static xyzz_d<fp2_pair_d> get_ro(const xyzz_d<fp2_d>* q) {
+    const fp_d* h = half(q);
+    xyzz_d<fp2_pair_d> r;
+    r.x.v = load16_ro(h), r.y.v = load16_ro(h + 2), r.zz.v = load16_ro(h + 4), r.zzz.v = load16_ro(h + 6);
+    return r;
+  }
+  __device__ __forceinline__ void set(std::size_t i, const xyzz_d<fp2_pair_d>& v) const {
+    fp_d* h = half(p + i);
+    store16(h, v.x.v), store16(h + 2, v.y.v), store16(h + 4, v.zz.v), store16(h + 6, v.zzz.v);
+  }
+};
 
 // ---- digits -------------------------------------------------------------------------
 
@@ -455,39 +501,95 @@ __global__ void __launch_bounds__(tune::accumulate_threads)
 
 // ---- window sums ---------------------------------------------------------------------
 
-/// sh[0] = sh[0] + ... + sh[n - 1] (n a power of two, n threads; sh is
+/// Thread j's T in shared memory as 16-byte units strided by the block
+/// width (unit m at base[m * blockDim.x + j]): the lanes of a warp touch
+/// consecutive units, so every access is free of bank conflicts (a value
+/// laid out whole puts the lanes of a 16-byte access phase on the same
+/// banks). Holds a long-lived accumulator out of the register file; the
+/// empty asm after a store keeps the compiler from carrying the value in
+/// registers to the next load, which would undo the point of the slot.
+template <class T>
+struct shared_slot {
+  static_assert(sizeof(T) % 16 == 0, "a shared slot holds 16-byte units");
+  static constexpr unsigned units = sizeof(T) / 16;
+  uint4* base;
+  unsigned stride;
+
+  __device__ shared_slot(uint4* sh, unsigned j, unsigned width) : base(sh + j), stride(width) {}
+  __device__ __forceinline__ T load() const {
+    T v;
+    uint4* u = reinterpret_cast<uint4*>(&v);
+#pragma unroll
+    for (unsigned m = 0; m < units; ++m) u[m] = base[m * stride];
+    return v;
+  }
+  __device__ __forceinline__ void store(const T& v) const {
+    const uint4* u = reinterpret_cast<const uint4*>(&v);
+#pragma unroll
+    for (unsigned m = 0; m < units; ++m) base[m * stride] = u[m];
+    asm volatile("" ::: "memory");
+  }
+};
+
+// The block-level steps below run over n points, point j held by (logical)
+// thread j: one thread per point (whole_points) or a lane pair
+// (pair_points, G2); Fd is the field a thread computes in (fp2_pair_d for
+// pairs) and Sh the shared array's view.
+
+/// sh[0] = sh[0] + ... + sh[n - 1] (n a power of two, n points; sh is
 /// overwritten). Ends synchronised.
-template <class Fd>
-__device__ __forceinline__ void block_sum(xyzz_d<Fd>* sh, unsigned j, unsigned n) {
+template <class Fd, class Sh>
+__device__ __forceinline__ void block_sum(const Sh& sh, unsigned j, unsigned n) {
   for (unsigned half = n / 2; half > 0; half /= 2) {
-    if (j < half) sh[j] = add(sh[j], sh[j + half]);
+    if (j < half) sh.set(j, add<Fd>(sh.get(j), sh.get(j + half)));
     __syncthreads();
   }
 }
 
-/// From thread j's |r| (n threads, n a power of two): total = sum_j r_j and
+/// From point j's |r| (n points, n a power of two): total = sum_j r_j and
 /// weighted = sum_j j r_j (= sum_{i >= 1} sum_{j >= i} r_j: a suffix scan,
-/// then a tree), both set in thread 0 only. Starts and ends synchronised.
-template <class Fd>
-__device__ __forceinline__ void block_weighted_sum(xyzz_d<Fd>* sh, unsigned j, unsigned n, const xyzz_d<Fd>& r,
+/// then a tree), both set in point 0's thread(s) only. Starts and ends
+/// synchronised.
+template <class Fd, class Sh>
+__device__ __forceinline__ void block_weighted_sum(const Sh& sh, unsigned j, unsigned n, const xyzz_d<Fd>& r,
                                                    xyzz_d<Fd>& total, xyzz_d<Fd>& weighted) {
-  sh[j] = r;
+  sh.set(j, r);
   __syncthreads();
   for (unsigned d = 1; d < n; d *= 2) {
     const bool has = j + d < n;
-    const xyzz_d<Fd> v = has ? sh[j + d] : infinity<Fd>();
+    const xyzz_d<Fd> v = has ? sh.get(j + d) : infinity<Fd>();
     __syncthreads();
-    if (has) sh[j] = add(sh[j], v);
+    if (has) sh.set(j, add<Fd>(sh.get(j), v));
     __syncthreads();
   }
   if (j == 0) {
-    total = sh[0];
-    sh[0] = infinity<Fd>();
+    total = sh.get(0);
+    sh.set(0, infinity<Fd>());
   }
   __syncthreads();
-  block_sum(sh, j, n);
-  if (j == 0) weighted = sh[0];
+  block_sum<Fd>(sh, j, n);
+  if (j == 0) weighted = sh.get(0);
   __syncthreads();
+}
+
+/// The end of a window-sum block: from point j's A_j (|acc|) and R_j
+/// (|running|), out[0] = sum_j A_j + L sum_j j R_j and out[1] = sum_j R_j
+/// (L = 2^lg_l), through shared memory |sh| (n points).
+template <class Fd, class Sh, class Out>
+__device__ __forceinline__ void finish_block_sums(const Sh& sh, unsigned j, unsigned n, const xyzz_d<Fd>& acc,
+                                                  const xyzz_d<Fd>& running, unsigned lg_l, const Out& out) {
+  sh.set(j, acc);
+  __syncthreads();
+  block_sum<Fd>(sh, j, n);
+  if (j == 0) out.set(0, sh.get(0));
+  __syncthreads();
+  xyzz_d<Fd> total, weighted;
+  block_weighted_sum<Fd>(sh, j, n, running, total, weighted);
+  if (j == 0) {
+    for (unsigned k = 0; k < lg_l; ++k) weighted = dbl(weighted);
+    out.set(0, add<Fd>(out.get(0), weighted));
+    out.set(1, total);
+  }
 }
 
 /// sum_d d * S_d over each window's buckets (S_d at position d - 1), in two
@@ -522,18 +624,47 @@ __global__ void __launch_bounds__(tune::reduce_threads)
     running = add(running, load16_ro(bw + p));
     acc = add(acc, running);
   }
-  sh[j] = acc;
-  __syncthreads();
-  block_sum(sh, j, rt);
-  if (j == 0) out[0] = sh[0];
-  __syncthreads();
-  xyzz_d<Fd> total, weighted;
-  block_weighted_sum(sh, j, rt, running, total, weighted);
-  if (j == 0) {
-    for (unsigned k = 0; k < lg_l; ++k) weighted = dbl(weighted);
-    out[0] = add(out[0], weighted);
-    out[1] = total;
+  finish_block_sums<Fd>(whole_points<Fd>{sh}, j, rt, acc, running, lg_l, whole_points<Fd>{out});
+}
+
+/// reduce_buckets_kernel for G2 with each thread's work held by a lane pair
+/// (fp2_pair_d): blocks of 2 RT threads for the same RT chunks, grid, shared
+/// memory and outputs as reduce_buckets_kernel<fp2_d>. Each lane holds half
+/// of every point (48 registers a point instead of 96), so the loop's two
+/// complete additions are inlined and R_j, A_j and the loaded bucket stay in
+/// registers; one lane per point calls the addition out of line and spills
+/// (2.4 KB of stack a thread: 255 registers, 476 bytes of spill stores), and
+/// its window sums were a fifth of a 2^24 G2 MSM (66 of 333 ms).
+/// AccShared: A_j's halves kept in a shared slot (shared_slot) between
+/// steps, 48 registers fewer.
+template <bool AccShared>
+__global__ void __launch_bounds__(2 * tune::reduce_threads)
+    reduce_buckets_pair_kernel(const xyzz_d<fp2_d>* __restrict__ buckets, unsigned lg_b, unsigned lg_l,
+                               xyzz_d<fp2_d>* __restrict__ sums) {
+  extern __shared__ uint4 smem_raw[];
+  const pair_points sh{reinterpret_cast<xyzz_d<fp2_d>*>(smem_raw)};
+  const unsigned w = blockIdx.y, j = threadIdx.x / 2, rt = blockDim.x / 2;
+  const std::uint32_t first = (blockIdx.x * rt + j) << lg_l;
+  const xyzz_d<fp2_d>* bw = buckets + (std::size_t(w) << lg_b);
+  const pair_points out{sums + 2 * (std::size_t(w) * gridDim.x + blockIdx.x)};
+  xyzz_d<fp2_pair_d> running = infinity<fp2_pair_d>(), acc = infinity<fp2_pair_d>();
+  if constexpr (AccShared) {
+    // 2 RT slots of 192 bytes: the RT points of sh, which the end reuses
+    const shared_slot<xyzz_d<fp2_pair_d>> slot(smem_raw, threadIdx.x, blockDim.x);
+    slot.store(acc);
+    for (std::uint32_t p = first + (1u << lg_l); p-- > first;) {
+      running = running + pair_points::get_ro(bw + p);  // inlined: the loop's two additions
+      slot.store(slot.load() + running);
+    }
+    acc = slot.load();
+    __syncthreads();
+  } else {
+    for (std::uint32_t p = first + (1u << lg_l); p-- > first;) {
+      running = running + pair_points::get_ro(bw + p);  // inlined: the loop's two additions
+      acc = acc + running;
+    }
   }
+  finish_block_sums<fp2_pair_d>(sh, j, rt, acc, running, lg_l, out);
 }
 
 /// One block of G threads per window: thread k takes block k's (A_k, R_k)
@@ -548,15 +679,16 @@ __global__ void __launch_bounds__(tune::reduce_threads)
   xyzz_d<Fd>* sh = reinterpret_cast<xyzz_d<Fd>*>(smem_raw);
   const unsigned w = blockIdx.x, k = threadIdx.x, g = blockDim.x;
   const xyzz_d<Fd>* in = sums + 2 * (std::size_t(w) * g + k);
-  sh[k] = load16_ro(in);
+  const whole_points<Fd> shp{sh};
+  shp.set(k, load16_ro(in));
   const xyzz_d<Fd> r = load16_ro(in + 1);
   __syncthreads();
-  block_sum(sh, k, g);
+  block_sum<Fd>(shp, k, g);
   xyzz_d<Fd> a_total;
-  if (k == 0) a_total = sh[0];
+  if (k == 0) a_total = shp.get(0);
   __syncthreads();
   xyzz_d<Fd> total, weighted;
-  block_weighted_sum(sh, k, g, r, total, weighted);
+  block_weighted_sum<Fd>(shp, k, g, r, total, weighted);
   if (k == 0) {
     for (unsigned b = 0; b < lg_weight; ++b) weighted = dbl(weighted);
     window_sums[w] = add(a_total, weighted);

@@ -2,9 +2,10 @@
 // GPU field arithmetic (cuda_arith.cuh) against the host mont_field, bit for
 // bit: mul, sqr, add, sub, neg and mul_sub (a b - c d: one reduction for Fp
 // and per coordinate for Fp2, whose mul also sums two products per
-// reduction; the generic form for Fr) for Fr, Fp and Fp2 (cuda_fp2.cuh) on 10^6
-// random pairs plus every pair of special values (0, 1, p-1, R, R^2 as field elements and as raw
-// limbs, limb-edge values). Also checks the layout contract: a host array
+// reduction; the generic form for Fr) for Fr, Fp and Fp2 (cuda_fp2.cuh, and
+// over lane pairs, cuda_fp2_pair.cuh, with is_zero and == too) on 10^6 random
+// pairs plus every pair of special values (0, 1, p-1, R, R^2 as field
+// elements and as raw limbs, limb-edge values). Also checks the layout contract: a host array
 // copied to the device and back is unchanged, and device one() equals the
 // host one.
 #include <gtest/gtest.h>
@@ -21,6 +22,7 @@
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
+#include <cuzk/ff/detail/cuda_fp2_pair.cuh>
 #include <cuzk/gpu/device.cuh>
 
 #include "common/test_seed.hpp"
@@ -46,6 +48,34 @@ __global__ void field_ops_kernel(const D* a, const D* b, const D* c, const D* d,
   neg[i] = -x;
   using cuzk::ec::mul_sub;  // the device overload wins where there is one, as in xyzz
   msub[i] = mul_sub(x, y, c[i], d[i]);
+}
+
+/// field_ops_kernel over lane pairs (gpu::fp2_pair_d): threads 2i and 2i + 1
+/// compute element i's results, coordinate c0 on the even lane and c1 on
+/// the odd one; |flags| gets element i's is_zero(a) (bit 0) and a == b (bit
+/// 1), each answered by both lanes (bit 2 set where the lanes disagreed).
+__global__ void fp2_pair_ops_kernel(const gpu::fp2_d* a, const gpu::fp2_d* b, const gpu::fp2_d* c, const gpu::fp2_d* d,
+                                    gpu::fp2_d* mul, gpu::fp2_d* sqr, gpu::fp2_d* add, gpu::fp2_d* sub, gpu::fp2_d* neg,
+                                    gpu::fp2_d* msub, gpu::fp2_d* one, unsigned* flags, std::size_t n) {
+  using pair = gpu::fp2_pair_d;
+  const std::size_t t = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  const std::size_t i = t / 2;
+  const bool odd = t & 1;
+  if (i >= n) return;  // both lanes of a pair (n elements, 2n threads)
+  auto in = [&](const gpu::fp2_d* v) { return pair{odd ? v[i].c1 : v[i].c0}; };
+  auto out = [&](gpu::fp2_d* v, const pair& r) { (odd ? v[i].c1 : v[i].c0) = r.v; };
+  if (i == 0) (odd ? one->c1 : one->c0) = pair::one().v;
+  const pair x = in(a), y = in(b);
+  out(mul, x * y);
+  out(sqr, x.sqr());
+  out(add, x + y);
+  out(sub, x - y);
+  out(neg, -x);
+  using cuzk::ec::mul_sub;
+  out(msub, mul_sub(x, y, in(c), in(d)));
+  const unsigned f = unsigned(x.is_zero()) | unsigned(x == y) << 1;
+  const unsigned partner = __shfl_xor_sync(pair::pair_mask(), f, 1);
+  if (!odd) flags[i] = f | (f != partner ? 4u : 0u);
 }
 
 /// Field elements at the edges: as values and as raw Montgomery limbs.
@@ -104,7 +134,9 @@ std::vector<F> specials() {
   else return special_values<F>();
 }
 
-template <class F, class D>
+/// |Pair|: D is gpu::fp2_pair_d, run by fp2_pair_ops_kernel (two threads an
+/// element), which also reports is_zero and == for the host to check.
+template <class F, class D, bool Pair = false>
 void run_field_test(const char* name) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed(name));
@@ -138,12 +170,32 @@ void run_field_test(const char* name) {
   for (auto* d : {&d_mul, &d_sqr, &d_add, &d_sub, &d_neg, &d_msub})
     CUZK_CUDA_CHECK(cudaMemset(d->data(), 0xa5, d->bytes()));
   const unsigned threads = 256;
-  const unsigned blocks = unsigned((n + threads - 1) / threads);
-  auto dp = [](gpu::device_buffer<F>& x) { return reinterpret_cast<D*>(x.data()); };
-  field_ops_kernel<D><<<blocks, threads>>>(dp(d_a), dp(d_b), dp(d_c), dp(d_d), dp(d_mul), dp(d_sqr), dp(d_add),
-                                           dp(d_sub), dp(d_neg), dp(d_msub), dp(d_one), n);
+  gpu::device_buffer<unsigned> d_flags(n);
+  if constexpr (Pair) {
+    const unsigned blocks = unsigned((2 * n + threads - 1) / threads);
+    auto dp = [](gpu::device_buffer<F>& x) { return reinterpret_cast<gpu::fp2_d*>(x.data()); };
+    fp2_pair_ops_kernel<<<blocks, threads>>>(dp(d_a), dp(d_b), dp(d_c), dp(d_d), dp(d_mul), dp(d_sqr), dp(d_add),
+                                             dp(d_sub), dp(d_neg), dp(d_msub), dp(d_one), d_flags.data(), n);
+  } else {
+    const unsigned blocks = unsigned((n + threads - 1) / threads);
+    auto dp = [](gpu::device_buffer<F>& x) { return reinterpret_cast<D*>(x.data()); };
+    field_ops_kernel<D><<<blocks, threads>>>(dp(d_a), dp(d_b), dp(d_c), dp(d_d), dp(d_mul), dp(d_sqr), dp(d_add),
+                                             dp(d_sub), dp(d_neg), dp(d_msub), dp(d_one), n);
+  }
   CUZK_CUDA_CHECK_LAUNCH();
   CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+  if constexpr (Pair) {
+    std::vector<unsigned> flags(n);
+    d_flags.download(flags.data(), n, nullptr);
+    CUZK_CUDA_CHECK(cudaDeviceSynchronize());
+    std::size_t bad_flags = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const unsigned want = unsigned(a[i].is_zero()) | unsigned(a[i] == b[i]) << 1;
+      if (flags[i] != want && bad_flags++ < 3)
+        ADD_FAILURE() << name << " is_zero / == at " << i << ": device " << flags[i] << ", host " << want;
+    }
+    EXPECT_EQ(bad_flags, 0u) << "is_zero / == mismatches of " << n;
+  }
 
   auto fetch = [&](const gpu::device_buffer<F>& d) {
     std::vector<F> h(d.size());
@@ -174,6 +226,10 @@ void run_field_test(const char* name) {
 TEST(gpu_field, FrMatchesHost) { run_field_test<fr, gpu::fr_d>("gpu_field.FrMatchesHost"); }
 TEST(gpu_field, FpMatchesHost) { run_field_test<fp, gpu::fp_d>("gpu_field.FpMatchesHost"); }
 TEST(gpu_field, Fp2MatchesHost) { run_field_test<cuzk::ff::fp2, gpu::fp2_d>("gpu_field.Fp2MatchesHost"); }
+// The lane-pair Fp2 (the G2 window sums' field) on the same inputs.
+TEST(gpu_field, Fp2OverLanePairsMatchesHost) {
+  run_field_test<cuzk::ff::fp2, gpu::fp2_pair_d, true>("gpu_field.Fp2OverLanePairsMatchesHost");
+}
 
 // The device queries of gpu/runtime.hpp keep their contract on every machine
 // (no CUZK_REQUIRE_GPU(): without a device, CI checks the refusals): the count

@@ -5,7 +5,9 @@
 // repeated value) with repeated bases, P/-P pairs and infinity bases;
 // degenerate inputs (all zero, all one, all r - 1, one base repeated); device
 // scalars over a sub-range of the resident bases; a shared workspace between
-// a G1 and a G2 context; chunk-streamed bases equal to resident ones.
+// a G1 and a G2 context; chunk-streamed bases equal to resident ones; the
+// window sums over lane pairs (opt-in) on random, witness-like and
+// degenerate inputs.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -77,17 +79,15 @@ TEST(gpu_msm_g2, RandomScalarsMatchCpu) {
   }
 }
 
-TEST(gpu_msm_g2, WitnessLikeInputsMatchCpu) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.WitnessLikeInputsMatchCpu"));
-  msm::gpu_msm_g2_context ctx;
-  for (unsigned lg = 2; lg <= 18; lg += 4) {
-    const std::size_t n = std::size_t(1) << lg;
-    std::vector<g2_affine> bases(pool().begin(), pool().begin() + std::ptrdiff_t(n));
-    std::vector<fr> scalars(n);
-    const fr repeated = fr::random(rng);
-    for (std::size_t i = 0; i < n; ++i) {
-      // clang-format off
+/// 2^lg witness-like terms: scalars 0, 1, r - 1, powers of two, a repeated
+/// value and random ones; bases with infinity, repeats and P/-P pairs.
+std::pair<std::vector<g2_affine>, std::vector<fr>> witness_like(unsigned lg, std::mt19937_64& rng) {
+  const std::size_t n = std::size_t(1) << lg;
+  std::vector<g2_affine> bases(pool().begin(), pool().begin() + std::ptrdiff_t(n));
+  std::vector<fr> scalars(n);
+  const fr repeated = fr::random(rng);
+  for (std::size_t i = 0; i < n; ++i) {
+    // clang-format off
       switch (unsigned(rng() % 16)) {
         case 0: case 1: case 2: case 3: case 4: scalars[i] = fr::zero(); break;
         case 5: case 6: case 7: case 8: scalars[i] = fr::one(); break;
@@ -96,14 +96,57 @@ TEST(gpu_msm_g2, WitnessLikeInputsMatchCpu) {
         case 11: scalars[i] = repeated; break;
         default: scalars[i] = fr::random(rng); break;
       }
-      // clang-format on
-      const unsigned base_kind = unsigned(rng() % 32);
-      if (base_kind == 0) bases[i] = g2_affine::identity();
-      else if (base_kind == 1 && i > 0) bases[i] = bases[rng() % i];
-      else if (base_kind == 2 && i > 0) bases[i] = -bases[i - 1], scalars[i] = scalars[i - 1];
-    }
+    // clang-format on
+    const unsigned base_kind = unsigned(rng() % 32);
+    if (base_kind == 0) bases[i] = g2_affine::identity();
+    else if (base_kind == 1 && i > 0) bases[i] = bases[rng() % i];
+    else if (base_kind == 2 && i > 0) bases[i] = -bases[i - 1], scalars[i] = scalars[i - 1];
+  }
+  return {std::move(bases), std::move(scalars)};
+}
+
+TEST(gpu_msm_g2, WitnessLikeInputsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.WitnessLikeInputsMatchCpu"));
+  msm::gpu_msm_g2_context ctx;
+  for (unsigned lg = 2; lg <= 18; lg += 4) {
+    const auto [bases, scalars] = witness_like(lg, rng);
     ctx.upload_bases(bases);
     expect_same(ctx.run(scalars), msm::msm<fp2>(bases, scalars), "witness-like 2^" + std::to_string(lg));
+  }
+}
+
+// The window sums over lane pairs (CUZK_MSM_G2_REDUCE_PAIR 1 and 2, opt-in):
+// random scalars from one term (one window-sum thread, a block of one lane
+// pair) to 2^20, witness-like inputs, one repeated base (every window sum
+// adds equal points: the doubling branch), all scalars equal (one bucket
+// per window, the rest infinity).
+TEST(gpu_msm_g2, WindowSumsOverLanePairsMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.WindowSumsOverLanePairsMatchCpu"));
+  const cuzk::test::unset_env_at_exit unset("CUZK_MSM_G2_REDUCE_PAIR");
+  for (const char* form : {"1", "2"}) {
+    setenv("CUZK_MSM_G2_REDUCE_PAIR", form, 1);
+    const std::string tag = std::string(" (pair form ") + form + ")";
+    msm::gpu_msm_g2_context ctx;
+    for (const unsigned lg : {0u, 1u, 5u, 9u, 14u, 20u}) {
+      const std::size_t n = std::size_t(1) << lg;
+      const std::span<const g2_affine> bases(pool().data(), n);
+      const auto scalars = cuzk::test::random_elements<fr>(n, rng);
+      ctx.upload_bases(bases);
+      expect_same(ctx.run(scalars), msm::msm<fp2>(bases, scalars), "random 2^" + std::to_string(lg) + tag);
+    }
+    const auto [wb, ws] = witness_like(12, rng);
+    ctx.upload_bases(wb);
+    expect_same(ctx.run(ws), msm::msm<fp2>(wb, ws), "witness-like 2^12" + tag);
+    const std::vector<g2_affine> same(std::size_t(1) << 12, pool()[11]);
+    const auto rs = cuzk::test::random_elements<fr>(same.size(), rng);
+    ctx.upload_bases(same);
+    expect_same(ctx.run(rs), msm::msm<fp2>(same, rs), "one base repeated" + tag);
+    const std::span<const g2_affine> bases(pool().data(), std::size_t(1) << 12);
+    const std::vector<fr> equal(bases.size(), fr::random(rng));
+    ctx.upload_bases(bases);
+    expect_same(ctx.run(equal), msm::msm<fp2>(bases, equal), "all scalars equal" + tag);
   }
 }
 
