@@ -549,8 +549,6 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(items), s));
   }
 
-  /// CUZK_MSM_WINDOW (> 0): the window width of MSMs that ask for the
-  /// default (tuning runs only); 0 when unset. Read at every MSM.
   /// CUZK_MSM_G2_REDUCE_PAIR: the G2 window sums over lane pairs
   /// (reduce_buckets_pair_kernel), 1 with A_j in registers, 2 in shared
   /// memory; unset or other: one lane a point (reduce_buckets_kernel).
@@ -562,6 +560,8 @@ struct gpu_msm_workspace::impl {
     return v == 1 || v == 2 ? unsigned(v) : 0;
   }
 
+  /// CUZK_MSM_WINDOW (> 0): the window width of MSMs that ask for the
+  /// default (tuning runs only); 0 when unset. Read at every MSM.
   static unsigned forced_window_bits() {
     const char* e = std::getenv("CUZK_MSM_WINDOW");
     const long v = e && *e ? std::atol(e) : 0;

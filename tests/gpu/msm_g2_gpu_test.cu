@@ -88,14 +88,14 @@ std::pair<std::vector<g2_affine>, std::vector<fr>> witness_like(unsigned lg, std
   const fr repeated = fr::random(rng);
   for (std::size_t i = 0; i < n; ++i) {
     // clang-format off
-      switch (unsigned(rng() % 16)) {
-        case 0: case 1: case 2: case 3: case 4: scalars[i] = fr::zero(); break;
-        case 5: case 6: case 7: case 8: scalars[i] = fr::one(); break;
-        case 9: scalars[i] = -fr::one(); break;  // r - 1
-        case 10: scalars[i] = fr::from_uint(std::uint64_t(1) << (rng() % 64)); break;
-        case 11: scalars[i] = repeated; break;
-        default: scalars[i] = fr::random(rng); break;
-      }
+    switch (unsigned(rng() % 16)) {
+      case 0: case 1: case 2: case 3: case 4: scalars[i] = fr::zero(); break;
+      case 5: case 6: case 7: case 8: scalars[i] = fr::one(); break;
+      case 9: scalars[i] = -fr::one(); break;  // r - 1
+      case 10: scalars[i] = fr::from_uint(std::uint64_t(1) << (rng() % 64)); break;
+      case 11: scalars[i] = repeated; break;
+      default: scalars[i] = fr::random(rng); break;
+    }
     // clang-format on
     const unsigned base_kind = unsigned(rng() % 32);
     if (base_kind == 0) bases[i] = g2_affine::identity();

@@ -45,8 +45,12 @@ struct fp2_pair_d {
     for (int j = 0; j < fp_d::n_words; ++j) r.l[j] = __shfl_xor_sync(m, x.l[j], 1);
     return r;
   }
-  /// Both lanes' |b| true.
-  __device__ __forceinline__ static bool both(bool b) { return b && __shfl_xor_sync(pair_mask(), int(b), 1); }
+  /// Both lanes' |b| true. Both lanes always shuffle (no short circuit
+  /// before it: a lane that skipped would leave its partner's shuffle unmet).
+  __device__ __forceinline__ static bool both(bool b) {
+    const int partner = __shfl_xor_sync(pair_mask(), int(b), 1);
+    return b && partner;
+  }
   /// |odd| ? o : e, word by word (selects, no branch).
   __device__ __forceinline__ static void pick(std::uint32_t* r, bool odd, const std::uint32_t* e,
                                               const std::uint32_t* o) {
@@ -57,15 +61,9 @@ struct fp2_pair_d {
   __device__ __forceinline__ static fp2_pair_d zero() { return {fp_d::zero()}; }
   __device__ __forceinline__ static fp2_pair_d one() { return {odd_lane() ? fp_d::zero() : fp_d::one()}; }
 
-  __device__ __forceinline__ bool is_zero() const {
-    const bool z = v.is_zero();
-    const int partner = __shfl_xor_sync(pair_mask(), int(z), 1);
-    return z && partner;
-  }
+  __device__ __forceinline__ bool is_zero() const { return both(v.is_zero()); }
   __device__ __forceinline__ friend bool operator==(const fp2_pair_d& a, const fp2_pair_d& b) {
-    const bool e = a.v == b.v;
-    const int partner = __shfl_xor_sync(pair_mask(), int(e), 1);
-    return e && partner;
+    return both(a.v == b.v);
   }
 
   __device__ __forceinline__ friend fp2_pair_d operator+(const fp2_pair_d& a, const fp2_pair_d& b) {
