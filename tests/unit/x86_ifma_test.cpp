@@ -3,7 +3,8 @@
 // The eight-lane AVX-512 IFMA Fp kernel (cuzk/ff/detail/x86_ifma.hpp)
 // against ff::fp, lane by lane: mul (also with an unreduced sum < 2p as an
 // operand), add, sub, conditional negation, and the load8/store8 layout
-// change. Inputs: every pair of special values (0, 1, 2, -1, -2, R^-1,
+// change; the Fp2 lanes (Karatsuba mul with both sums unreduced, sqr, add,
+// sub) against ff::fp2. Inputs: every pair of special values (0, 1, 2, -1, -2, R^-1,
 // raw limbs p - 1 and small raw limbs) and random elements from a printed
 // seed (CUZK_TEST_SEED replays a run); algebraic checks on the vector side
 // alone (commutativity, distributivity, a - b + b = a). Skipped, with a
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include <cuzk/ff/bls12_381.hpp>
+#include <cuzk/ff/fp2.hpp>
 #include <cuzk/ff/detail/x86_ifma.hpp>
 
 #include "common/test_seed.hpp"
@@ -25,6 +27,7 @@
 namespace {
 
 using cuzk::ff::fp;
+using cuzk::ff::fp2;
 namespace ifma = cuzk::ff::detail::ifma;
 
 enum class op { mul, mul_sum_left, add, sub, neg_odd_lanes, round_trip, mul_commuted, distributive };
@@ -126,6 +129,56 @@ TEST_F(x86_ifma, every_op_matches_fp_on_random_elements) {
                  op::distributive})
       expect_lanes(o, a, b, "random");
   }
+}
+
+enum class op2 { mul, sqr, add, sub };
+
+[[CUZK_IFMA_TARGET, gnu::noinline]] void vector_op2(op2 o, const fp2* a, const fp2* b, fp2* r) {
+  const std::uint64_t *a0[8], *a1[8], *b0[8], *b1[8];
+  std::uint64_t *r0[8], *r1[8];
+  for (int k = 0; k < 8; ++k) {
+    a0[k] = a[k].c0.l, a1[k] = a[k].c1.l, b0[k] = b[k].c0.l, b1[k] = b[k].c1.l;
+    r0[k] = r[k].c0.l, r1[k] = r[k].c1.l;
+  }
+  const ifma::fp2x8 x{ifma::load8(a0), ifma::load8(a1)}, y{ifma::load8(b0), ifma::load8(b1)};
+  ifma::fp2x8 z;
+  switch (o) {
+    case op2::mul: z = ifma::mul(x, y); break;
+    case op2::sqr: z = ifma::sqr(x); break;
+    case op2::add: z = ifma::add(x, y); break;
+    case op2::sub: z = ifma::sub(x, y); break;
+  }
+  ifma::store8(r0, z.c0);
+  ifma::store8(r1, z.c1);
+}
+
+fp2 scalar_op2(op2 o, const fp2& a, const fp2& b) {
+  switch (o) {
+    case op2::mul: return a * b;
+    case op2::sqr: return a.sqr();
+    case op2::add: return a + b;
+    case op2::sub: return a - b;
+  }
+  return fp2::zero();
+}
+
+TEST_F(x86_ifma, fp2_lanes_match_fp2_on_special_and_random_elements) {
+  const std::vector<fp> s = special_values();
+  std::vector<fp2> values;
+  for (const fp& x : s)
+    for (const fp& y : s) values.push_back({x, y});  // every coordinate pair, (p-1, p-1) included
+  std::mt19937_64 rng(cuzk::test::test_seed("x86_ifma fp2"));
+  for (int i = 0; i < 4000; ++i) values.push_back(fp2::random(rng));
+  for (op2 o : {op2::mul, op2::sqr, op2::add, op2::sub})
+    for (std::size_t i = 0; i < values.size(); i += 8) {
+      fp2 a[8], b[8], r[8];
+      for (std::size_t k = 0; k < 8; ++k) {
+        a[k] = values[(i + k) % values.size()];
+        b[k] = values[(i + 7 * k + 3) % values.size()];
+      }
+      vector_op2(o, a, b, r);
+      for (int k = 0; k < 8; ++k) ASSERT_EQ(r[k], scalar_op2(o, a[k], b[k])) << "op " << int(o) << ", lane " << k;
+    }
 }
 
 }  // namespace
