@@ -16,7 +16,9 @@
 //     reduces them with the running-sum trick (2 * 2^(c-1) additions).
 //     From 128 buckets on (c >= 8) the buckets are affine, filled by
 //     batch-affine additions (affine_buckets.hpp: ~5M + 1S each against
-//     7M + 4S); below, Jacobian buckets by mixed additions. Chunk results
+//     7M + 4S; on CPUs with AVX-512 IFMA eight lanes at a time,
+//     batch_affine_ifma.hpp, measured 1.9x the G1 and 2.0x the G2 MSM rate
+//     at 2^16 on Zen 5); below, Jacobian buckets by mixed additions. Chunk results
 //     of a window are summed, then windows are combined from the top with c
 //     doublings each.
 // Cost: about (256/c) * (n + 2^c) group additions for n terms; c is chosen
