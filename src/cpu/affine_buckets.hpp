@@ -10,8 +10,9 @@
 // inversion (~60 M, mont_field::inverse) and 3(B - 1) multiplications:
 // ~5M + 1S + 60/B M per addition.
 //
-// Method: add(b, q) queues q for bucket b; when B additions are queued they
-// are applied together (flush). A bucket takes at most one queued addition
+// Method: add(b, q, negate) queues q (or -q) for bucket b by pointer, so
+// q must stay put until reduce(); when B additions are queued they are
+// applied together (flush). A bucket takes at most one queued addition
 // per batch (a generation stamp per bucket says whether it has one). A
 // second addition for a bucket already queued waits for the next batch;
 // one that collides again there, and equal x (q == +-bucket: a doubling or
@@ -23,7 +24,8 @@
 // on degenerate ones (every term in one bucket) nearly all go aside and
 // cost what the Jacobian loop costs. (Sent aside at the first collision,
 // 3% of a 2^16-term MSM's additions did, at ~2x the cost of a batched one.)
-// Memory: 2^(c-1) affine points and 4-byte stamps; B pending additions;
+// Memory: 2^(c-1) affine points and 4-byte stamps; B pending additions
+// (a pointer and a sign each);
 // reset() empties the set for reuse by the next task.
 // Not constant time (public bases, witness scalars in a prover).
 
@@ -63,8 +65,8 @@ class affine_buckets {
     _side.clear();
   }
 
-  /// bucket[b] += q.
-  void add(std::size_t b, const affine& q) { place(b, q, true); }
+  /// bucket[b] += q, or -q when |negate|; *q is read until reduce().
+  void add(std::size_t b, const affine* q, bool negate) { place({std::uint32_t(b), negate, q}, true); }
 
   /// sum_b (b + 1) bucket[b], after the last add: the side list summed
   /// into its buckets (complete Jacobian additions, then one shared
@@ -79,30 +81,32 @@ class affine_buckets {
  private:
   struct side_entry {
     std::uint32_t b;
-    affine q;
+    bool negate;
+    const affine* q;
+    affine value() const { return negate ? -*q : *q; }
   };
 
   /// Queues bucket[b] += q in the current batch. A second addition for a
   /// bucket already queued waits for the next batch when |may_defer|
   /// (once: the deferred are placed again after the flush with may_defer
   /// false), else it goes to the side list, as does equal x.
-  void place(std::size_t b, const affine& q, bool may_defer) {
-    if (q.is_infinity()) return;
-    affine& a = _acc[b];
-    if (_stamp[b] == _gen) {
-      (may_defer ? _deferred : _side).push_back({std::uint32_t(b), q});
+  void place(const side_entry& e, bool may_defer) {
+    if (e.q->is_infinity()) return;
+    affine& a = _acc[e.b];
+    if (_stamp[e.b] == _gen) {
+      (may_defer ? _deferred : _side).push_back(e);
       return;
     }
-    if (!a.is_infinity() && a.x == q.x) {
-      _side.push_back({std::uint32_t(b), q});
+    if (!a.is_infinity() && a.x == e.q->x) {
+      _side.push_back(e);
       return;
     }
     if (a.is_infinity()) {
-      a = q;
+      a = e.value();
       return;
     }
-    _stamp[b] = _gen;
-    _pending.push_back({std::uint32_t(b), q});
+    _stamp[e.b] = _gen;
+    _pending.push_back(e);
     if (_pending.size() == _cap) flush();
   }
 
@@ -115,7 +119,7 @@ class affine_buckets {
     for (std::size_t s = 0; s < _side.size();) {
       const std::uint32_t b = _side[s].b;
       jacobian j = jacobian::from_affine(_acc[b]);
-      for (; s < _side.size() && _side[s].b == b; ++s) j += _side[s].q;
+      for (; s < _side.size() && _side[s].b == b; ++s) j += _side[s].value();
       touched.push_back(b);
       sums.push_back(j);
     }
@@ -130,7 +134,7 @@ class affine_buckets {
   /// at most once per batch).
   void flush() {
     if (_pending.empty()) return;
-    for (const side_entry& e : _pending) _adder.queue(&_acc[e.b], &e.q);
+    for (const side_entry& e : _pending) _adder.queue(&_acc[e.b], e.q, e.negate);
     _adder.apply();
     _pending.clear();
     ++_gen;
@@ -139,7 +143,7 @@ class affine_buckets {
     // loop finds the list empty, and its buffer is handed back afterwards
     std::vector<side_entry> again;
     again.swap(_deferred);
-    for (const side_entry& e : again) place(e.b, e.q, false);
+    for (const side_entry& e : again) place(e, false);
     again.clear();
     _deferred.swap(again);
   }

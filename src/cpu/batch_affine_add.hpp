@@ -8,12 +8,14 @@
 // Per addition: lambda = (y2 - y1) / (x2 - x1), x3 = lambda^2 - x1 - x2,
 // y3 = lambda (x1 - x3) - y1, with every 1 / (x2 - x1) from one inversion of
 // the product of the differences: ~5M + 1S + (inversion, ~60M) / m.
+// A pair may add -q instead of q (a sign bit per pair), so the MSM queues
+// a pointer to its base for a negative digit instead of a negated copy.
 // Preconditions (the callers filter): neither point of a pair is infinity,
-// a->x != q->x (so no doubling and no P + (-P)), and the a of a batch are
-// distinct objects (a q may be another pair's a only if that addition need
-// not see this one's result).
+// a->x != q->x (so no doubling and no P + (-P)), the a of a batch are
+// distinct objects, and no q is an a of the same batch.
 
 #include <cstddef>
+#include <cstdint>
 #include <type_traits>
 #include <vector>
 
@@ -30,14 +32,16 @@ class batch_affine_adder {
  public:
   using affine = ec::affine<F>;
 
-  explicit batch_affine_adder(std::size_t cap) : _a(cap), _q(cap), _prefix(cap), _dx(cap) {}
+  explicit batch_affine_adder(std::size_t cap) : _a(cap), _q(cap), _neg(cap), _prefix(cap), _dx(cap) {}
 
   std::size_t size() const { return _m; }
 
-  /// Queues *a += *q (preconditions above; at most cap pairs per apply()).
-  void queue(affine* a, const affine* q) {
+  /// Queues *a += *q, or *a += -*q when |negate| (preconditions above; at
+  /// most cap pairs per apply()).
+  void queue(affine* a, const affine* q, bool negate = false) {
     _a[_m] = a;
     _q[_m] = q;
+    _neg[_m] = negate;
     ++_m;
   }
 
@@ -48,7 +52,7 @@ class batch_affine_adder {
     if (_m == 0) return;
     if constexpr (std::is_same_v<F, ff::fp> || std::is_same_v<F, ff::fp2>) {
       if (_m >= ifma_min_batch && use_ifma_additions()) {
-        batch_affine_apply_ifma(_a.data(), _q.data(), _m, _ifma);
+        batch_affine_apply_ifma(_a.data(), _q.data(), _neg.data(), _m, _ifma);
         _m = 0;
         return;
       }
@@ -65,7 +69,7 @@ class batch_affine_adder {
       inv = inv * _dx[i];
       affine& p = *_a[i];
       const affine& r = *_q[i];
-      const F lambda = (r.y - p.y) * inv_dx;
+      const F lambda = ((_neg[i] ? -r.y : r.y) - p.y) * inv_dx;
       const F x3 = lambda.sqr() - p.x - r.x;
       p.y = lambda * (p.x - x3) - p.y;
       p.x = x3;
@@ -80,6 +84,7 @@ class batch_affine_adder {
 
   std::vector<affine*> _a;
   std::vector<const affine*> _q;
+  std::vector<std::uint8_t> _neg;
   std::vector<F> _prefix, _dx;
   std::size_t _m = 0;
   ifma_scratch _ifma;

@@ -48,6 +48,7 @@ struct lanes<ff::fp> {
     return x;
   }
   CUZK_IFMA_INLINE static vec sqr(const vec& x) { return v::mul(x, x); }
+  CUZK_IFMA_INLINE static vec negate(const vec& x, __mmask8 lanes) { return v::conditional_negate(x, lanes); }
 };
 
 template <>
@@ -81,6 +82,9 @@ struct lanes<ff::fp2> {
     return {lanes<ff::fp>::restore(b), lanes<ff::fp>::restore(b + 1)};
   }
   CUZK_IFMA_INLINE static vec sqr(const vec& x) { return v::sqr(x); }
+  CUZK_IFMA_INLINE static vec negate(const vec& x, __mmask8 lanes) {
+    return {v::conditional_negate(x.c0, lanes), v::conditional_negate(x.c1, lanes)};
+  }
 };
 
 /// x[k] = 1 / x[k] for eight nonzero elements, one inversion (Montgomery's trick).
@@ -102,8 +106,8 @@ void invert_eight(F* x) {
 
 // Scratch layout per group: a.x, a.y, q.x, q.y, prefix; each a vector.
 template <class F>
-[[CUZK_IFMA_TARGET]] void apply(ec::affine<F>* const* a, const ec::affine<F>* const* q, std::size_t m,
-                                ifma_scratch& scratch) {
+[[CUZK_IFMA_TARGET]] void apply(ec::affine<F>* const* a, const ec::affine<F>* const* q, const std::uint8_t* negate,
+                                std::size_t m, ifma_scratch& scratch) {
   using L = lanes<F>;
   using vec = typename L::vec;
   constexpr std::size_t per_vec = L::blocks, per_group = 5 * per_vec;
@@ -140,11 +144,13 @@ template <class F>
     const F *ax[8], *ay[8], *qx[8], *qy[8];
     lane_points(g, ax, ay, qx, qy, nullptr, nullptr);
     ifma_scratch::block* s = scratch.blocks.data() + g * per_group;
+    __mmask8 neg = 0;
+    for (std::size_t k = 0; k < 8 && 8 * g + k < m; ++k) neg |= __mmask8((negate[8 * g + k] != 0) << k);
     const vec vax = L::load(ax), vqx = L::load(qx);
     L::save(s, vax);
     L::save(s + per_vec, L::load(ay));
     L::save(s + 2 * per_vec, vqx);
-    L::save(s + 3 * per_vec, L::load(qy));
+    L::save(s + 3 * per_vec, neg ? L::negate(L::load(qy), neg) : L::load(qy));
     L::save(s + 4 * per_vec, prod);
     prod = v::mul(prod, v::sub(vqx, vax));
   }
@@ -179,25 +185,26 @@ bool use_ifma_additions() {
   return on;
 }
 
-void batch_affine_apply_ifma(ec::affine<ff::fp>* const* a, const ec::affine<ff::fp>* const* q, std::size_t m,
-                             ifma_scratch& scratch) {
-  apply<ff::fp>(a, q, m, scratch);
+void batch_affine_apply_ifma(ec::affine<ff::fp>* const* a, const ec::affine<ff::fp>* const* q,
+                             const std::uint8_t* negate, std::size_t m, ifma_scratch& scratch) {
+  apply<ff::fp>(a, q, negate, m, scratch);
 }
 
-void batch_affine_apply_ifma(ec::affine<ff::fp2>* const* a, const ec::affine<ff::fp2>* const* q, std::size_t m,
-                             ifma_scratch& scratch) {
-  apply<ff::fp2>(a, q, m, scratch);
+void batch_affine_apply_ifma(ec::affine<ff::fp2>* const* a, const ec::affine<ff::fp2>* const* q,
+                             const std::uint8_t* negate, std::size_t m, ifma_scratch& scratch) {
+  apply<ff::fp2>(a, q, negate, m, scratch);
 }
 
 #else
 
 bool use_ifma_additions() { return false; }
 
-void batch_affine_apply_ifma(ec::affine<ff::fp>* const*, const ec::affine<ff::fp>* const*, std::size_t, ifma_scratch&) {
+void batch_affine_apply_ifma(ec::affine<ff::fp>* const*, const ec::affine<ff::fp>* const*, const std::uint8_t*,
+                             std::size_t, ifma_scratch&) {
   throw std::logic_error("batch_affine_apply_ifma: built without the x86-64 IFMA kernel");
 }
-void batch_affine_apply_ifma(ec::affine<ff::fp2>* const*, const ec::affine<ff::fp2>* const*, std::size_t,
-                             ifma_scratch&) {
+void batch_affine_apply_ifma(ec::affine<ff::fp2>* const*, const ec::affine<ff::fp2>* const*, const std::uint8_t*,
+                             std::size_t, ifma_scratch&) {
   throw std::logic_error("batch_affine_apply_ifma: built without the x86-64 IFMA kernel");
 }
 

@@ -5,8 +5,8 @@
 // (Fp) and G2 (Fp2), used when the CPU has IFMA.
 //
 // Method: addition i is lane i mod 8 of group i / 8. Forward, per group:
-// the eight a and q loaded into the 52-bit layout (ff/detail/x86_ifma.hpp)
-// and kept in the scratch, prefix_g = product of dx over the earlier
+// the eight a and q loaded into the 52-bit layout (ff/detail/x86_ifma.hpp),
+// q.y negated in the lanes that add -q, and kept in the scratch, prefix_g = product of dx over the earlier
 // groups, lane by lane. The eight lane products are inverted together on
 // the scalar side (one field inversion, 21 multiplications). Backward, per
 // group: 1/dx, lambda, x3, y3, written back into the a. Every q and a is
@@ -39,11 +39,12 @@ struct ifma_scratch {
   std::vector<block> blocks;
 };
 
-/// *a[i] += *q[i] for i < m: batch_affine_add.hpp's preconditions (no
-/// infinity, a[i]->x != q[i]->x, the a distinct). Needs use_ifma_additions().
-void batch_affine_apply_ifma(ec::affine<ff::fp>* const* a, const ec::affine<ff::fp>* const* q, std::size_t m,
-                             ifma_scratch& scratch);
-void batch_affine_apply_ifma(ec::affine<ff::fp2>* const* a, const ec::affine<ff::fp2>* const* q, std::size_t m,
-                             ifma_scratch& scratch);
+/// *a[i] += (negate[i] ? -*q[i] : *q[i]) for i < m: batch_affine_add.hpp's
+/// preconditions (no infinity, a[i]->x != q[i]->x, the a distinct). Needs
+/// use_ifma_additions().
+void batch_affine_apply_ifma(ec::affine<ff::fp>* const* a, const ec::affine<ff::fp>* const* q,
+                             const std::uint8_t* negate, std::size_t m, ifma_scratch& scratch);
+void batch_affine_apply_ifma(ec::affine<ff::fp2>* const* a, const ec::affine<ff::fp2>* const* q,
+                             const std::uint8_t* negate, std::size_t m, ifma_scratch& scratch);
 
 }  // namespace cuzk::msm::detail

@@ -176,8 +176,8 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
       for (std::size_t i = begin; i < end; ++i) {
         if ((i & 4095) == 0) check_stop(stop);
         const std::int32_t di = d[i];
-        if (di > 0) ab.add(std::size_t(di - 1), *terms.bases[i]);
-        else if (di < 0) ab.add(std::size_t(-di - 1), -*terms.bases[i]);
+        if (di > 0) ab.add(std::size_t(di - 1), terms.bases[i], false);
+        else if (di < 0) ab.add(std::size_t(-di - 1), terms.bases[i], true);
       }
       partial[task] = ab.reduce();
       return;

@@ -5,7 +5,7 @@
 // scratch reused by a shorter batch after a longer one, and q aliasing
 // another pair's a (every read happens before any write, so the old value
 // is added). Points are random multiples of the generator from a printed
-// seed (CUZK_TEST_SEED replays). Skipped, with a message, without IFMA.
+// seed (CUZK_TEST_SEED replays); each pair adds q or -q at random. Skipped, with a message, without IFMA.
 
 #include <gtest/gtest.h>
 
@@ -65,9 +65,12 @@ TYPED_TEST(batch_affine_ifma, matches_complete_additions) {
       // pair i adds the a of pair i + 1 (its value from before the batch)
       if (alias)
         for (std::size_t i = 0; i + 1 < m; i += 3) q[i] = &acc[i + 1];
-      std::vector<A> expect;
-      for (std::size_t i = 0; i < m; ++i) expect.push_back((J::from_affine(*a[i]) + J::from_affine(*q[i])).to_affine());
-      msm::detail::batch_affine_apply_ifma(a.data(), q.data(), m, scratch);
+      std::vector<A> expect(m);
+      std::vector<std::uint8_t> negate(m);
+      for (std::size_t i = 0; i < m; ++i) negate[i] = std::uint8_t(rng() & 1);
+      for (std::size_t i = 0; i < m; ++i)
+        expect[i] = (J::from_affine(*a[i]) + J::from_affine(negate[i] ? -*q[i] : *q[i])).to_affine();
+      msm::detail::batch_affine_apply_ifma(a.data(), q.data(), negate.data(), m, scratch);
       for (std::size_t i = 0; i < m; ++i) ASSERT_EQ(acc[i], expect[i]) << "m=" << m << " alias=" << alias << " i=" << i;
     }
   }
