@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <cuzk/ec/affine.hpp>
@@ -49,16 +50,25 @@ class affine_buckets {
   using jacobian = ec::jacobian<F>;
 
   affine_buckets(std::size_t n_buckets, std::size_t batch)
-      : _acc(n_buckets, affine::identity()), _stamp(n_buckets, 0), _cap(std::max<std::size_t>(batch, 1)), _adder(_cap) {
+      : _acc(n_buckets, affine::identity()),
+        _stamp(n_buckets, 0),
+        _used(n_buckets),
+        _max_cap(std::max<std::size_t>(batch, 1)),
+        _cap(_max_cap),
+        _adder(_max_cap) {
     _pending.reserve(_cap);
   }
 
   /// Every bucket back to empty, the memory kept: the next task of the same
   /// thread reuses this set instead of allocating (and faulting in) its own.
-  /// Called after reduce(), which leaves the queues and the side list empty.
-  void reset() {
-    std::fill(_acc.begin(), _acc.end(), affine::identity());
-    std::fill(_stamp.begin(), _stamp.end(), 0u);
+  /// The task adds only to buckets [0, used) and applies batches of |batch|
+  /// (at most the constructor's): a window that reaches few buckets needs
+  /// smaller batches (msm_cpu.cpp, reachable_buckets).
+  void reset(std::size_t used, std::size_t batch) {
+    _used = std::min(used, _acc.size());
+    _cap = std::clamp<std::size_t>(batch, 1, _max_cap);
+    std::fill(_acc.begin(), _acc.begin() + std::ptrdiff_t(_used), affine::identity());
+    std::fill(_stamp.begin(), _stamp.begin() + std::ptrdiff_t(_used), 0u);
     _gen = 1;
     _pending.clear();
     _deferred.clear();
@@ -75,7 +85,7 @@ class affine_buckets {
     flush();
     flush();  // the last batch's deferred additions
     merge_side();
-    return weighted_bucket_sum<F>(_acc);
+    return weighted_bucket_sum<F>(std::span<const affine>(_acc.data(), _used));
   }
 
  private:
@@ -151,7 +161,8 @@ class affine_buckets {
   std::vector<affine> _acc;
   std::vector<std::uint32_t> _stamp;  // == _gen: queued in the current batch
   std::uint32_t _gen = 1;
-  std::size_t _cap;
+  std::size_t _used;           // buckets in use by this task
+  std::size_t _max_cap, _cap;  // additions per batch: the most, this task's
   std::vector<side_entry> _pending, _deferred;
   std::vector<side_entry> _side;
   batch_affine_adder<F> _adder;

@@ -93,6 +93,22 @@ constexpr unsigned signed_windows(unsigned c) {
 static_assert(signed_windows(13) == 20 && signed_windows(15) == 18 && signed_windows(16) == 16 &&
               signed_windows(17) == 16 && signed_windows(5) == 52);
 
+/// Buckets that window w's digits can reach: 2^(c-1), but 2^t in a top
+/// window of t < c bits (digits up to 2^t - 1 plus a borrow) and 1 in the
+/// extra window above bit 255 (a borrow only). Why it matters: at c = 13
+/// the top window has 8 bits, so its n terms share 256 buckets; batches
+/// sized for 4096 buckets then collided on nearly every addition and sent
+/// ~5% of a 2^16 MSM's additions (the whole top window) down the slow
+/// Jacobian side path, ~20% of the MSM's time.
+constexpr std::size_t reachable_buckets(unsigned w, unsigned c) {
+  const unsigned lo = w * c;
+  if (lo >= 255) return 1;
+  const unsigned bits = std::min(c, 255 - lo);
+  return std::min(std::size_t(1) << (c - 1), std::size_t(1) << bits);
+}
+static_assert(reachable_buckets(19, 13) == 256 && reachable_buckets(18, 13) == 4096 && reachable_buckets(17, 15) == 1 &&
+              reachable_buckets(16, 15) == 16384);
+
 /// The terms left after the trivial scalars are taken out: |count| base
 /// pointers and canonical scalars in arrays sized for every input term.
 template <class F>
@@ -168,10 +184,12 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
     const std::size_t begin = (task % chunks) * chunk_len;
     const std::size_t end = std::min(n, begin + chunk_len);
     const std::int32_t* d = digits.get() + std::size_t(w) * n;
-    if (batch) {
+    const std::size_t reach = reachable_buckets(w, c);
+    const std::size_t window_batch = std::min(batch, affine_batch_size(reach));
+    if (window_batch) {
       std::optional<detail::affine_buckets<F>>& set = bucket_sets.local();
-      if (set) set->reset();
-      else set.emplace(n_buckets, batch);
+      if (!set) set.emplace(n_buckets, batch);
+      set->reset(reach, window_batch);
       detail::affine_buckets<F>& ab = *set;
       for (std::size_t i = begin; i < end; ++i) {
         if ((i & 4095) == 0) check_stop(stop);
@@ -182,7 +200,7 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
       partial[task] = ab.reduce();
       return;
     }
-    std::vector<J> buckets(n_buckets, J::identity());
+    std::vector<J> buckets(reach, J::identity());
     for (std::size_t i = begin; i < end; ++i) {
       if ((i & 4095) == 0) check_stop(stop);
       const std::int32_t di = d[i];
@@ -194,7 +212,7 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
     }
     // running sum: sum_b (b+1) * bucket[b]
     J running = J::identity(), sum = J::identity();
-    for (std::size_t b = n_buckets; b-- > 0;) {
+    for (std::size_t b = reach; b-- > 0;) {
       running += buckets[b];
       sum += running;
     }
