@@ -43,9 +43,9 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
-#include <tbb/info.h>
 #include <tbb/parallel_for.h>
 #include <tbb/partitioner.h>
+#include <tbb/task_arena.h>
 
 #include <cuzk/sys/huge_pages.hpp>
 
@@ -167,7 +167,7 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
     }
   });
 
-  const std::size_t threads = std::max<std::size_t>(1, tbb::info::default_concurrency());
+  const std::size_t threads = std::max<std::size_t>(1, std::size_t(tbb::this_task_arena::max_concurrency()));
   const std::size_t want_tasks = 4 * threads;
   const std::size_t chunks = std::min<std::size_t>(std::max<std::size_t>(1, (want_tasks + n_windows - 1) / n_windows),
                                                    std::max<std::size_t>(1, n / 1024));
@@ -175,48 +175,52 @@ ec::jacobian<F> pippenger(const term_set<F>& terms, unsigned c, bool batch_affin
   std::vector<J> partial(std::size_t(n_windows) * chunks, J::identity());
 
   const std::size_t batch = batch_affine ? affine_batch_size(n_buckets) : 0;
-  // one bucket set per worker thread, emptied for each of its tasks (a task
-  // body starts no nested parallel work, so no other task of this loop can
-  // run on the thread while one holds the set)
+  // one bucket set per worker thread, emptied for each of its tasks. A task
+  // body runs isolated: its own nested parallel work (the side list's batch
+  // normalisation splits above 4096 buckets) may not let the waiting thread
+  // take another task of this loop, which would reset the set in use (seen
+  // as wrong sums for one repeated base with 16 threads)
   tbb::enumerable_thread_specific<std::optional<detail::affine_buckets<F>>> bucket_sets;
   tbb::parallel_for(std::size_t(0), partial.size(), [&](std::size_t task) {
-    const unsigned w = unsigned(task / chunks);
-    const std::size_t begin = (task % chunks) * chunk_len;
-    const std::size_t end = std::min(n, begin + chunk_len);
-    const std::int32_t* d = digits.get() + std::size_t(w) * n;
-    const std::size_t reach = reachable_buckets(w, c);
-    const std::size_t window_batch = std::min(batch, affine_batch_size(reach));
-    if (window_batch) {
-      std::optional<detail::affine_buckets<F>>& set = bucket_sets.local();
-      if (!set) set.emplace(n_buckets, batch);
-      set->reset(reach, window_batch);
-      detail::affine_buckets<F>& ab = *set;
+    tbb::this_task_arena::isolate([&] {
+      const unsigned w = unsigned(task / chunks);
+      const std::size_t begin = (task % chunks) * chunk_len;
+      const std::size_t end = std::min(n, begin + chunk_len);
+      const std::int32_t* d = digits.get() + std::size_t(w) * n;
+      const std::size_t reach = reachable_buckets(w, c);
+      const std::size_t window_batch = std::min(batch, affine_batch_size(reach));
+      if (window_batch) {
+        std::optional<detail::affine_buckets<F>>& set = bucket_sets.local();
+        if (!set) set.emplace(n_buckets, batch);
+        set->reset(reach, window_batch);
+        detail::affine_buckets<F>& ab = *set;
+        for (std::size_t i = begin; i < end; ++i) {
+          if ((i & 4095) == 0) check_stop(stop);
+          const std::int32_t di = d[i];
+          if (di > 0) ab.add(std::size_t(di - 1), terms.bases[i], false);
+          else if (di < 0) ab.add(std::size_t(-di - 1), terms.bases[i], true);
+        }
+        partial[task] = ab.reduce();
+        return;
+      }
+      std::vector<J> buckets(reach, J::identity());
       for (std::size_t i = begin; i < end; ++i) {
         if ((i & 4095) == 0) check_stop(stop);
         const std::int32_t di = d[i];
-        if (di > 0) ab.add(std::size_t(di - 1), terms.bases[i], false);
-        else if (di < 0) ab.add(std::size_t(-di - 1), terms.bases[i], true);
+        if (di > 0) {
+          buckets[std::size_t(di - 1)] += *terms.bases[i];
+        } else if (di < 0) {
+          buckets[std::size_t(-di - 1)] += -*terms.bases[i];
+        }
       }
-      partial[task] = ab.reduce();
-      return;
-    }
-    std::vector<J> buckets(reach, J::identity());
-    for (std::size_t i = begin; i < end; ++i) {
-      if ((i & 4095) == 0) check_stop(stop);
-      const std::int32_t di = d[i];
-      if (di > 0) {
-        buckets[std::size_t(di - 1)] += *terms.bases[i];
-      } else if (di < 0) {
-        buckets[std::size_t(-di - 1)] += -*terms.bases[i];
+      // running sum: sum_b (b+1) * bucket[b]
+      J running = J::identity(), sum = J::identity();
+      for (std::size_t b = reach; b-- > 0;) {
+        running += buckets[b];
+        sum += running;
       }
-    }
-    // running sum: sum_b (b+1) * bucket[b]
-    J running = J::identity(), sum = J::identity();
-    for (std::size_t b = reach; b-- > 0;) {
-      running += buckets[b];
-      sum += running;
-    }
-    partial[task] = sum;
+      partial[task] = sum;
+    });
   });
 
   J acc = J::identity();

@@ -5,6 +5,9 @@
 #include <random>
 #include <vector>
 
+#include <tbb/global_control.h>
+#include <tbb/task_arena.h>
+
 #include <cuzk/msm/msm.hpp>
 
 #include "common/test_seed.hpp"
@@ -171,6 +174,36 @@ TYPED_TEST(msm_test, density_selects_bases_by_rank) {
   // wrong base count is an error, not a silent mismatch
   bases.pop_back();
   EXPECT_THROW((msm::msm_dense<typename J::field>(bases, scalars, density)), std::invalid_argument);
+}
+
+// Every base the same point, at a size where a window's side list (every
+// addition: the bucket's x equals the base's) touches more buckets than one
+// normalisation chunk (4096), so the side list's batch normalisation splits
+// into parallel work inside an MSM task. A thread waiting there must not
+// take another task of the same MSM, which would reset the bucket set it
+// shares (seen as a wrong G1 MSM on a 16-core host, in the GPU test's CPU
+// reference). Against (sum of the scalars) * P.
+TEST(msm_windows, one_repeated_base_with_a_side_list_wider_than_a_normalisation_chunk) {
+  using J = ec::g1_jacobian;
+  std::mt19937_64 rng(cuzk::test::test_seed("msm-same-base-wide"));
+  const std::size_t n = std::size_t(1) << 17;
+  const auto base = random_bases<J>(rng, 1)[0];
+  const std::vector<ec::g1_affine> same(n, base);
+  std::vector<fr> scalars(n);
+  fr sum = fr::zero();
+  for (auto& k : scalars) {
+    k = fr::random(rng);
+    sum += k;
+  }
+  const J expect = ec::mul(J::from_affine(base), sum);
+  // 16 threads whatever the machine has, as on the host where it was seen
+  tbb::global_control allow(tbb::global_control::max_allowed_parallelism, 16);
+  tbb::task_arena arena(16);
+  for (int round = 0; round < 5; ++round) {
+    J got;
+    arena.execute([&] { got = msm::msm<ff::fp>(same, scalars, msm::config{.window_bits = 14}); });
+    ASSERT_EQ(got, expect) << "round " << round;
+  }
 }
 
 }  // namespace
