@@ -49,10 +49,9 @@
 //     first digit (that was a quarter of a G2 MSM at c = 16); two sums per
 //     block stay on the device until the end, when finish_windows_kernel
 //     forms every window's sum from its blocks' (one block per window).
-//     G2 can run them over lane pairs instead (reduce_buckets_pair_kernel,
-//     fp2_pair_d: half a point per lane, the loop's additions inlined), opt-in
-//     through CUZK_MSM_G2_REDUCE_PAIR until it is measured against the one-lane
-//     form, which spills (issue 18's G2 goal).
+//     G2 runs them over lane pairs (reduce_buckets_pair_kernel, fp2_pair_d:
+//     half a point per lane, the loop's additions inlined; one lane a G2
+//     point spilled: its window sums were twice as slow).
 // One download (the W window sums) and one stream synchronisation per MSM;
 // the host combines the windows (Horner, c doublings per window).
 //
@@ -506,17 +505,11 @@ struct gpu_msm_workspace::impl {
       const unsigned rt = 1u << p.lg_rt;
       const dim3 grid(unsigned(p.per_window_sums()), w_count);
       xyzz_t* block_out = d_sums + 2 * std::size_t(w_first) * p.per_window_sums();
-      const unsigned pair_form = std::is_same_v<F, ff::fp> ? 0 : g2_reduce_pair_form();
-      if (pair_form == 0)
+      if constexpr (std::is_same_v<F, ff::fp>)
         detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
-      else if constexpr (!std::is_same_v<F, ff::fp>) {
-        if (pair_form == 2)
-          detail::reduce_buckets_pair_kernel<true>
-              <<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
-        else
-          detail::reduce_buckets_pair_kernel<false>
-              <<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
-      }
+      else
+        detail::reduce_buckets_pair_kernel<<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l,
+                                                                                     block_out);
       CUZK_CUDA_CHECK_LAUNCH();
       phases.mark(s, "reduce");
     }
@@ -547,17 +540,6 @@ struct gpu_msm_workspace::impl {
   void scan(const std::uint32_t* in, std::uint32_t* out, std::size_t items, cudaStream_t s) {
     std::size_t tb = temp.size();
     CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(items), s));
-  }
-
-  /// CUZK_MSM_G2_REDUCE_PAIR: the G2 window sums over lane pairs
-  /// (reduce_buckets_pair_kernel), 1 with A_j in registers, 2 in shared
-  /// memory; unset or other: one lane a point (reduce_buckets_kernel).
-  /// Opt-in until measured on the GPU (RESULTS.md, 2026-12-05 third
-  /// session). Read at every MSM.
-  static unsigned g2_reduce_pair_form() {
-    const char* e = std::getenv("CUZK_MSM_G2_REDUCE_PAIR");
-    const long v = e && *e ? std::atol(e) : 0;
-    return v == 1 || v == 2 ? unsigned(v) : 0;
   }
 
   /// CUZK_MSM_WINDOW (> 0): the window width of MSMs that ask for the

@@ -116,38 +116,33 @@ TEST(gpu_msm_g2, WitnessLikeInputsMatchCpu) {
   }
 }
 
-// The window sums over lane pairs (CUZK_MSM_G2_REDUCE_PAIR 1 and 2, opt-in):
-// random scalars from one term (one window-sum thread, a block of one lane
-// pair) to 2^20, witness-like inputs, one repeated base (every window sum
-// adds equal points: the doubling branch), all scalars equal (one bucket
-// per window, the rest infinity).
+// The window sums over lane pairs (reduce_buckets_pair_kernel): random
+// scalars from one term (one window-sum thread, a block of one lane pair) to
+// 2^20, witness-like inputs, one repeated base (every window sum adds equal
+// points: the doubling branch), all scalars equal (one bucket per window,
+// the rest infinity).
 TEST(gpu_msm_g2, WindowSumsOverLanePairsMatchCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm_g2.WindowSumsOverLanePairsMatchCpu"));
-  const cuzk::test::unset_env_at_exit unset("CUZK_MSM_G2_REDUCE_PAIR");
-  for (const char* form : {"1", "2"}) {
-    setenv("CUZK_MSM_G2_REDUCE_PAIR", form, 1);
-    const std::string tag = std::string(" (pair form ") + form + ")";
-    msm::gpu_msm_g2_context ctx;
-    for (const unsigned lg : {0u, 1u, 5u, 9u, 14u, 20u}) {
-      const std::size_t n = std::size_t(1) << lg;
-      const std::span<const g2_affine> bases(pool().data(), n);
-      const auto scalars = cuzk::test::random_elements<fr>(n, rng);
-      ctx.upload_bases(bases);
-      expect_same(ctx.run(scalars), msm::msm<fp2>(bases, scalars), "random 2^" + std::to_string(lg) + tag);
-    }
-    const auto [wb, ws] = witness_like(12, rng);
-    ctx.upload_bases(wb);
-    expect_same(ctx.run(ws), msm::msm<fp2>(wb, ws), "witness-like 2^12" + tag);
-    const std::vector<g2_affine> same(std::size_t(1) << 12, pool()[11]);
-    const auto rs = cuzk::test::random_elements<fr>(same.size(), rng);
-    ctx.upload_bases(same);
-    expect_same(ctx.run(rs), msm::msm<fp2>(same, rs), "one base repeated" + tag);
-    const std::span<const g2_affine> bases(pool().data(), std::size_t(1) << 12);
-    const std::vector<fr> equal(bases.size(), fr::random(rng));
+  msm::gpu_msm_g2_context ctx;
+  for (const unsigned lg : {0u, 1u, 5u, 9u, 14u, 20u}) {
+    const std::size_t n = std::size_t(1) << lg;
+    const std::span<const g2_affine> bases(pool().data(), n);
+    const auto scalars = cuzk::test::random_elements<fr>(n, rng);
     ctx.upload_bases(bases);
-    expect_same(ctx.run(equal), msm::msm<fp2>(bases, equal), "all scalars equal" + tag);
+    expect_same(ctx.run(scalars), msm::msm<fp2>(bases, scalars), "random 2^" + std::to_string(lg));
   }
+  const auto [wb, ws] = witness_like(12, rng);
+  ctx.upload_bases(wb);
+  expect_same(ctx.run(ws), msm::msm<fp2>(wb, ws), "witness-like 2^12");
+  const std::vector<g2_affine> same(std::size_t(1) << 12, pool()[11]);
+  const auto rs = cuzk::test::random_elements<fr>(same.size(), rng);
+  ctx.upload_bases(same);
+  expect_same(ctx.run(rs), msm::msm<fp2>(same, rs), "one base repeated");
+  const std::span<const g2_affine> bases(pool().data(), std::size_t(1) << 12);
+  const std::vector<fr> equal(bases.size(), fr::random(rng));
+  ctx.upload_bases(bases);
+  expect_same(ctx.run(equal), msm::msm<fp2>(bases, equal), "all scalars equal");
 }
 
 TEST(gpu_msm_g2, DegenerateScalarsMatchCpu) {
