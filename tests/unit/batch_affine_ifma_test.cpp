@@ -16,6 +16,7 @@
 #include <cuzk/ec/jacobian.hpp>
 #include <cuzk/ec/scalar_mul.hpp>
 
+#include "common/random_points.hpp"
 #include "common/test_seed.hpp"
 #include "cpu/batch_affine_ifma.hpp"
 
@@ -34,23 +35,11 @@ class batch_affine_ifma : public ::testing::Test {
 using point_types = ::testing::Types<ec::g1_jacobian, ec::g2_jacobian>;
 TYPED_TEST_SUITE(batch_affine_ifma, point_types);
 
-template <class J>
-std::vector<typename J::affine_type> random_points(std::mt19937_64& rng, std::size_t n) {
-  std::vector<typename J::affine_type> out;
-  J p = ec::mul(J::generator(), ff::fr::random(rng));
-  const J step = ec::mul(J::generator(), ff::fr::random(rng));
-  for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(p.to_affine());
-    p += step;
-  }
-  return out;
-}
-
 TYPED_TEST(batch_affine_ifma, matches_complete_additions) {
   using J = TypeParam;
   using A = typename J::affine_type;
   std::mt19937_64 rng(cuzk::test::test_seed("batch-affine-ifma"));
-  const std::vector<A> pts = random_points<J>(rng, 2 * 255 + 1);
+  const std::vector<A> pts = cuzk::test::random_points<J>(rng, 2 * 255 + 1);
   msm::detail::ifma_scratch scratch;
   for (std::size_t m : {255u, 16u, 17u, 23u, 64u}) {
     for (bool alias : {false, true}) {

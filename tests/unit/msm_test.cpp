@@ -10,6 +10,7 @@
 
 #include <cuzk/msm/msm.hpp>
 
+#include "common/random_points.hpp"
 #include "common/test_seed.hpp"
 
 namespace {
@@ -29,23 +30,11 @@ J naive(const std::vector<typename J::affine_type>& bases, const std::vector<fr>
   return acc;
 }
 
-template <class J>
-std::vector<typename J::affine_type> random_bases(std::mt19937_64& rng, std::size_t n) {
-  std::vector<typename J::affine_type> out;
-  J p = ec::mul(J::generator(), fr::random(rng));
-  const J step = ec::mul(J::generator(), fr::random(rng));
-  for (std::size_t i = 0; i < n; ++i) {
-    out.push_back(p.to_affine());
-    p += step;
-  }
-  return out;
-}
-
 TYPED_TEST(msm_test, equals_naive_sum_with_special_scalars_duplicates_and_infinity) {
   using J = TypeParam;
   std::mt19937_64 rng(cuzk::test::test_seed("msm-naive"));
   for (std::size_t n : {1u, 2u, 7u, 64u, 300u}) {
-    auto bases = random_bases<J>(rng, n);
+    auto bases = cuzk::test::random_points<J>(rng, n);
     std::vector<fr> scalars;
     for (std::size_t i = 0; i < n; ++i) scalars.push_back(fr::random(rng));
     if (n >= 7) {
@@ -78,7 +67,7 @@ TYPED_TEST(msm_test, batch_affine_buckets_match_naive_and_jacobian) {
   using A = typename J::affine_type;
   std::mt19937_64 rng(cuzk::test::test_seed("msm-batch-affine"));
   const std::size_t n = 1500;
-  const auto bases = random_bases<J>(rng, n);
+  const auto bases = cuzk::test::random_points<J>(rng, n);
   std::vector<fr> random;
   for (std::size_t i = 0; i < n; ++i) random.push_back(fr::random(rng));
   random[0] = fr::zero(), random[1] = fr::one(), random[2] = -fr::one();
@@ -118,7 +107,7 @@ TYPED_TEST(msm_test, batch_affine_buckets_match_naive_and_jacobian) {
 TEST(msm_windows, borrows_into_the_top_window_at_every_window_width_boundary) {
   using J = ec::g1_jacobian;
   std::mt19937_64 rng(cuzk::test::test_seed("msm-top-window"));
-  const auto bases = random_bases<J>(rng, 40);
+  const auto bases = cuzk::test::random_points<J>(rng, 40);
   for (unsigned c : {15u, 16u, 17u}) {
     std::vector<fr> scalars;
     const fr half = (-fr::one()) * fr::from_uint(2).inverse();
@@ -164,7 +153,7 @@ TYPED_TEST(msm_test, density_selects_bases_by_rank) {
     scalars.push_back(i % 5 == 0 ? fr::one() : fr::random(rng));
   }
   const msm::density_view density{words, n_vars};
-  auto bases = random_bases<J>(rng, density.count());
+  auto bases = cuzk::test::random_points<J>(rng, density.count());
   J expect = J::identity();
   for (std::size_t i = 0, j = 0; i < n_vars; ++i) {
     if (!density.test(i)) continue;
@@ -187,7 +176,7 @@ TEST(msm_windows, one_repeated_base_with_a_side_list_wider_than_a_normalisation_
   using J = ec::g1_jacobian;
   std::mt19937_64 rng(cuzk::test::test_seed("msm-same-base-wide"));
   const std::size_t n = std::size_t(1) << 17;
-  const auto base = random_bases<J>(rng, 1)[0];
+  const auto base = cuzk::test::random_points<J>(rng, 1)[0];
   const std::vector<ec::g1_affine> same(n, base);
   std::vector<fr> scalars(n);
   fr sum = fr::zero();
