@@ -281,21 +281,6 @@ CUZK_IFMA_INLINE fp2x8 sqr(const fp2x8& a) {
   return {mul(add_unreduced(a.c0, a.c1), sub(a.c0, a.c1)), add(t, t)};
 }
 
-/// Plain 64-byte-aligned storage of one fp8 (for scratch arrays outside
-/// target code).
-struct alignas(64) fp8_storage {
-  std::uint64_t l[8][8];
-};
-
-CUZK_IFMA_INLINE void save(fp8_storage& s, const fp8& a) {
-  for (int j = 0; j < 8; ++j) _mm512_store_si512(s.l[j], a.l[j]);
-}
-CUZK_IFMA_INLINE fp8 restore(const fp8_storage& s) {
-  fp8 a;
-  for (int j = 0; j < 8; ++j) a.l[j] = _mm512_load_si512(s.l[j]);
-  return a;
-}
-
 }  // namespace cuzk::ff::detail::ifma
 
 #endif
