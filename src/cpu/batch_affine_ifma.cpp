@@ -2,6 +2,7 @@
 // Eight-lane batch-affine additions (method and costs: batch_affine_ifma.hpp).
 #include "batch_affine_ifma.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -104,63 +105,73 @@ void invert_eight(F* x) {
   }
 }
 
+/// Coordinate |c| of eight points, as lanes.
+template <class F>
+[[CUZK_IFMA_TARGET, gnu::always_inline]] inline typename lanes<F>::vec load_coord(const ec::affine<F>* const* pts,
+                                                                                  F ec::affine<F>::*c) {
+  const F* p[8];
+  for (int k = 0; k < 8; ++k) p[k] = &(pts[k]->*c);
+  return lanes<F>::load(p);
+}
+
+template <class F>
+[[CUZK_IFMA_TARGET, gnu::always_inline]] inline void store_coord(ec::affine<F>* const* pts, F ec::affine<F>::*c,
+                                                                 const typename lanes<F>::vec& x) {
+  F* p[8];
+  for (int k = 0; k < 8; ++k) p[k] = &(pts[k]->*c);
+  lanes<F>::store(p, x);
+}
+
 // Scratch layout per group: a.x, a.y, q.x, q.y, prefix; each a vector.
 template <class F>
 [[CUZK_IFMA_TARGET]] void apply(ec::affine<F>* const* a, const ec::affine<F>* const* q, const std::uint8_t* negate,
                                 std::size_t m, ifma_scratch& scratch) {
   using L = lanes<F>;
   using vec = typename L::vec;
+  using point = ec::affine<F>;
   constexpr std::size_t per_vec = L::blocks, per_group = 5 * per_vec;
   const std::size_t groups = (m + 7) / 8;
   if (scratch.blocks.size() < groups * per_group) scratch.blocks.resize(groups * per_group);
-  // dummies for the lanes past m: dx = 1 - 0, never zero
-  ec::affine<F> sink[8];
-  const ec::affine<F> dummy_q{F::one(), F::zero()};
-  const auto lane_points = [&](std::size_t g, const F** ax, const F** ay, const F** qx, const F** qy, F** ox, F** oy) {
+  // A lane past m adds dummy_q (x = 1) to its own sink (x = 0): dx = 1 keeps
+  // the lane products invertible, and the result is dropped.
+  point sink[8];
+  std::fill_n(sink, 8, point::identity());
+  const point dummy_q{F::one(), F::zero()};
+  point* pa[8];
+  const point* pq[8];
+  const auto select_group = [&](std::size_t g) {
     for (std::size_t k = 0; k < 8; ++k) {
       const std::size_t i = 8 * g + k;
-      ec::affine<F>* pa = i < m ? a[i] : &sink[k];
-      const ec::affine<F>* pq = i < m ? q[i] : &dummy_q;
-      if (ax) {
-        ax[k] = &pa->x;
-        ay[k] = &pa->y;
-        qx[k] = &pq->x;
-        qy[k] = &pq->y;
-      }
-      if (ox) {
-        ox[k] = &pa->x;
-        oy[k] = &pa->y;
-      }
+      pa[k] = i < m ? a[i] : &sink[k];
+      pq[k] = i < m ? q[i] : &dummy_q;
     }
   };
-  for (auto& s : sink) s = {F::zero(), F::zero()};
 
-  F one_lanes[8];
-  for (auto& o : one_lanes) o = F::one();
-  const F* one_ptrs[8];
-  for (int k = 0; k < 8; ++k) one_ptrs[k] = &one_lanes[k];
-  vec prod = L::load(one_ptrs);
+  const F one = F::one();
+  const F* ones[8];
+  std::fill_n(ones, 8, &one);
+  vec prod = L::load(ones);
   for (std::size_t g = 0; g < groups; ++g) {
-    const F *ax[8], *ay[8], *qx[8], *qy[8];
-    lane_points(g, ax, ay, qx, qy, nullptr, nullptr);
+    select_group(g);
     ifma_scratch::block* s = scratch.blocks.data() + g * per_group;
     __mmask8 neg = 0;
     for (std::size_t k = 0; k < 8 && 8 * g + k < m; ++k) neg |= __mmask8((negate[8 * g + k] != 0) << k);
-    const vec vax = L::load(ax), vqx = L::load(qx);
-    L::save(s, vax);
-    L::save(s + per_vec, L::load(ay));
-    L::save(s + 2 * per_vec, vqx);
-    L::save(s + 3 * per_vec, neg ? L::negate(L::load(qy), neg) : L::load(qy));
+    const vec ax = load_coord<F>(pa, &point::x), qx = load_coord<F>(pq, &point::x), qy = load_coord<F>(pq, &point::y);
+    L::save(s, ax);
+    L::save(s + per_vec, load_coord<F>(pa, &point::y));
+    L::save(s + 2 * per_vec, qx);
+    L::save(s + 3 * per_vec, neg ? L::negate(qy, neg) : qy);
     L::save(s + 4 * per_vec, prod);
-    prod = v::mul(prod, v::sub(vqx, vax));
+    prod = v::mul(prod, v::sub(qx, ax));
   }
   // the eight lane products inverted on the scalar side
-  F inv_lanes[8];
-  F* inv_ptrs[8];
-  for (int k = 0; k < 8; ++k) inv_ptrs[k] = &inv_lanes[k];
-  L::store(inv_ptrs, prod);
-  invert_eight(inv_lanes);
-  vec inv = L::load(const_cast<const F* const*>(inv_ptrs));
+  F lane_inv[8];
+  F* inv_out[8];
+  const F* inv_in[8];
+  for (int k = 0; k < 8; ++k) inv_out[k] = &lane_inv[k], inv_in[k] = &lane_inv[k];
+  L::store(inv_out, prod);
+  invert_eight(lane_inv);
+  vec inv = L::load(inv_in);
   for (std::size_t g = groups; g-- > 0;) {
     const ifma_scratch::block* s = scratch.blocks.data() + g * per_group;
     const vec ax = L::restore(s), ay = L::restore(s + per_vec), qx = L::restore(s + 2 * per_vec),
@@ -171,10 +182,9 @@ template <class F>
     const vec lambda = v::mul(v::sub(qy, ay), inv_dx);
     const vec x3 = v::sub(v::sub(L::sqr(lambda), ax), qx);
     const vec y3 = v::sub(v::mul(lambda, v::sub(ax, x3)), ay);
-    F *ox[8], *oy[8];
-    lane_points(g, nullptr, nullptr, nullptr, nullptr, ox, oy);
-    L::store(ox, x3);
-    L::store(oy, y3);
+    select_group(g);
+    store_coord<F>(pa, &point::x, x3);
+    store_coord<F>(pa, &point::y, y3);
   }
 }
 

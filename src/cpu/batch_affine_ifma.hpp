@@ -6,8 +6,8 @@
 //
 // Method: addition i is lane i mod 8 of group i / 8. Forward, per group:
 // the eight a and q loaded into the 52-bit layout (ff/detail/x86_ifma.hpp),
-// q.y negated in the lanes that add -q, and kept in the scratch, prefix_g = product of dx over the earlier
-// groups, lane by lane. The eight lane products are inverted together on
+// q.y negated in the lanes that add -q, all kept in the scratch, with
+// prefix_g = product of dx over the earlier groups, lane by lane. The eight lane products are inverted together on
 // the scalar side (one field inversion, 21 multiplications). Backward, per
 // group: 1/dx, lambda, x3, y3, written back into the a. Every q and a is
 // read before any a is written, so a q may even alias an a of the batch
