@@ -5,7 +5,8 @@
 // scratch reused by a shorter batch after a longer one, and q aliasing
 // another pair's a (every read happens before any write, so the old value
 // is added). Points are random multiples of the generator from a printed
-// seed (CUZK_TEST_SEED replays); each pair adds q or -q at random. Skipped, with a message, without IFMA.
+// seed (CUZK_TEST_SEED replays); each pair adds q or -q at random.
+// Skipped, with a message, without IFMA.
 
 #include <gtest/gtest.h>
 
@@ -14,7 +15,6 @@
 
 #include <cuzk/ec/bls12_381.hpp>
 #include <cuzk/ec/jacobian.hpp>
-#include <cuzk/ec/scalar_mul.hpp>
 
 #include "common/random_points.hpp"
 #include "common/test_seed.hpp"
