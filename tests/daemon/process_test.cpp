@@ -27,9 +27,13 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-pid_t spawn(const fs::path& config, const fs::path& log) {
+/// Starts the daemon; a non-empty |delay| sets the test-only
+/// CUZK_TEST_DELAY_STAGE in the child, so a stage outlasts a drain bound
+/// however fast this machine proves.
+pid_t spawn(const fs::path& config, const fs::path& log, const char* delay = "") {
   const pid_t pid = fork();
   if (pid == 0) {
+    if (*delay != '\0') setenv("CUZK_TEST_DELAY_STAGE", delay, 1);
     const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     dup2(fd, 1);
     dup2(fd, 2);
@@ -111,10 +115,12 @@ TEST(daemon_process, invalid_config_refuses_to_start) {
 
 namespace {
 
-// SIGTERM with a job running: within shutdown_timeout the job completes and
-// its waiting client gets the proof; past a short bound it is CANCELLED.
-// Either way the daemon exits 0.
-void sigterm_with_job_in_flight(const char* shutdown_timeout, cuzk::v1::AwaitProofResponse::Status expect) {
+// SIGTERM with a job in its GPU stage: within shutdown_timeout the job
+// completes and its waiting client gets the proof; past a short bound it is
+// CANCELLED. Either way the daemon exits 0. |stage_delay| holds the stage
+// open for the cancel case: a 2 KiB proof can finish inside 100 ms.
+void sigterm_with_job_in_flight(const char* shutdown_timeout, const char* stage_delay,
+                                cuzk::v1::AwaitProofResponse::Status expect) {
   std::mt19937_64 rng(cuzk::test::test_seed("daemon-process-drain"));
   const fs::path params = cuzk::test::make_param_cache(true);
   const fs::path dir = fs::temp_directory_path() / ("cuzk-proc-" + std::to_string(std::random_device{}()));
@@ -125,7 +131,7 @@ void sigterm_with_job_in_flight(const char* shutdown_timeout, cuzk::v1::AwaitPro
     c << "[daemon]\nlisten = \"unix://" << sock.string() << "\"\nshutdown_timeout = \"" << shutdown_timeout
       << "\"\n[srs]\nparam_cache = \"" << params.string() << "\"\n[memory]\ntotal_budget = \"2GiB\"\n";
   }
-  const pid_t pid = spawn(dir / "cuzk.toml", dir / "log");
+  const pid_t pid = spawn(dir / "cuzk.toml", dir / "log", stage_delay);
   for (int i = 0; i < 400 && !fs::exists(sock); ++i) std::this_thread::sleep_for(25ms);
   auto stub = cuzk::v1::ProvingEngine::NewStub(
       grpc::CreateChannel("unix://" + sock.string(), grpc::InsecureChannelCredentials()));
@@ -150,7 +156,10 @@ void sigterm_with_job_in_flight(const char* shutdown_timeout, cuzk::v1::AwaitPro
     r.set_job_id("drain-1");
     EXPECT_TRUE(stub->AwaitProof(&ctx, r, &result).ok());
   });
-  std::this_thread::sleep_for(300ms);  // the job is running (its parameters load first)
+  // SIGTERM once the job is in its GPU stage (its parameters load first).
+  for (int i = 0; i < 1200 && slurp(dir / "log").find("GPU_START,drain-1") == std::string::npos; ++i)
+    std::this_thread::sleep_for(25ms);
+  EXPECT_NE(slurp(dir / "log").find("GPU_START,drain-1"), std::string::npos) << slurp(dir / "log");
   kill(pid, SIGTERM);
   EXPECT_EQ(wait_exit(pid, 60s), 0) << slurp(dir / "log");
   waiter.join();
@@ -166,11 +175,11 @@ void sigterm_with_job_in_flight(const char* shutdown_timeout, cuzk::v1::AwaitPro
 }
 
 TEST(daemon_process, sigterm_drains_a_running_job) {
-  sigterm_with_job_in_flight("60s", cuzk::v1::AwaitProofResponse::COMPLETED);
+  sigterm_with_job_in_flight("60s", "", cuzk::v1::AwaitProofResponse::COMPLETED);
 }
 
 TEST(daemon_process, sigterm_cancels_what_does_not_finish_within_the_bound) {
-  sigterm_with_job_in_flight("100ms", cuzk::v1::AwaitProofResponse::CANCELLED);
+  sigterm_with_job_in_flight("100ms", "gpu:30000", cuzk::v1::AwaitProofResponse::CANCELLED);
 }
 
 }  // namespace
