@@ -25,6 +25,7 @@
 #include <cuzk/ff/detail/cuda_fp2_pair.cuh>
 #include <cuzk/gpu/device.cuh>
 
+#include "common/field_special_values.hpp"
 #include "common/test_seed.hpp"
 #include "gpu/gpu_test_util.hpp"
 
@@ -78,69 +79,13 @@ __global__ void fp2_pair_ops_kernel(const gpu::fp2_d* a, const gpu::fp2_d* b, co
   if (!odd) flags[i] = f | (f != partner ? 4u : 0u);
 }
 
-/// Field elements at the edges: as values and as raw Montgomery limbs.
-template <class F>
-std::vector<F> special_values() {
-  using L = typename F::limbs;
-  std::vector<F> v;
-  v.push_back(F::zero());
-  v.push_back(F::one());
-  v.push_back(-F::one());                       // p - 1
-  v.push_back(F::from_raw(F::r_mod_p));         // raw R mod p (the element 1)
-  v.push_back(F::from_raw(F::r2_mod_p));        // raw R^2 mod p
-  v.push_back(*F::from_canonical(F::r_mod_p));  // the element R mod p
-  v.push_back(*F::from_canonical(F::r2_mod_p));
-  L one{};
-  one[0] = 1;
-  v.push_back(F::from_raw(one));                                         // raw 1
-  v.push_back(F::from_raw(cuzk::ff::detail::sub_small(F::modulus, 1)));  // raw p - 1
-  v.push_back(F::from_raw(cuzk::ff::detail::sub_small(F::modulus, 2)));
-  v.push_back(F::from_uint(2));
-  v.push_back(F::from_uint(0xffffffffu));
-  v.push_back(F::from_uint(~std::uint64_t(0)));
-  // raw words 2^(32k) - 1 and 2^(32k) (all below p for k < 2N - 1)
-  for (std::size_t k = 1; k < 2 * F::n_limbs - 1; ++k) {
-    L lo{}, pw{};
-    for (std::size_t b = 0; b < 32 * k; ++b) lo[b / 64] |= std::uint64_t(1) << (b % 64);
-    pw[(32 * k) / 64] = std::uint64_t(1) << ((32 * k) % 64);
-    v.push_back(F::from_raw(lo));
-    v.push_back(F::from_raw(pw));
-  }
-  // p - 2^32 and p - 2^64 (raw)
-  L m = F::modulus;
-  m[0] -= std::uint64_t(1) << 32;
-  v.push_back(F::from_raw(m));
-  L m2 = F::modulus;
-  m2[1] -= 1;
-  v.push_back(F::from_raw(m2));
-  return v;
-}
-
-/// Fp2 edge values: each Fp edge value as c0, as c1, as both, and next to -1.
-std::vector<cuzk::ff::fp2> special_fp2_values() {
-  std::vector<cuzk::ff::fp2> v;
-  for (const fp& x : special_values<fp>()) {
-    v.push_back({x, fp::zero()});
-    v.push_back({fp::zero(), x});
-    v.push_back({x, x});
-    v.push_back({x, -fp::one()});
-  }
-  return v;
-}
-
-template <class F>
-std::vector<F> specials() {
-  if constexpr (std::is_same_v<F, cuzk::ff::fp2>) return special_fp2_values();
-  else return special_values<F>();
-}
-
 /// |Pair|: D is gpu::fp2_pair_d, run by fp2_pair_ops_kernel (two threads an
 /// element), which also reports is_zero and == for the host to check.
 template <class F, class D, bool Pair = false>
 void run_field_test(const char* name) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed(name));
-  const std::vector<F> sp = specials<F>();
+  const std::vector<F> sp = cuzk::test::field_specials<F>();
   std::vector<F> a, b;
   for (const F& x : sp)
     for (const F& y : sp) a.push_back(x), b.push_back(y);

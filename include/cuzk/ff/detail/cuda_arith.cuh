@@ -36,8 +36,10 @@
 // multiplication forming m and the two lowest products of m p. No branches on the data (the final choices are selects);
 // NTT/MSM inputs are public in a prover anyway.
 //
-// Compiles only with nvcc (.cuh); the host-side parts (constants, layout
-// asserts) are also visible to the host pass of the same translation unit.
+// Compiles only with nvcc (.cuh). Everything is __host__ __device__: the
+// host pass runs the same limb routines over a C++ emulation of the PTX
+// carry instructions (below), which is how tests/device_host/ checks this
+// code on machines without a GPU; device code is unchanged by it.
 
 #include <cuda_runtime.h>
 
@@ -49,64 +51,85 @@
 
 namespace cuzk::ff::detail::cuda {
 
+// Full unrolling for the device pass; the host pass (the emulation) leaves
+// the loops to the host compiler, which does not know the pragma.
+#if defined(__CUDA_ARCH__)
+#define CUZK_UNROLL _Pragma("unroll")
+#else
+#define CUZK_UNROLL
+#endif
+
 // ---- PTX carry-chain primitives --------------------------------------------
 // Each wraps one instruction; *_cc variants set the carry flag, madc/addc/subc
 // variants consume it. Keep every chain's statements adjacent.
+//
+// The host pass of nvcc gets the same primitives in C++, with the carry flag
+// in a thread_local (for sub/subc it is the borrow, as in PTX), so every limb
+// routine below and mont_d run on the CPU exactly as the device runs them:
+// tests/device_host/ checks the device arithmetic against ff::mont_field
+// without a GPU. The device pass never sees the emulation (no cost there);
+// on the host it is a test and reference path only, never a fast one.
 
-__device__ __forceinline__ std::uint32_t mad_lo_cc(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-  std::uint32_t r;
-  asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-  return r;
+#if !defined(__CUDA_ARCH__)
+namespace host_emulation {
+inline thread_local std::uint32_t carry_flag = 0;
+/// lo(a b) or hi(a b) + c + (with_carry ? CF : 0), CF set when |set|.
+inline std::uint32_t mad(std::uint32_t a, std::uint32_t b, std::uint32_t c, bool hi, bool with_carry, bool set) {
+  const std::uint64_t ab = std::uint64_t(a) * b;
+  const std::uint64_t s =
+      std::uint64_t(hi ? std::uint32_t(ab >> 32) : std::uint32_t(ab)) + c + (with_carry ? carry_flag : 0u);
+  if (set) carry_flag = std::uint32_t(s >> 32);
+  return std::uint32_t(s);
 }
-__device__ __forceinline__ std::uint32_t madc_lo_cc(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-  std::uint32_t r;
-  asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-  return r;
+/// a + b (+ CF), CF set when |set|.
+inline std::uint32_t add(std::uint32_t a, std::uint32_t b, bool with_carry, bool set) {
+  const std::uint64_t s = std::uint64_t(a) + b + (with_carry ? carry_flag : 0u);
+  if (set) carry_flag = std::uint32_t(s >> 32);
+  return std::uint32_t(s);
 }
-__device__ __forceinline__ std::uint32_t mad_hi_cc(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-  std::uint32_t r;
-  asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-  return r;
+/// a - b (- borrow), the borrow set when |set|.
+inline std::uint32_t sub(std::uint32_t a, std::uint32_t b, bool with_borrow, bool set) {
+  const std::uint64_t d = std::uint64_t(a) - b - (with_borrow ? carry_flag : 0u);
+  if (set) carry_flag = std::uint32_t(d >> 32) & 1u;
+  return std::uint32_t(d);
 }
-__device__ __forceinline__ std::uint32_t madc_hi_cc(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-  std::uint32_t r;
-  asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-  return r;
-}
-__device__ __forceinline__ std::uint32_t madc_hi(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
-  std::uint32_t r;
-  asm volatile("madc.hi.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c));
-  return r;
-}
-__device__ __forceinline__ std::uint32_t add_cc(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t r;
-  asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-__device__ __forceinline__ std::uint32_t addc_cc(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t r;
-  asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-__device__ __forceinline__ std::uint32_t addc(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t r;
-  asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-__device__ __forceinline__ std::uint32_t sub_cc(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t r;
-  asm volatile("sub.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-__device__ __forceinline__ std::uint32_t subc_cc(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t r;
-  asm volatile("subc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
-__device__ __forceinline__ std::uint32_t subc(std::uint32_t a, std::uint32_t b) {
-  std::uint32_t r;
-  asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b));
-  return r;
+}  // namespace host_emulation
+#define CUZK_PTX_OR_HOST(ptx, host) host
+#else
+#define CUZK_PTX_OR_HOST(ptx, host) ptx
+#endif
+
+#define CUZK_CARRY_OP(name, ptx_op, host_call)                                                                   \
+  __host__ __device__ __forceinline__ std::uint32_t name(std::uint32_t a, std::uint32_t b, std::uint32_t c) {    \
+    std::uint32_t r;                                                                                             \
+    CUZK_PTX_OR_HOST(asm volatile(ptx_op " %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)), r = host_call); \
+    return r;                                                                                                    \
+  }
+#define CUZK_CARRY_OP2(name, ptx_op, host_call)                                                      \
+  __host__ __device__ __forceinline__ std::uint32_t name(std::uint32_t a, std::uint32_t b) {         \
+    std::uint32_t r;                                                                                 \
+    CUZK_PTX_OR_HOST(asm volatile(ptx_op " %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)), r = host_call); \
+    return r;                                                                                        \
+  }
+// clang-format off
+CUZK_CARRY_OP(mad_lo_cc, "mad.lo.cc.u32", host_emulation::mad(a, b, c, false, false, true))
+CUZK_CARRY_OP(madc_lo_cc, "madc.lo.cc.u32", host_emulation::mad(a, b, c, false, true, true))
+CUZK_CARRY_OP(mad_hi_cc, "mad.hi.cc.u32", host_emulation::mad(a, b, c, true, false, true))
+CUZK_CARRY_OP(madc_hi_cc, "madc.hi.cc.u32", host_emulation::mad(a, b, c, true, true, true))
+CUZK_CARRY_OP(madc_hi, "madc.hi.u32", host_emulation::mad(a, b, c, true, true, false))
+CUZK_CARRY_OP2(add_cc, "add.cc.u32", host_emulation::add(a, b, false, true))
+CUZK_CARRY_OP2(addc_cc, "addc.cc.u32", host_emulation::add(a, b, true, true))
+CUZK_CARRY_OP2(addc, "addc.u32", host_emulation::add(a, b, true, false))
+CUZK_CARRY_OP2(sub_cc, "sub.cc.u32", host_emulation::sub(a, b, false, true))
+CUZK_CARRY_OP2(subc_cc, "subc.cc.u32", host_emulation::sub(a, b, true, true))
+CUZK_CARRY_OP2(subc, "subc.u32", host_emulation::sub(a, b, true, false))
+// clang-format on
+#undef CUZK_CARRY_OP
+#undef CUZK_CARRY_OP2
+
+/// hi(a b), the 32 high bits of the product.
+__host__ __device__ __forceinline__ std::uint32_t mul_hi(std::uint32_t a, std::uint32_t b) {
+  return CUZK_PTX_OR_HOST(__umulhi(a, b), std::uint32_t((std::uint64_t(a) * b) >> 32));
 }
 
 // ---- constants derived from the host parameters -----------------------------
@@ -171,15 +194,35 @@ __device__ __constant__ const words<2 * P::n_limbs> d_modulus = modulus32<P>;
 template <class P>
 __device__ __constant__ const words<2 * P::n_limbs> d_one = one32<P>;
 
+/// The modulus and R mod p as words where the code runs: the __constant__
+/// copies on the device, the constexpr arrays on the host (the emulation).
+template <class P>
+__host__ __device__ __forceinline__ const std::uint32_t* modulus_words() {
+#if defined(__CUDA_ARCH__)
+  return d_modulus<P>.v;
+#else
+  return modulus32<P>.v;
+#endif
+}
+template <class P>
+__host__ __device__ __forceinline__ const std::uint32_t* one_words() {
+#if defined(__CUDA_ARCH__)
+  return d_one<P>.v;
+#else
+  return one32<P>.v;
+#endif
+}
+
 // ---- limb routines ------------------------------------------------------------
 
 /// x += a * b over the even words of a (products at word pairs (j, j+1) of
 /// x, j even), the chain's carry out into y's top word (T = x + 2^32 y).
 template <int W>
-__device__ __forceinline__ void mac_even(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* a, std::uint32_t b) {
+__host__ __device__ __forceinline__ void mac_even(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* a,
+                                                  std::uint32_t b) {
   x[0] = mad_lo_cc(a[0], b, x[0]);
   x[1] = madc_hi_cc(a[0], b, x[1]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 2; j < W; j += 2) {
     x[j] = madc_lo_cc(a[j], b, x[j]);
     x[j + 1] = madc_hi_cc(a[j], b, x[j + 1]);
@@ -191,11 +234,11 @@ __device__ __forceinline__ void mac_even(std::uint32_t* x, std::uint32_t* y, con
 /// carry out (the callers' bounds). CarryIn: the first product also takes
 /// the carry flag a preceding add left at y's lowest weight.
 template <int W, bool CarryIn>
-__device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::uint32_t* a, std::uint32_t b) {
+__host__ __device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::uint32_t* a, std::uint32_t b) {
   if constexpr (CarryIn) y[0] = madc_lo_cc(a[1], b, y[0]);
   else y[0] = mad_lo_cc(a[1], b, y[0]);
   y[1] = madc_hi_cc(a[1], b, y[1]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 3; j < W - 1; j += 2) {
     y[j - 1] = madc_lo_cc(a[j], b, y[j - 1]);
     y[j] = madc_hi_cc(a[j], b, y[j]);
@@ -206,14 +249,14 @@ __device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::uint32_t* a
 
 /// x += m p over p's even words, as mac_even; Low: p_0 = 1 (low_words_one_and_max).
 template <int W, bool Low>
-__device__ __forceinline__ void mac_even_p(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* p,
-                                           std::uint32_t m) {
+__host__ __device__ __forceinline__ void mac_even_p(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* p,
+                                                    std::uint32_t m) {
   if constexpr (!Low) {
     mac_even<W>(x, y, p, m);
   } else {
     x[0] = add_cc(x[0], m);  // x0 - x0: 0, the carry set when x0 != 0
     x[1] = addc_cc(x[1], 0);
-#pragma unroll
+    CUZK_UNROLL
     for (int j = 2; j < W; j += 2) {
       x[j] = madc_lo_cc(p[j], m, x[j]);
       x[j + 1] = madc_hi_cc(p[j], m, x[j + 1]);
@@ -225,7 +268,8 @@ __device__ __forceinline__ void mac_even_p(std::uint32_t* x, std::uint32_t* y, c
 /// y += m p over p's odd words, as mac_odd; Low: p_1 = 2^32 - 1 and
 /// m = -x0, so m p_1 = x0 + 2^32 (x0 ? ~x0 : 0).
 template <int W, bool CarryIn, bool Low>
-__device__ __forceinline__ void mac_odd_p(std::uint32_t* y, const std::uint32_t* p, std::uint32_t m, std::uint32_t x0) {
+__host__ __device__ __forceinline__ void mac_odd_p(std::uint32_t* y, const std::uint32_t* p, std::uint32_t m,
+                                                   std::uint32_t x0) {
   if constexpr (!Low) {
     mac_odd<W, CarryIn>(y, p, m);
   } else {
@@ -233,7 +277,7 @@ __device__ __forceinline__ void mac_odd_p(std::uint32_t* y, const std::uint32_t*
     if constexpr (CarryIn) y[0] = addc_cc(y[0], x0);
     else y[0] = add_cc(y[0], x0);
     y[1] = addc_cc(y[1], hi1);
-#pragma unroll
+    CUZK_UNROLL
     for (int j = 3; j < W - 1; j += 2) {
       y[j - 1] = madc_lo_cc(p[j], m, y[j - 1]);
       y[j] = madc_hi_cc(p[j], m, y[j]);
@@ -245,15 +289,15 @@ __device__ __forceinline__ void mac_odd_p(std::uint32_t* y, const std::uint32_t*
 
 /// The step's Montgomery factor m = x0 n0 (Low: -x0).
 template <bool Low>
-__device__ __forceinline__ std::uint32_t redc_factor(std::uint32_t x0, std::uint32_t n0) {
+__host__ __device__ __forceinline__ std::uint32_t redc_factor(std::uint32_t x0, std::uint32_t n0) {
   if constexpr (Low) return 0u - x0;
   else return x0 * n0;
 }
 
 /// One Montgomery step on T = x + 2^32 y: T += m p, so that x[0] becomes 0.
 template <int W, bool Low>
-__device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* p,
-                                          std::uint32_t n0) {
+__host__ __device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* p,
+                                                   std::uint32_t n0) {
   const std::uint32_t x0 = x[0], m = redc_factor<Low>(x0, n0);
   mac_even_p<W, Low>(x, y, p, m);
   mac_odd_p<W, false, Low>(y, p, m, x0);
@@ -261,22 +305,22 @@ __device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y, co
 
 /// r = t - p when t >= p, else t (t < 2p < 2^(32W)).
 template <int W>
-__device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_t* t, const std::uint32_t* p) {
+__host__ __device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_t* t, const std::uint32_t* p) {
   std::uint32_t d[W];
   d[0] = sub_cc(t[0], p[0]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < W; ++j) d[j] = subc_cc(t[j], p[j]);
   const std::uint32_t borrow = subc(0, 0);  // 0 or 0xffffffff
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 0; j < W; ++j) r[j] = borrow ? t[j] : d[j];
 }
 
 /// r = u + v[1 ..] (v[0] is 0 after the last Montgomery step): the value
 /// T / 2^32 of the even/odd split T = u + 2^32 v, as W words.
 template <int W>
-__device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_t* u, const std::uint32_t* v) {
+__host__ __device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_t* u, const std::uint32_t* v) {
   r[0] = add_cc(u[0], v[1]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < W - 1; ++j) r[j] = addc_cc(u[j], v[j + 1]);
   r[W - 1] = addc(u[W - 1], 0);
 }
@@ -294,32 +338,32 @@ __device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_
 /// bits; K = 4: three): no chain carries out of y's top word. The result
 /// is (sum + M p) / R < (K p / R + 1) p < 2p, one conditional subtraction.
 template <int W, bool Low, int Extra>
-__device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
-                                     const std::uint32_t* const* c, const std::uint32_t* const* e,
-                                     const std::uint32_t* p, std::uint32_t n0) {
+__host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                              const std::uint32_t* const* c, const std::uint32_t* const* e,
+                                              const std::uint32_t* p, std::uint32_t n0) {
   static_assert(W % 2 == 0 && W >= 4 && Extra >= 0 && Extra <= 3);
   std::uint32_t u[W], v[W];
   // step 0: x = a_even b_0, y = a_odd b_0 (independent products, no carries)
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 0; j < W; j += 2) {
     u[j] = a[j] * b[0];
-    u[j + 1] = __umulhi(a[j], b[0]);
+    u[j + 1] = mul_hi(a[j], b[0]);
     v[j] = a[j + 1] * b[0];
-    v[j + 1] = __umulhi(a[j + 1], b[0]);
+    v[j + 1] = mul_hi(a[j + 1], b[0]);
   }
-#pragma unroll
+  CUZK_UNROLL
   for (int q = 0; q < Extra; ++q) {
     mac_even<W>(u, v, c[q], e[q][0]);
     mac_odd<W, false>(v, c[q], e[q][0]);
   }
   redc_step<W, Low>(u, v, p, n0);
-#pragma unroll
+  CUZK_UNROLL
   for (int i = 1; i < W; ++i) {
     std::uint32_t* x = (i % 2) ? v : u;  // the previous y
     std::uint32_t* y = (i % 2) ? u : v;  // the previous x, rebuilt shifted
     const std::uint32_t bi = b[i];
     x[0] = add_cc(x[0], y[1]);
-#pragma unroll
+    CUZK_UNROLL
     for (int k = 1; k < W - 1; k += 2) {
       y[k - 1] = madc_lo_cc(a[k], bi, y[k + 1]);
       y[k] = madc_hi_cc(a[k], bi, y[k + 2]);
@@ -327,7 +371,7 @@ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, c
     y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
     y[W - 1] = madc_hi(a[W - 1], bi, 0);
     mac_even<W>(x, y, a, bi);
-#pragma unroll
+    CUZK_UNROLL
     for (int q = 0; q < Extra; ++q) {
       mac_even<W>(x, y, c[q], e[q][i]);
       mac_odd<W, false>(y, c[q], e[q][i]);
@@ -355,8 +399,8 @@ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, c
 /// Invariants: a, b < p < 2^(32W - 1); T < 2p after every step, so
 /// T + a b_i + m p < 2^(32(W+1)): y's top word never carries out.
 template <int W, bool Low = false>
-__device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
-                                         const std::uint32_t* p, std::uint32_t n0) {
+__host__ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                                  const std::uint32_t* p, std::uint32_t n0) {
   cios<W, Low, 0>(r, a, b, nullptr, nullptr, p, n0);
 }
 
@@ -369,23 +413,23 @@ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* 
 /// sqr_mont feeds it a^2 (< p^2).
 /// Cost: 2W^2 + 2W multiply-adds (Fp: 312), ~3W adds and selects.
 template <int W, bool Low = false>
-__device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t* t, const std::uint32_t* p,
-                                          std::uint32_t n0) {
+__host__ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t* t, const std::uint32_t* p,
+                                                   std::uint32_t n0) {
   // mul_mont's even/odd form: x = t_lo, y = 0 at first; after each step
   // x[0] = 0 and the arrays swap roles, x[1] going into the next x's low
   // word (its carry consumed at the same weight by the next step's y chain,
   // which runs first for that) and the old x, shifted down two words,
   // becoming the next y
   std::uint32_t u[W], v[W];
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 0; j < W; ++j) u[j] = t[j], v[j] = 0;
   redc_step<W, Low>(u, v, p, n0);
-#pragma unroll
+  CUZK_UNROLL
   for (int i = 1; i < W; ++i) {
     std::uint32_t* x = (i % 2) ? v : u;
     std::uint32_t* y = (i % 2) ? u : v;
     const std::uint32_t low = y[1];
-#pragma unroll
+    CUZK_UNROLL
     for (int k = 0; k < W - 2; ++k) y[k] = y[k + 2];
     y[W - 2] = 0;
     y[W - 1] = 0;
@@ -399,16 +443,16 @@ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t*
   std::uint32_t q[W];
   add_shifted<W>(q, u, v);
   q[0] = add_cc(q[0], t[W]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < W; ++j) q[j] = addc_cc(q[j], t[W + j]);
   reduce_once<W>(r, q, p);
 }
 
 /// r = a - b over N words; the callers guarantee a >= b.
 template <int N>
-__device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b) {
+__host__ __device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b) {
   r[0] = sub_cc(a[0], b[0]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < N - 1; ++j) r[j] = subc_cc(a[j], b[j]);
   r[N - 1] = subc(a[N - 1], b[N - 1]);
 }
@@ -423,38 +467,148 @@ __device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::uint32_t*
 /// Cost: W(W-1) + 4W multiply-adds for the product, 2W^2 + 2W for the
 /// reduction, ~3W adds and selects (Fp: 528 against mul's 612 + 36).
 template <int W, bool Low = false>
-__device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p,
-                                         std::uint32_t n0) {
+__host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p,
+                                                  std::uint32_t n0) {
   std::uint32_t t[2 * W];
-#pragma unroll
+  CUZK_UNROLL
   for (int k = 0; k < 2 * W; ++k) t[k] = 0;
-#pragma unroll
+  CUZK_UNROLL
   // off-diagonal rows: t += a_i * a_j 2^(32(i+j)), i < j
   for (int i = 0; i < W - 1; ++i) {
     t[2 * i + 1] = mad_lo_cc(a[i], a[i + 1], t[2 * i + 1]);
-#pragma unroll
+    CUZK_UNROLL
     for (int j = i + 2; j < W; ++j) t[i + j] = madc_lo_cc(a[i], a[j], t[i + j]);
     t[i + W] = addc(t[i + W], 0);  // row i-1's hi carry (<= 1) is there
     t[2 * i + 2] = mad_hi_cc(a[i], a[i + 1], t[2 * i + 2]);
-#pragma unroll
+    CUZK_UNROLL
     for (int j = i + 2; j < W; ++j) t[i + j + 1] = madc_hi_cc(a[i], a[j], t[i + j + 1]);
     if (i + W + 1 < 2 * W) t[i + W + 1] = addc(0, 0);
   }
   // double (the off-diagonal sum is < a^2 / 2: no carry out)
   t[0] = add_cc(t[0], t[0]);
-#pragma unroll
+  CUZK_UNROLL
   for (int k = 1; k < 2 * W - 1; ++k) t[k] = addc_cc(t[k], t[k]);
   t[2 * W - 1] = addc(t[2 * W - 1], t[2 * W - 1]);
   // diagonal: t += a_i^2 2^(64 i)
   t[0] = mad_lo_cc(a[0], a[0], t[0]);
   t[1] = madc_hi_cc(a[0], a[0], t[1]);
-#pragma unroll
+  CUZK_UNROLL
   for (int i = 1; i < W - 1; ++i) {
     t[2 * i] = madc_lo_cc(a[i], a[i], t[2 * i]);
     t[2 * i + 1] = madc_hi_cc(a[i], a[i], t[2 * i + 1]);
   }
   t[2 * W - 2] = madc_lo_cc(a[W - 1], a[W - 1], t[2 * W - 2]);
   t[2 * W - 1] = madc_hi(a[W - 1], a[W - 1], t[2 * W - 1]);
+  redc_wide<W, Low>(r, t, p, n0);
+}
+
+/// t[0 .. 2H) = a b for H-word a and b (H even): the products of a's even
+/// words in one accumulator (E: (lo, hi) at words (i+j, i+j+1)), of its odd
+/// words in another (O, one word lower), each row one carry chain whose
+/// lo/hi pairs ptxas fuses into wide multiply-adds; then t = E + 2^32 O.
+template <int H>
+__host__ __device__ __forceinline__ void mul_wide(std::uint32_t* t, const std::uint32_t* a, const std::uint32_t* b) {
+  static_assert(H % 2 == 0 && H >= 2);
+  std::uint32_t o[2 * H];
+  // row 0: no carries (each product lands on fresh words)
+  CUZK_UNROLL
+  for (int j = 0; j < H; j += 2) {
+    t[j] = a[j] * b[0];
+    t[j + 1] = mul_hi(a[j], b[0]);
+    o[j] = a[j + 1] * b[0];
+    o[j + 1] = mul_hi(a[j + 1], b[0]);
+  }
+  CUZK_UNROLL
+  for (int k = H; k < 2 * H; ++k) t[k] = 0, o[k] = 0;
+  CUZK_UNROLL
+  for (int i = 1; i < H; ++i) {
+    t[i] = mad_lo_cc(a[0], b[i], t[i]);
+    t[i + 1] = madc_hi_cc(a[0], b[i], t[i + 1]);
+    CUZK_UNROLL
+    for (int j = 2; j < H; j += 2) {
+      t[i + j] = madc_lo_cc(a[j], b[i], t[i + j]);
+      t[i + j + 1] = madc_hi_cc(a[j], b[i], t[i + j + 1]);
+    }
+    t[i + H] = addc(t[i + H], 0);
+    o[i] = mad_lo_cc(a[1], b[i], o[i]);
+    o[i + 1] = madc_hi_cc(a[1], b[i], o[i + 1]);
+    CUZK_UNROLL
+    for (int j = 3; j < H; j += 2) {
+      o[i + j - 1] = madc_lo_cc(a[j], b[i], o[i + j - 1]);
+      o[i + j] = madc_hi_cc(a[j], b[i], o[i + j]);
+    }
+    o[i + H] = addc(o[i + H], 0);
+  }
+  // t += 2^32 o (o < 2^(64H - 32): its top word is 0, no carry out)
+  t[1] = add_cc(t[1], o[0]);
+  CUZK_UNROLL
+  for (int k = 2; k < 2 * H - 1; ++k) t[k] = addc_cc(t[k], o[k - 1]);
+  t[2 * H - 1] = addc(t[2 * H - 1], o[2 * H - 2]);
+}
+
+/// d = |x - y| over H words; returns all ones when x < y, else 0.
+template <int H>
+__host__ __device__ __forceinline__ std::uint32_t abs_diff(std::uint32_t* d, const std::uint32_t* x,
+                                                           const std::uint32_t* y) {
+  d[0] = sub_cc(x[0], y[0]);
+  CUZK_UNROLL
+  for (int j = 1; j < H; ++j) d[j] = subc_cc(x[j], y[j]);
+  const std::uint32_t mask = subc(0, 0);
+  // negate when x < y: (d ^ mask) - mask
+  d[0] = sub_cc(d[0] ^ mask, mask);
+  CUZK_UNROLL
+  for (int j = 1; j < H - 1; ++j) d[j] = subc_cc(d[j] ^ mask, mask);
+  d[H - 1] = subc(d[H - 1] ^ mask, mask);
+  return mask;
+}
+
+/// t[0 .. 2W) = a b for W-word a, b (W = 2H, H even) by one level of
+/// Karatsuba: z0 = a0 b0 and z2 = a1 b1 straight into t's halves, then
+/// t += 2^(32H) (z0 + z2 - (a1 - a0)(b1 - b0)) with the middle product taken
+/// as |a0 - a1| |b1 - b0| and its sign. 3 H^2 word products against W^2.
+template <int W>
+__host__ __device__ __forceinline__ void mul_wide_karatsuba(std::uint32_t* t, const std::uint32_t* a,
+                                                            const std::uint32_t* b) {
+  constexpr int H = W / 2;
+  static_assert(W % 4 == 0);
+  mul_wide<H>(t, a, b);              // z0
+  mul_wide<H>(t + W, a + H, b + H);  // z2
+  std::uint32_t da[H], db[H], z1[W];
+  const std::uint32_t sa = abs_diff<H>(da, a, a + H);  // a0 - a1
+  const std::uint32_t sb = abs_diff<H>(db, b + H, b);  // b1 - b0
+  mul_wide<H>(z1, da, db);
+  const std::uint32_t s = sa ^ sb;  // all ones: (a0 - a1)(b1 - b0) = -z1
+  // m = z0 + (s ? -z1 : z1) + z2 (W + 1 words, >= 0): -z1 as (z1 ^ s) + 1
+  // sign-extended by s, the + 1 entering as the chain's carry
+  std::uint32_t m[W + 1];
+  (void)add_cc(s, s & 1u);  // CF = 1 when s is all ones
+  CUZK_UNROLL
+  for (int k = 0; k < W; ++k) m[k] = addc_cc(t[k], z1[k] ^ s);
+  m[W] = addc(s, 0);
+  m[0] = add_cc(m[0], t[W]);
+  CUZK_UNROLL
+  for (int k = 1; k < W; ++k) m[k] = addc_cc(m[k], t[W + k]);
+  m[W] = addc(m[W], 0);
+  // t += 2^(32H) m (m < 2^(32W + 1); a b < 2^(64W): no carry out of t)
+  t[H] = add_cc(t[H], m[0]);
+  CUZK_UNROLL
+  for (int k = 1; k <= W; ++k) t[H + k] = addc_cc(t[H + k], m[k]);
+  CUZK_UNROLL
+  for (int k = H + W + 1; k < 2 * W - 1; ++k) t[k] = addc_cc(t[k], 0);
+  t[2 * W - 1] = addc(t[2 * W - 1], 0);
+}
+
+/// r = a b / R mod p by the Karatsuba product and one wide reduction:
+/// 3 (W/2)^2 + W^2 + W word products (Fp: 264) against CIOS's 2 W^2 + W
+/// (300), for more additions and ~20 more registers (SASS on sm_90,
+/// 2026-12-05: 792 instructions, 530 multiply-add issue slots against 808
+/// and 580). Bounds: a, b < p, so a b < p^2 < p R (redc_wide's input).
+template <int W, bool Low = false>
+__host__ __device__ __forceinline__ void mul_mont_karatsuba(std::uint32_t* r, const std::uint32_t* a,
+                                                            const std::uint32_t* b, const std::uint32_t* p,
+                                                            std::uint32_t n0) {
+  std::uint32_t t[2 * W];
+  mul_wide_karatsuba<W>(t, a, b);
   redc_wide<W, Low>(r, t, p, n0);
 }
 
@@ -470,9 +624,9 @@ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* 
 /// mul_mont's registers plus the two extra operands (the XYZZ formulas' Y
 /// coordinate, R (Q - X3) - Y1 PPP, is this shape).
 template <int W, bool Low = false>
-__device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
-                                             const std::uint32_t* c, const std::uint32_t* d, const std::uint32_t* p,
-                                             std::uint32_t n0) {
+__host__ __device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                                      const std::uint32_t* c, const std::uint32_t* d,
+                                                      const std::uint32_t* p, std::uint32_t n0) {
   std::uint32_t e[W];  // p - d
   sub_plain<W>(e, p, d);
   const std::uint32_t* cs[1] = {c};
@@ -480,47 +634,67 @@ __device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32
   cios<W, Low, 1>(r, a, b, cs, es, p, n0);
 }
 
+/// mul_sub_mont by two Karatsuba products: t = a b + c (p - d) (< 2 p^2 <
+/// p R: p < R / 2), then one wide reduction. 2 (3 (W/2)^2) + W^2 + W word
+/// products (Fp: 372) against the CIOS form's 3 W^2 (432).
+template <int W, bool Low = false>
+__host__ __device__ __forceinline__ void mul_sub_mont_karatsuba(std::uint32_t* r, const std::uint32_t* a,
+                                                                const std::uint32_t* b, const std::uint32_t* c,
+                                                                const std::uint32_t* d, const std::uint32_t* p,
+                                                                std::uint32_t n0) {
+  std::uint32_t e[W];  // p - d
+  sub_plain<W>(e, p, d);
+  std::uint32_t t[2 * W], u[2 * W];
+  mul_wide_karatsuba<W>(t, a, b);
+  mul_wide_karatsuba<W>(u, c, e);
+  t[0] = add_cc(t[0], u[0]);
+  CUZK_UNROLL
+  for (int k = 1; k < 2 * W - 1; ++k) t[k] = addc_cc(t[k], u[k]);
+  t[2 * W - 1] = addc(t[2 * W - 1], u[2 * W - 1]);  // the sum is < 2 p^2: no carry out
+  redc_wide<W, Low>(r, t, p, n0);
+}
+
 /// r = a + b mod p.
 template <int W>
-__device__ __forceinline__ void add_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
-                                        const std::uint32_t* p) {
+__host__ __device__ __forceinline__ void add_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                                 const std::uint32_t* p) {
   std::uint32_t s[W], d[W];
   s[0] = add_cc(a[0], b[0]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < W; ++j) s[j] = addc_cc(a[j], b[j]);
   // a + b < 2p < 2^(32W): no carry out
   d[0] = sub_cc(s[0], p[0]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < W; ++j) d[j] = subc_cc(s[j], p[j]);
   const std::uint32_t borrow = subc(0, 0);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 0; j < W; ++j) r[j] = borrow ? s[j] : d[j];
 }
 
 /// r = a - b mod p.
 template <int W>
-__device__ __forceinline__ void sub_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
-                                        const std::uint32_t* p) {
+__host__ __device__ __forceinline__ void sub_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
+                                                 const std::uint32_t* p) {
   std::uint32_t d[W];
   d[0] = sub_cc(a[0], b[0]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < W; ++j) d[j] = subc_cc(a[j], b[j]);
   const std::uint32_t mask = subc(0, 0);  // all ones when a < b
   r[0] = add_cc(d[0], p[0] & mask);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < W - 1; ++j) r[j] = addc_cc(d[j], p[j] & mask);
   r[W - 1] = addc(d[W - 1], p[W - 1] & mask);
 }
 
 /// r = -a mod p (0 stays 0).
 template <int W>
-__device__ __forceinline__ void neg_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p) {
+__host__ __device__ __forceinline__ void neg_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p) {
   std::uint32_t nz = 0;
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 0; j < W; ++j) nz |= a[j];
   const std::uint32_t mask = nz ? 0xffffffffu : 0u;
   r[0] = sub_cc(p[0] & mask, a[0]);
-#pragma unroll
+  CUZK_UNROLL
   for (int j = 1; j < W - 1; ++j) r[j] = subc_cc(p[j] & mask, a[j]);
   r[W - 1] = subc(p[W - 1] & mask, a[W - 1]);
 }
@@ -529,8 +703,16 @@ __device__ __forceinline__ void neg_mod(std::uint32_t* r, const std::uint32_t* a
 
 namespace cuzk::gpu {
 
+/// How mont_d multiplies: CIOS (mul_mont, mul_sub_mont), or the Karatsuba
+/// product and one wide reduction (mul_mont_karatsuba,
+/// mul_sub_mont_karatsuba; fewer multiply-adds, more additions and
+/// registers). Both give the same words. The kernels use the default (cios)
+/// until the Karatsuba form measures faster on the device;
+/// `cuzk-gpu-bench prim` times both (fp_mul_karatsuba, g1_madd_karatsuba).
+enum class mul_form : std::uint8_t { cios, karatsuba };
+
 /// A prime-field element on the device, byte-identical to ff::mont_field<P>.
-template <class P>
+template <class P, mul_form Form = mul_form::cios>
 struct alignas(8) mont_d {
   using host_type = ff::mont_field<P>;
   static constexpr int n_words = int(2 * P::n_limbs);
@@ -539,67 +721,70 @@ struct alignas(8) mont_d {
 
   mont_d() = default;
 
-  __device__ __forceinline__ static mont_d zero() {
+  __host__ __device__ __forceinline__ static mont_d zero() {
     mont_d r;
-#pragma unroll
+    CUZK_UNROLL
     for (int j = 0; j < n_words; ++j) r.l[j] = 0;
     return r;
   }
-  __device__ __forceinline__ static mont_d one() {
+  __host__ __device__ __forceinline__ static mont_d one() {
     mont_d r;
-#pragma unroll
-    for (int j = 0; j < n_words; ++j) r.l[j] = ff::detail::cuda::d_one<P>.v[j];
+    CUZK_UNROLL
+    for (int j = 0; j < n_words; ++j) r.l[j] = ff::detail::cuda::one_words<P>()[j];
     return r;
   }
 
-  __device__ __forceinline__ bool is_zero() const {
+  __host__ __device__ __forceinline__ bool is_zero() const {
     std::uint32_t acc = 0;
-#pragma unroll
+    CUZK_UNROLL
     for (int j = 0; j < n_words; ++j) acc |= l[j];
     return acc == 0;
   }
-  __device__ __forceinline__ friend bool operator==(const mont_d& a, const mont_d& b) {
+  __host__ __device__ __forceinline__ friend bool operator==(const mont_d& a, const mont_d& b) {
     std::uint32_t acc = 0;
-#pragma unroll
+    CUZK_UNROLL
     for (int j = 0; j < n_words; ++j) acc |= a.l[j] ^ b.l[j];
     return acc == 0;
   }
-  __device__ __forceinline__ friend bool operator!=(const mont_d& a, const mont_d& b) { return !(a == b); }
+  __host__ __device__ __forceinline__ friend bool operator!=(const mont_d& a, const mont_d& b) { return !(a == b); }
 
-  __device__ __forceinline__ friend mont_d operator+(const mont_d& a, const mont_d& b) {
+  __host__ __device__ __forceinline__ friend mont_d operator+(const mont_d& a, const mont_d& b) {
     mont_d r;
-    ff::detail::cuda::add_mod<n_words>(r.l, a.l, b.l, ff::detail::cuda::d_modulus<P>.v);
+    ff::detail::cuda::add_mod<n_words>(r.l, a.l, b.l, ff::detail::cuda::modulus_words<P>());
     return r;
   }
-  __device__ __forceinline__ friend mont_d operator-(const mont_d& a, const mont_d& b) {
+  __host__ __device__ __forceinline__ friend mont_d operator-(const mont_d& a, const mont_d& b) {
     mont_d r;
-    ff::detail::cuda::sub_mod<n_words>(r.l, a.l, b.l, ff::detail::cuda::d_modulus<P>.v);
+    ff::detail::cuda::sub_mod<n_words>(r.l, a.l, b.l, ff::detail::cuda::modulus_words<P>());
     return r;
   }
-  __device__ __forceinline__ friend mont_d operator*(const mont_d& a, const mont_d& b) {
+  __host__ __device__ __forceinline__ friend mont_d operator*(const mont_d& a, const mont_d& b) {
+    namespace fc = ff::detail::cuda;
     mont_d r;
-    ff::detail::cuda::mul_mont<n_words, ff::detail::cuda::low_words_one_and_max<P>>(
-        r.l, a.l, b.l, ff::detail::cuda::d_modulus<P>.v, ff::detail::cuda::n0_32<P>);
+    if constexpr (Form == mul_form::karatsuba)
+      fc::mul_mont_karatsuba<n_words, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, fc::modulus_words<P>(),
+                                                                    fc::n0_32<P>);
+    else fc::mul_mont<n_words, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, fc::modulus_words<P>(), fc::n0_32<P>);
     return r;
   }
-  __device__ __forceinline__ mont_d operator-() const {
+  __host__ __device__ __forceinline__ mont_d operator-() const {
     mont_d r;
-    ff::detail::cuda::neg_mod<n_words>(r.l, l, ff::detail::cuda::d_modulus<P>.v);
+    ff::detail::cuda::neg_mod<n_words>(r.l, l, ff::detail::cuda::modulus_words<P>());
     return r;
   }
-  __device__ __forceinline__ mont_d& operator+=(const mont_d& b) { return *this = *this + b; }
-  __device__ __forceinline__ mont_d& operator-=(const mont_d& b) { return *this = *this - b; }
-  __device__ __forceinline__ mont_d& operator*=(const mont_d& b) { return *this = *this * b; }
+  __host__ __device__ __forceinline__ mont_d& operator+=(const mont_d& b) { return *this = *this + b; }
+  __host__ __device__ __forceinline__ mont_d& operator-=(const mont_d& b) { return *this = *this - b; }
+  __host__ __device__ __forceinline__ mont_d& operator*=(const mont_d& b) { return *this = *this * b; }
 
-  __device__ __forceinline__ mont_d sqr() const {
+  __host__ __device__ __forceinline__ mont_d sqr() const {
     mont_d r;
     ff::detail::cuda::sqr_mont<n_words, ff::detail::cuda::low_words_one_and_max<P>>(
-        r.l, l, ff::detail::cuda::d_modulus<P>.v, ff::detail::cuda::n0_32<P>);
+        r.l, l, ff::detail::cuda::modulus_words<P>(), ff::detail::cuda::n0_32<P>);
     return r;
   }
-  __device__ __forceinline__ mont_d dbl() const { return *this + *this; }
+  __host__ __device__ __forceinline__ mont_d dbl() const { return *this + *this; }
   /// Conditional negation: -a when |flag|, a otherwise.
-  __device__ __forceinline__ mont_d cneg(bool flag) const { return flag ? -*this : *this; }
+  __host__ __device__ __forceinline__ mont_d cneg(bool flag) const { return flag ? -*this : *this; }
 };
 
 /// a b - c d with one Montgomery reduction (mul_sub_mont) where the modulus
@@ -607,19 +792,28 @@ struct alignas(8) mont_d {
 /// overload for fp_d, ec::mul_sub (a * b - c * d) for the host fields, Fr
 /// and Fp2.
 // clang-format off
-template <class P>
+template <class P, mul_form Form>
   requires ff::detail::cuda::two_spare_top_bits<P>
-__device__ __forceinline__ mont_d<P> mul_sub(const mont_d<P>& a, const mont_d<P>& b,
-                                             const mont_d<P>& c, const mont_d<P>& d) {
-  mont_d<P> r;
-  ff::detail::cuda::mul_sub_mont<mont_d<P>::n_words, ff::detail::cuda::low_words_one_and_max<P>>(
-      r.l, a.l, b.l, c.l, d.l, ff::detail::cuda::d_modulus<P>.v, ff::detail::cuda::n0_32<P>);
+__host__ __device__ __forceinline__ mont_d<P, Form> mul_sub(const mont_d<P, Form>& a, const mont_d<P, Form>& b,
+                                                            const mont_d<P, Form>& c, const mont_d<P, Form>& d) {
+  namespace fc = ff::detail::cuda;
+  constexpr int W = mont_d<P, Form>::n_words;
+  mont_d<P, Form> r;
+  if constexpr (Form == mul_form::karatsuba)
+    fc::mul_sub_mont_karatsuba<W, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, c.l, d.l, fc::modulus_words<P>(),
+                                                                fc::n0_32<P>);
+  else
+    fc::mul_sub_mont<W, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, c.l, d.l, fc::modulus_words<P>(),
+                                                      fc::n0_32<P>);
   return r;
 }
 // clang-format on
 
 using fr_d = mont_d<ff::fr_params>;
 using fp_d = mont_d<ff::fp_params>;
+/// Fp with the Karatsuba multiplication (mul_form), same layout as fp_d.
+using fp_karatsuba_d = mont_d<ff::fp_params, mul_form::karatsuba>;
+static_assert(sizeof(fp_karatsuba_d) == sizeof(ff::fp) && alignof(fp_karatsuba_d) == alignof(ff::fp));
 
 static_assert(sizeof(fr_d) == sizeof(ff::fr) && alignof(fr_d) == alignof(ff::fr));
 static_assert(sizeof(fp_d) == sizeof(ff::fp) && alignof(fp_d) == alignof(ff::fp));

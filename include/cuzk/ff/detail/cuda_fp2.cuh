@@ -31,27 +31,27 @@ struct alignas(8) fp2_d {
 
   fp2_d() = default;
 
-  __device__ __forceinline__ static fp2_d zero() { return {fp_d::zero(), fp_d::zero()}; }
-  __device__ __forceinline__ static fp2_d one() { return {fp_d::one(), fp_d::zero()}; }
-  __device__ __forceinline__ fp2_d(const fp_d& a, const fp_d& b) : c0(a), c1(b) {}
+  __host__ __device__ __forceinline__ static fp2_d zero() { return {fp_d::zero(), fp_d::zero()}; }
+  __host__ __device__ __forceinline__ static fp2_d one() { return {fp_d::one(), fp_d::zero()}; }
+  __host__ __device__ __forceinline__ fp2_d(const fp_d& a, const fp_d& b) : c0(a), c1(b) {}
 
-  __device__ __forceinline__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
-  __device__ __forceinline__ friend bool operator==(const fp2_d& a, const fp2_d& b) {
+  __host__ __device__ __forceinline__ bool is_zero() const { return c0.is_zero() && c1.is_zero(); }
+  __host__ __device__ __forceinline__ friend bool operator==(const fp2_d& a, const fp2_d& b) {
     return a.c0 == b.c0 && a.c1 == b.c1;
   }
 
-  __device__ __forceinline__ friend fp2_d operator+(const fp2_d& a, const fp2_d& b) {
+  __host__ __device__ __forceinline__ friend fp2_d operator+(const fp2_d& a, const fp2_d& b) {
     return {a.c0 + b.c0, a.c1 + b.c1};
   }
-  __device__ __forceinline__ friend fp2_d operator-(const fp2_d& a, const fp2_d& b) {
+  __host__ __device__ __forceinline__ friend fp2_d operator-(const fp2_d& a, const fp2_d& b) {
     return {a.c0 - b.c0, a.c1 - b.c1};
   }
-  __device__ __forceinline__ fp2_d operator-() const { return {-c0, -c1}; }
-  __device__ __forceinline__ friend fp2_d operator*(const fp2_d& a, const fp2_d& b) {
+  __host__ __device__ __forceinline__ fp2_d operator-() const { return {-c0, -c1}; }
+  __host__ __device__ __forceinline__ friend fp2_d operator*(const fp2_d& a, const fp2_d& b) {
     namespace fc = ff::detail::cuda;
     constexpr int W = fp_d::n_words;
     constexpr bool low = fc::low_words_one_and_max<ff::fp_params>;
-    const std::uint32_t* p = fc::d_modulus<ff::fp_params>.v;
+    const std::uint32_t* p = fc::modulus_words<ff::fp_params>();
     std::uint32_t nb1[W];  // p - b1: the subtracted product a1 b1 as a1 (p - b1)
     fc::sub_plain<W>(nb1, p, b.c1.l);
     const std::uint32_t* c[1] = {a.c1.l};
@@ -62,12 +62,12 @@ struct alignas(8) fp2_d {
     fc::cios<W, low, 1>(r.c1.l, a.c0.l, b.c1.l, c, e1, p, fc::n0_32<ff::fp_params>);
     return r;
   }
-  __device__ __forceinline__ fp2_d& operator+=(const fp2_d& b) { return *this = *this + b; }
-  __device__ __forceinline__ fp2_d& operator-=(const fp2_d& b) { return *this = *this - b; }
-  __device__ __forceinline__ fp2_d& operator*=(const fp2_d& b) { return *this = *this * b; }
+  __host__ __device__ __forceinline__ fp2_d& operator+=(const fp2_d& b) { return *this = *this + b; }
+  __host__ __device__ __forceinline__ fp2_d& operator-=(const fp2_d& b) { return *this = *this - b; }
+  __host__ __device__ __forceinline__ fp2_d& operator*=(const fp2_d& b) { return *this = *this * b; }
 
-  __device__ __forceinline__ fp2_d dbl() const { return {c0.dbl(), c1.dbl()}; }
-  __device__ __forceinline__ fp2_d sqr() const {
+  __host__ __device__ __forceinline__ fp2_d dbl() const { return {c0.dbl(), c1.dbl()}; }
+  __host__ __device__ __forceinline__ fp2_d sqr() const {
     const fp_d a = (c0 + c1) * (c0 - c1);
     const fp_d b = (c0 * c1).dbl();
     return {a, b};
@@ -78,12 +78,12 @@ struct alignas(8) fp2_d {
 /// mul_sub unqualified; this is more specialised than ec::mul_sub):
 ///   c0 = a0 b0 - a1 b1 - c0 d0 + c1 d1 = a0 b0 + a1 (p - b1) + c0 (p - d0) + c1 d1
 ///   c1 = a0 b1 + a1 b0 - c0 d1 - c1 d0 = a0 b1 + a1 b0 + c0 (p - d1) + c1 (p - d0)
-__device__ __forceinline__ fp2_d mul_sub(const fp2_d& a, const fp2_d& b, const fp2_d& c, const fp2_d& d) {
+__host__ __device__ __forceinline__ fp2_d mul_sub(const fp2_d& a, const fp2_d& b, const fp2_d& c, const fp2_d& d) {
   namespace fc = ff::detail::cuda;
   static_assert(fc::three_spare_top_bits<ff::fp_params>);
   constexpr int W = fp_d::n_words;
   constexpr bool low = fc::low_words_one_and_max<ff::fp_params>;
-  const std::uint32_t* p = fc::d_modulus<ff::fp_params>.v;
+  const std::uint32_t* p = fc::modulus_words<ff::fp_params>();
   std::uint32_t nb1[W], nd0[W], nd1[W];
   fc::sub_plain<W>(nb1, p, b.c1.l);
   fc::sub_plain<W>(nd0, p, d.c0.l);
