@@ -4,6 +4,8 @@
 
 Usage: cuobjdump -sass BINARY > sass.txt
        scripts/sass-opcount.py sass.txt SUBSTRING [SUBSTRING...]
+Also reads nvdisasm output (functions as `.text.NAME:` sections), which is
+what scripts/sass-offline.sh writes on a machine without a GPU.
 For every function whose (mangled) name contains one of the substrings:
 the total instruction count, the multiply-add family (IMAD*), IADD3, LOP3
 and local-memory traffic (LDL/STL: spills), then the ten most frequent
@@ -19,7 +21,7 @@ def functions(path):
     name, ops = None, []
     with open(path, errors="replace") as f:
         for line in f:
-            m = re.match(r"\s*Function : (\S+)", line)
+            m = re.match(r"\s*Function : (\S+)", line) or re.match(r"\s*\.text\.(\S+):", line)
             if m:
                 if name:
                     yield name, ops

@@ -81,11 +81,6 @@ __noinline__ bool is_zero_of(const D& a) {
   return a.is_zero();
 }
 
-template <int W>
-__noinline__ void karatsuba_of(std::uint32_t* t, const std::uint32_t* a, const std::uint32_t* b) {
-  ff::detail::cuda::mul_wide_karatsuba<W>(t, a, b);
-}
-
 template <class F, class D>
 void check_field_ops(const char* name, std::size_t n_random) {
   std::mt19937_64 rng(cuzk::test::test_seed(name));
@@ -125,9 +120,6 @@ void check_field_ops(const char* name, std::size_t n_random) {
 
 TEST(device_arith_on_host, fr_matches_the_host_field) { check_field_ops<ff::fr, gpu::fr_d>("device-host-fr", 20000); }
 TEST(device_arith_on_host, fp_matches_the_host_field) { check_field_ops<ff::fp, gpu::fp_d>("device-host-fp", 20000); }
-TEST(device_arith_on_host, fp_karatsuba_matches_the_host_field) {
-  check_field_ops<ff::fp, gpu::fp_karatsuba_d>("device-host-fp-karatsuba", 20000);
-}
 TEST(device_arith_on_host, fp2_matches_the_host_field) {
   check_field_ops<ff::fp2, gpu::fp2_d>("device-host-fp2", 5000);
 }
@@ -205,51 +197,8 @@ void check_point_formulas(const char* name, std::size_t steps) {
 TEST(device_arith_on_host, g1_xyzz_formulas_match_the_host_field) {
   check_point_formulas<ec::g1_jacobian, gpu::fp_d>("device-host-g1", 4000);
 }
-TEST(device_arith_on_host, g1_xyzz_formulas_over_karatsuba_fp_match_the_host_field) {
-  check_point_formulas<ec::g1_jacobian, gpu::fp_karatsuba_d>("device-host-g1-karatsuba", 4000);
-}
 TEST(device_arith_on_host, g2_xyzz_formulas_match_the_host_field) {
   check_point_formulas<ec::g2_jacobian, gpu::fp2_d>("device-host-g2", 1000);
-}
-
-/// The Karatsuba product alone (cuda::mul_wide_karatsuba) against a
-/// column-by-column schoolbook product, for the Fp and Fr widths, on words
-/// that exercise both signs of the middle product and every carry: random
-/// words, all ones, zeros, and halves of all ones beside halves of zeros.
-template <int W>
-void check_karatsuba_product(const char* name) {
-  namespace c = ff::detail::cuda;
-  std::mt19937_64 rng(cuzk::test::test_seed(name));
-  auto word = [&](int pattern, int i) -> std::uint32_t {
-    switch (pattern) {
-      case 0: return 0xffffffffu;
-      case 1: return 0u;
-      case 2: return i < W / 2 ? 0xffffffffu : 0u;
-      case 3: return i < W / 2 ? 0u : 0xffffffffu;
-      default: return std::uint32_t(rng());
-    }
-  };
-  std::size_t bad = 0;
-  for (int it = 0; it < 20000; ++it) {
-    std::uint32_t a[W], b[W], got[2 * W], want[2 * W];
-    const int pa = it < 25 ? it / 5 : 4, pb = it < 25 ? it % 5 : 4;
-    for (int i = 0; i < W; ++i) a[i] = word(pa, i), b[i] = word(pb, i);
-    unsigned __int128 column = 0;
-    for (int k = 0; k < 2 * W; ++k) {
-      for (int i = 0; i < W; ++i)
-        if (k - i >= 0 && k - i < W) column += std::uint64_t(a[i]) * b[k - i];
-      want[k] = std::uint32_t(column);
-      column >>= 32;
-    }
-    karatsuba_of<W>(got, a, b);
-    if (std::memcmp(got, want, sizeof want) != 0 && bad++ < 5) ADD_FAILURE() << name << " differs at " << it;
-  }
-  EXPECT_EQ(bad, 0u);
-}
-
-TEST(device_arith_on_host, karatsuba_product_equals_the_schoolbook_product) {
-  check_karatsuba_product<12>("device-host-karatsuba-12");
-  check_karatsuba_product<8>("device-host-karatsuba-8");
 }
 
 /// The emulated carry flag itself, on chains whose results are known: a

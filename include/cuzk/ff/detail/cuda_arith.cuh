@@ -502,116 +502,6 @@ __host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::u
   redc_wide<W, Low>(r, t, p, n0);
 }
 
-/// t[0 .. 2H) = a b for H-word a and b (H even): the products of a's even
-/// words in one accumulator (E: (lo, hi) at words (i+j, i+j+1)), of its odd
-/// words in another (O, one word lower), each row one carry chain whose
-/// lo/hi pairs ptxas fuses into wide multiply-adds; then t = E + 2^32 O.
-template <int H>
-__host__ __device__ __forceinline__ void mul_wide(std::uint32_t* t, const std::uint32_t* a, const std::uint32_t* b) {
-  static_assert(H % 2 == 0 && H >= 2);
-  std::uint32_t o[2 * H];
-  // row 0: no carries (each product lands on fresh words)
-  CUZK_UNROLL
-  for (int j = 0; j < H; j += 2) {
-    t[j] = a[j] * b[0];
-    t[j + 1] = mul_hi(a[j], b[0]);
-    o[j] = a[j + 1] * b[0];
-    o[j + 1] = mul_hi(a[j + 1], b[0]);
-  }
-  CUZK_UNROLL
-  for (int k = H; k < 2 * H; ++k) t[k] = 0, o[k] = 0;
-  CUZK_UNROLL
-  for (int i = 1; i < H; ++i) {
-    t[i] = mad_lo_cc(a[0], b[i], t[i]);
-    t[i + 1] = madc_hi_cc(a[0], b[i], t[i + 1]);
-    CUZK_UNROLL
-    for (int j = 2; j < H; j += 2) {
-      t[i + j] = madc_lo_cc(a[j], b[i], t[i + j]);
-      t[i + j + 1] = madc_hi_cc(a[j], b[i], t[i + j + 1]);
-    }
-    t[i + H] = addc(t[i + H], 0);
-    o[i] = mad_lo_cc(a[1], b[i], o[i]);
-    o[i + 1] = madc_hi_cc(a[1], b[i], o[i + 1]);
-    CUZK_UNROLL
-    for (int j = 3; j < H; j += 2) {
-      o[i + j - 1] = madc_lo_cc(a[j], b[i], o[i + j - 1]);
-      o[i + j] = madc_hi_cc(a[j], b[i], o[i + j]);
-    }
-    o[i + H] = addc(o[i + H], 0);
-  }
-  // t += 2^32 o (o < 2^(64H - 32): its top word is 0, no carry out)
-  t[1] = add_cc(t[1], o[0]);
-  CUZK_UNROLL
-  for (int k = 2; k < 2 * H - 1; ++k) t[k] = addc_cc(t[k], o[k - 1]);
-  t[2 * H - 1] = addc(t[2 * H - 1], o[2 * H - 2]);
-}
-
-/// d = |x - y| over H words; returns all ones when x < y, else 0.
-template <int H>
-__host__ __device__ __forceinline__ std::uint32_t abs_diff(std::uint32_t* d, const std::uint32_t* x,
-                                                           const std::uint32_t* y) {
-  d[0] = sub_cc(x[0], y[0]);
-  CUZK_UNROLL
-  for (int j = 1; j < H; ++j) d[j] = subc_cc(x[j], y[j]);
-  const std::uint32_t mask = subc(0, 0);
-  // negate when x < y: (d ^ mask) - mask
-  d[0] = sub_cc(d[0] ^ mask, mask);
-  CUZK_UNROLL
-  for (int j = 1; j < H - 1; ++j) d[j] = subc_cc(d[j] ^ mask, mask);
-  d[H - 1] = subc(d[H - 1] ^ mask, mask);
-  return mask;
-}
-
-/// t[0 .. 2W) = a b for W-word a, b (W = 2H, H even) by one level of
-/// Karatsuba: z0 = a0 b0 and z2 = a1 b1 straight into t's halves, then
-/// t += 2^(32H) (z0 + z2 - (a1 - a0)(b1 - b0)) with the middle product taken
-/// as |a0 - a1| |b1 - b0| and its sign. 3 H^2 word products against W^2.
-template <int W>
-__host__ __device__ __forceinline__ void mul_wide_karatsuba(std::uint32_t* t, const std::uint32_t* a,
-                                                            const std::uint32_t* b) {
-  constexpr int H = W / 2;
-  static_assert(W % 4 == 0);
-  mul_wide<H>(t, a, b);              // z0
-  mul_wide<H>(t + W, a + H, b + H);  // z2
-  std::uint32_t da[H], db[H], z1[W];
-  const std::uint32_t sa = abs_diff<H>(da, a, a + H);  // a0 - a1
-  const std::uint32_t sb = abs_diff<H>(db, b + H, b);  // b1 - b0
-  mul_wide<H>(z1, da, db);
-  const std::uint32_t s = sa ^ sb;  // all ones: (a0 - a1)(b1 - b0) = -z1
-  // m = z0 + (s ? -z1 : z1) + z2 (W + 1 words, >= 0): -z1 as (z1 ^ s) + 1
-  // sign-extended by s, the + 1 entering as the chain's carry
-  std::uint32_t m[W + 1];
-  (void)add_cc(s, s & 1u);  // CF = 1 when s is all ones
-  CUZK_UNROLL
-  for (int k = 0; k < W; ++k) m[k] = addc_cc(t[k], z1[k] ^ s);
-  m[W] = addc(s, 0);
-  m[0] = add_cc(m[0], t[W]);
-  CUZK_UNROLL
-  for (int k = 1; k < W; ++k) m[k] = addc_cc(m[k], t[W + k]);
-  m[W] = addc(m[W], 0);
-  // t += 2^(32H) m (m < 2^(32W + 1); a b < 2^(64W): no carry out of t)
-  t[H] = add_cc(t[H], m[0]);
-  CUZK_UNROLL
-  for (int k = 1; k <= W; ++k) t[H + k] = addc_cc(t[H + k], m[k]);
-  CUZK_UNROLL
-  for (int k = H + W + 1; k < 2 * W - 1; ++k) t[k] = addc_cc(t[k], 0);
-  t[2 * W - 1] = addc(t[2 * W - 1], 0);
-}
-
-/// r = a b / R mod p by the Karatsuba product and one wide reduction:
-/// 3 (W/2)^2 + W^2 + W word products (Fp: 264) against CIOS's 2 W^2 + W
-/// (300), for more additions and ~20 more registers (SASS on sm_90,
-/// 2026-12-05: 792 instructions, 530 multiply-add issue slots against 808
-/// and 580). Bounds: a, b < p, so a b < p^2 < p R (redc_wide's input).
-template <int W, bool Low = false>
-__host__ __device__ __forceinline__ void mul_mont_karatsuba(std::uint32_t* r, const std::uint32_t* a,
-                                                            const std::uint32_t* b, const std::uint32_t* p,
-                                                            std::uint32_t n0) {
-  std::uint32_t t[2 * W];
-  mul_wide_karatsuba<W>(t, a, b);
-  redc_wide<W, Low>(r, t, p, n0);
-}
-
 /// r = a b - c d mod p (p with two_spare_top_bits) with one reduction
 /// instead of two: the CIOS loop (cios) with a second product, a b + c (p - d), each step adding a b_i and
 /// c (p - d)_i (p - d is p when d = 0, still a valid operand) before its
@@ -632,26 +522,6 @@ __host__ __device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const st
   const std::uint32_t* cs[1] = {c};
   const std::uint32_t* es[1] = {e};
   cios<W, Low, 1>(r, a, b, cs, es, p, n0);
-}
-
-/// mul_sub_mont by two Karatsuba products: t = a b + c (p - d) (< 2 p^2 <
-/// p R: p < R / 2), then one wide reduction. 2 (3 (W/2)^2) + W^2 + W word
-/// products (Fp: 372) against the CIOS form's 3 W^2 (432).
-template <int W, bool Low = false>
-__host__ __device__ __forceinline__ void mul_sub_mont_karatsuba(std::uint32_t* r, const std::uint32_t* a,
-                                                                const std::uint32_t* b, const std::uint32_t* c,
-                                                                const std::uint32_t* d, const std::uint32_t* p,
-                                                                std::uint32_t n0) {
-  std::uint32_t e[W];  // p - d
-  sub_plain<W>(e, p, d);
-  std::uint32_t t[2 * W], u[2 * W];
-  mul_wide_karatsuba<W>(t, a, b);
-  mul_wide_karatsuba<W>(u, c, e);
-  t[0] = add_cc(t[0], u[0]);
-  CUZK_UNROLL
-  for (int k = 1; k < 2 * W - 1; ++k) t[k] = addc_cc(t[k], u[k]);
-  t[2 * W - 1] = addc(t[2 * W - 1], u[2 * W - 1]);  // the sum is < 2 p^2: no carry out
-  redc_wide<W, Low>(r, t, p, n0);
 }
 
 /// r = a + b mod p.
@@ -703,16 +573,8 @@ __host__ __device__ __forceinline__ void neg_mod(std::uint32_t* r, const std::ui
 
 namespace cuzk::gpu {
 
-/// How mont_d multiplies: CIOS (mul_mont, mul_sub_mont), or the Karatsuba
-/// product and one wide reduction (mul_mont_karatsuba,
-/// mul_sub_mont_karatsuba; fewer multiply-adds, more additions and
-/// registers). Both give the same words. The kernels use the default (cios)
-/// until the Karatsuba form measures faster on the device;
-/// `cuzk-gpu-bench prim` times both (fp_mul_karatsuba, g1_madd_karatsuba).
-enum class mul_form : std::uint8_t { cios, karatsuba };
-
 /// A prime-field element on the device, byte-identical to ff::mont_field<P>.
-template <class P, mul_form Form = mul_form::cios>
+template <class P>
 struct alignas(8) mont_d {
   using host_type = ff::mont_field<P>;
   static constexpr int n_words = int(2 * P::n_limbs);
@@ -761,10 +623,7 @@ struct alignas(8) mont_d {
   __host__ __device__ __forceinline__ friend mont_d operator*(const mont_d& a, const mont_d& b) {
     namespace fc = ff::detail::cuda;
     mont_d r;
-    if constexpr (Form == mul_form::karatsuba)
-      fc::mul_mont_karatsuba<n_words, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, fc::modulus_words<P>(),
-                                                                    fc::n0_32<P>);
-    else fc::mul_mont<n_words, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, fc::modulus_words<P>(), fc::n0_32<P>);
+    fc::mul_mont<n_words, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, fc::modulus_words<P>(), fc::n0_32<P>);
     return r;
   }
   __host__ __device__ __forceinline__ mont_d operator-() const {
@@ -792,28 +651,20 @@ struct alignas(8) mont_d {
 /// overload for fp_d, ec::mul_sub (a * b - c * d) for the host fields, Fr
 /// and Fp2.
 // clang-format off
-template <class P, mul_form Form>
+template <class P>
   requires ff::detail::cuda::two_spare_top_bits<P>
-__host__ __device__ __forceinline__ mont_d<P, Form> mul_sub(const mont_d<P, Form>& a, const mont_d<P, Form>& b,
-                                                            const mont_d<P, Form>& c, const mont_d<P, Form>& d) {
+__host__ __device__ __forceinline__ mont_d<P> mul_sub(const mont_d<P>& a, const mont_d<P>& b,
+                                                      const mont_d<P>& c, const mont_d<P>& d) {
   namespace fc = ff::detail::cuda;
-  constexpr int W = mont_d<P, Form>::n_words;
-  mont_d<P, Form> r;
-  if constexpr (Form == mul_form::karatsuba)
-    fc::mul_sub_mont_karatsuba<W, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, c.l, d.l, fc::modulus_words<P>(),
-                                                                fc::n0_32<P>);
-  else
-    fc::mul_sub_mont<W, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, c.l, d.l, fc::modulus_words<P>(),
-                                                      fc::n0_32<P>);
+  mont_d<P> r;
+  fc::mul_sub_mont<mont_d<P>::n_words, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, c.l, d.l, fc::modulus_words<P>(),
+                                                                     fc::n0_32<P>);
   return r;
 }
 // clang-format on
 
 using fr_d = mont_d<ff::fr_params>;
 using fp_d = mont_d<ff::fp_params>;
-/// Fp with the Karatsuba multiplication (mul_form), same layout as fp_d.
-using fp_karatsuba_d = mont_d<ff::fp_params, mul_form::karatsuba>;
-static_assert(sizeof(fp_karatsuba_d) == sizeof(ff::fp) && alignof(fp_karatsuba_d) == alignof(ff::fp));
 
 static_assert(sizeof(fr_d) == sizeof(ff::fr) && alignof(fr_d) == alignof(ff::fr));
 static_assert(sizeof(fp_d) == sizeof(ff::fp) && alignof(fp_d) == alignof(ff::fp));
