@@ -198,19 +198,11 @@ __device__ __constant__ const words<2 * P::n_limbs> d_one = one32<P>;
 /// copies on the device, the constexpr arrays on the host (the emulation).
 template <class P>
 __host__ __device__ __forceinline__ const std::uint32_t* modulus_words() {
-#if defined(__CUDA_ARCH__)
-  return d_modulus<P>.v;
-#else
-  return modulus32<P>.v;
-#endif
+  return CUZK_PTX_OR_HOST(d_modulus<P>.v, modulus32<P>.v);
 }
 template <class P>
 __host__ __device__ __forceinline__ const std::uint32_t* one_words() {
-#if defined(__CUDA_ARCH__)
-  return d_one<P>.v;
-#else
-  return one32<P>.v;
-#endif
+  return CUZK_PTX_OR_HOST(d_one<P>.v, one32<P>.v);
 }
 
 // ---- limb routines ------------------------------------------------------------
