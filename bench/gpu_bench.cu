@@ -55,7 +55,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/groth16/coded_witness.hpp>
-#include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
 #include <cuzk/groth16/witness_upload_gpu.hpp>
 #include <cuzk/io/porep_c1.hpp>
 #include <cuzk/msm/msm.hpp>
@@ -89,7 +89,7 @@ struct options {
   std::vector<int> sweep_lgs;  // sizes at which to time every window width
   // --variant "NAME=VALUE ...": G1 also timed with these environment
   // settings (CUZK_MSM_AFFINE, _WINDOW, _BATCH_MB, _PAIR_MB, ...: the
-  // tuning knobs of src/cuda/msm.cu), each checked against the CPU first;
+  // tuning knobs of src/cuda/msm/msm.cu), each checked against the CPU first;
   // --affine K is --variant CUZK_MSM_AFFINE=K
   std::vector<std::string> variants;
 };

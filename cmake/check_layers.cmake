@@ -4,9 +4,11 @@
 # .cpp, .cu) names M itself or a layer listed before M below, so layers only
 # point down; a quoted include that leaves its folder ("../X/y.hpp") is
 # resolved against the including file and held to the same rule. src/cpu/
-# and src/cuda/ implement the NTT, MSM, setup and prover layers and count as
-# groth16. A folder missing from the list fails the check, so a new layer
-# has to be placed. Cost: reads every header and source once (~0.2 s).
+# implements the NTT, MSM, setup and prover layers and counts as groth16;
+# src/cuda/ has a subfolder per layer it implements (src/cuda/msm/ is the
+# msm layer, may not include groth16), src/cuda/setup/ counts as groth16 and
+# a file directly in src/cuda/ as groth16. A folder missing from the list
+# fails the check, so a new layer has to be placed. Cost: reads every header and source once (~0.2 s).
 # Usage: cmake -DROOT=<source dir> -P cmake/check_layers.cmake
 # (tests/layering/ holds trees it must refuse, run by the ctest
 # layering_check_refuses_upward_includes).
@@ -16,18 +18,25 @@ if(NOT ROOT)
 endif()
 set(order sys gpu ff ec ntt msm r1cs gadgets groth16 io circom circuits engine service)
 set(as_groth16 cpu cuda)
+set(cuda_as_groth16 setup)
 
-# The layer folder of |path| (relative to ROOT) in |out|, src/cpu and
-# src/cuda mapped to groth16; empty when the path is in no layer folder.
+# The layer folder of |path| (relative to ROOT) in |out|: src/cpu, src/cuda
+# itself and src/cuda/setup mapped to groth16, src/cuda/X to X; empty when
+# the path is in no layer folder.
 function(layer_of path out)
   set(folder "")
   if(path MATCHES "^include/cuzk/([a-z0-9_]+)/")
     set(folder "${CMAKE_MATCH_1}")
+  elseif(path MATCHES "^src/cuda/([a-z0-9_]+)/")
+    set(folder "${CMAKE_MATCH_1}")
+    if(folder IN_LIST cuda_as_groth16)
+      set(folder groth16)
+    endif()
   elseif(path MATCHES "^src/([a-z0-9_]+)/")
     set(folder "${CMAKE_MATCH_1}")
-  endif()
-  if(folder IN_LIST as_groth16)
-    set(folder groth16)
+    if(folder IN_LIST as_groth16)
+      set(folder groth16)
+    endif()
   endif()
   set(${out} "${folder}" PARENT_SCOPE)
 endfunction()

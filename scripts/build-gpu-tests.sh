@@ -34,7 +34,7 @@ NVFLAGS=(-std=c++20 -O3 "-gencode=arch=compute_${ARCH},code=sm_${ARCH}" -Iinclud
          -diag-suppress 550 -Xcompiler -Wall,-Wno-unused-function
          '-DCUZK_SHARED_DIR="../shared"' '-DCUZK_VECTORS_DIR="tests/vectors"')
 
-newest_header=$(find include tests -name '*.hpp' -o -name '*.cuh' | xargs ls -t | head -1)
+newest_header=$(find include tests src/cuda -name '*.hpp' -o -name '*.cuh' | xargs ls -t | head -1)
 needs() {  # needs OBJ SRC: true when OBJ is missing or older than SRC or any header
   [[ ! -f "$1" || "$2" -nt "$1" || "$newest_header" -nt "$1" ]]
 }
@@ -50,8 +50,9 @@ run() {  # run in the background, at most JOBS at a time
 CUZK_LIB="${CUZK_LIB:-build-h/lib/libcuzk.a}"
 [[ -f "$CUZK_LIB" ]] || { echo "missing $CUZK_LIB: cmake --build build-h --target cuzk first" >&2; exit 1; }
 objs_cuda=() objs_test=()
-for src in src/cuda/*.cu; do
-  obj="$OUT/obj/cuda_$(basename "$src" .cu).o"; objs_cuda+=("$obj")
+for src in $(find src/cuda -name '*.cu' | sort); do
+  rel="${src#src/cuda/}"
+  obj="$OUT/obj/cuda_${rel//\//_}"; obj="${obj%.cu}.o"; objs_cuda+=("$obj")
   needs "$obj" "$src" && run "$NVCC" "${NVFLAGS[@]}" -c "$src" -o "$obj"
 done
 for src in tests/gpu/*.cu; do

@@ -10,7 +10,7 @@
 // parameters are for tests and benchmarks only (a warning says so). With a
 // GPU (a CUDA build and a visible device; --cpu forces the CPU setup) the
 // setup runs there (the same points byte for byte) and the queries stream
-// from VRAM to the file through pinned staging (groth16/gpu_query_transfer.hpp
+// from VRAM to the file through pinned staging (groth16/query_transfer_gpu.hpp
 // into io::parameter_file_writer), so a 32 GiB PoRep's ~47 GB never sit on
 // the host. prove
 // reads parameters as rust-fil-proofs does for its cache (no subgroup check
@@ -31,8 +31,8 @@
 #include <cuzk/groth16/setup.hpp>
 #if CUZK_HAVE_CUDA
 #include <cuzk/gpu/runtime.hpp>
-#include <cuzk/groth16/gpu_query_transfer.hpp>
-#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/query_transfer_gpu.hpp>
+#include <cuzk/groth16/setup_gpu.hpp>
 #endif
 #include <cuzk/engine/proof_kind.hpp>
 #include <cuzk/io/hex.hpp>

@@ -66,8 +66,8 @@
 #include <cuzk/circuits/porep_generator.hpp>
 #include <cuzk/engine/engine.hpp>
 #include <cuzk/engine/prover_backend.hpp>
-#include <cuzk/groth16/gpu_prover.hpp>
-#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
+#include <cuzk/groth16/setup_gpu.hpp>
 #include <cuzk/groth16/verifier.hpp>
 #include <cuzk/io/porep_c1.hpp>
 #include <cuzk/io/proof_io.hpp>

@@ -3,7 +3,7 @@
 // A random R1CS shape for setup tests (no witness: the parameters of a shape
 // do not need one), built directly in CSR form with the cases the GPU setup
 // must get right: a column (ONE) with more non-zeros than one thread sums
-// (gpu_setup_plan.hpp long_column), inputs absent from B, aux absent from A
+// (setup_plan_gpu.hpp long_column), inputs absent from B, aux absent from A
 // or B (density gaps), coefficients +1, -1, small and random (dictionary
 // ids), an input count that is not a multiple of 64 (the unified density
 // shifts the aux words). Every aux is constrained (each appears in C of

@@ -23,7 +23,7 @@
 
 #include <cuzk/circuits/porep_compound.hpp>
 #include <cuzk/circuits/porep_generator.hpp>
-#include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
 #include <cuzk/io/porep_c1.hpp>
 
 #if !defined(CUZK_ENGINE_HAVE_GPU)

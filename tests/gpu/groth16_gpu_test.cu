@@ -28,7 +28,7 @@
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/device_queries.cuh>
-#include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
 #include <cuzk/groth16/prover.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/groth16/verifier.hpp>

@@ -23,8 +23,8 @@
 #include "gpu_test_util.hpp"
 
 #include <cuzk/engine/prover_backend.hpp>
-#include <cuzk/groth16/gpu_query_transfer.hpp>
-#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/query_transfer_gpu.hpp>
+#include <cuzk/groth16/setup_gpu.hpp>
 #include <cuzk/groth16/prover.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/groth16/verifier.hpp>

@@ -12,7 +12,7 @@
 
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/groth16/coded_witness.hpp>
-#include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
 #include <cuzk/groth16/witness_upload_gpu.hpp>
 
 #include "common/test_seed.hpp"

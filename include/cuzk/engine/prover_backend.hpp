@@ -237,7 +237,7 @@ struct gpu_backend_options {
   std::uint64_t vram_limit_bytes = 0;
   /// Makes the prover of a circuit on a device instead of the default
   /// (which uploads params' queries): for parameters that already live in
-  /// VRAM (gpu_setup.hpp), installed in the SRS manager with their
+  /// VRAM (setup_gpu.hpp), installed in the SRS manager with their
   /// verifying key only. Return null to fall back to the default.
   std::function<std::shared_ptr<groth16::gpu_prover>(int ordinal, const groth16::parameters&, const r1cs::r1cs_shape&)>
       make_prover;

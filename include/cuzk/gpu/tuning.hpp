@@ -8,9 +8,9 @@
 // memory and 64 K registers per SM, 1024 threads per block), not yet tuned;
 // bench/gpu_bench.cu prints the timings to tune them against. Measured on
 // one H200 (sm_90, 132 SMs), medians of 10 after 2 warm-ups:
-//   NTT: the register-resident passes of 2026-12-01 (src/cuda/ntt.cu has
+//   NTT: the register-resident passes of 2026-12-01 (src/cuda/ntt/ntt.cu has
 //     their sweep; bench/RESULTS.md the timings).
-//   MSM: the counting-sort pipeline of 2026-12-01 (src/cuda/msm.cu); its
+//   MSM: the counting-sort pipeline of 2026-12-01 (src/cuda/msm/msm.cu); its
 //     window and segment sweeps are in bench/RESULTS.md. (The radix-sort
 //     pipeline before it measured c = 16-18 within 1% at 2^24.)
 
@@ -21,7 +21,7 @@ namespace cuzk::gpu::tuning {
 
 constexpr bool is_pow2(unsigned v) { return v && !(v & (v - 1)); }
 
-/// NTT: the pass kernels' tile and radix are chosen in src/cuda/ntt.cu (with
+/// NTT: the pass kernels' tile and radix are chosen in src/cuda/ntt/ntt.cu (with
 /// their measured sweep); these are the element-wise kernels' and the size limit.
 struct ntt {
   /// Threads per block of the element-wise kernels (scaling, bit reversal).
@@ -31,7 +31,7 @@ struct ntt {
 };
 static_assert(is_pow2(ntt::pointwise_threads) && ntt::pointwise_threads <= 1024);
 
-/// MSM (G1 and G2 Pippenger, signed windows, XYZZ buckets; src/cuda/msm.cu).
+/// MSM (G1 and G2 Pippenger, signed windows, XYZZ buckets; src/cuda/msm/msm.cu).
 struct msm {
   /// Window widths: the default is picked from the term count
   /// (gpu_default_window_bits), an explicit width may be any in
@@ -114,7 +114,7 @@ struct msm {
   /// against ~77 ps direct (the 2^27 H MSM at one window per stage: 64 ms
   /// per five-window batch, 52 direct; 2^24 in two stages: 12 ms, 22 direct).
   static constexpr double partition_pass_cost = 1.55;
-  /// Level 0 by batch-affine additions (src/cuda/msm_affine_kernels.cuh),
+  /// Level 0 by batch-affine additions (src/cuda/msm/msm_affine_kernels.cuh),
   /// G1 MSMs of random scalars only: whether the default takes it, threads
   /// per block, resident blocks per SM asked for (a register cap), segments
   /// per thread (K: the additions that share one inversion), and the least
@@ -147,7 +147,7 @@ static_assert(is_pow2(msm::partition_threads) && msm::partition_threads % 32 == 
 static_assert(is_pow2(msm::affine_threads) && msm::affine_threads % 32 == 0 &&
               (msm::affine_batch == 16 || msm::affine_batch == 32));
 
-/// R1CS SpMV (a = A·w, b = B·w; src/cuda/spmv.cu, cuzk/r1cs/spmv_gpu.hpp).
+/// R1CS SpMV (a = A·w, b = B·w; src/cuda/r1cs/spmv.cu, cuzk/r1cs/spmv_gpu.hpp).
 /// First values from the PoRep row lengths (2 KiB partition, A: 99.4% of
 /// the rows hold 1-3 non-zeros, then clusters at 9, 10-66 and 254-929), not
 /// yet measured against alternatives: the spmv mode of bench/gpu_bench.cu

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The last step of every Groth16 prover here (CPU: prover.cpp, GPU:
-// src/cuda/groth16_gpu.cu, circom zkeys: src/circom/prover.cpp), written once:
+// src/cuda/groth16/prover.cu, circom zkeys: src/circom/prover.cpp), written once:
 // the proof from the sums of its queries and the randomizers r, s,
 //   A = α + ΣA + rδ,   B = β + ΣB + sδ (in G2; B₁ the same in G1),
 //   C = ΣL + ΣH + sA + rB₁ − rsδ

@@ -23,7 +23,7 @@
 // 16 cores (`cuzk-gpu-bench upload`, bench/RESULTS.md 2026-12-02). The GPU
 // prover and the engine (prover_backend::prepare) encode before the device
 // lock; the expansion on the
-// device is src/cuda/witness_upload.cu (witness_upload_gpu.hpp).
+// device is src/cuda/groth16/witness_upload.cu (witness_upload_gpu.hpp).
 // Invariants: values fully reduced Montgomery Fr (the codes compare words).
 
 #include <cstddef>

@@ -5,11 +5,11 @@
 // as x = y = 0, density-compressed A / B_G1 / B_G2 exactly as keys.hpp says).
 //
 // Why: a 32 GiB PoRep key is ~45-75 GB; when the parameters are computed on
-// the GPU (gpu_setup.hpp) they never need to exist on the host, and a
-// gpu_prover built from them (gpu_prover.hpp) uses the buffers in place.
+// the GPU (setup_gpu.hpp) they never need to exist on the host, and a
+// gpu_prover built from them (prover_gpu.hpp) uses the buffers in place.
 // Cost: 96 (|a| + |b_g1| + |l| + |h|) + 192 |b_g2| bytes of VRAM.
 // CUDA-only header (device_buffer); host code holds it through
-// std::shared_ptr<device_queries> and the declarations in gpu_setup.hpp.
+// std::shared_ptr<device_queries> and the declarations in setup_gpu.hpp.
 
 #include <cstddef>
 

@@ -2,7 +2,7 @@
 #pragma once
 // Moving a coded witness (coded_witness.hpp) to the GPU and expanding it into
 // the full assignment d_w there. Host-callable (plain C++); the kernels are in
-// src/cuda/witness_upload.cu.
+// src/cuda/groth16/witness_upload.cu.
 //
 // Method: the codes, the per-group counts and the other values are copied
 // through the device's two pinned staging buffers (witness_stage_bytes each,

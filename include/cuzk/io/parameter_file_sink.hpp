@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <span>
 
-#include <cuzk/groth16/gpu_query_transfer.hpp>
+#include <cuzk/groth16/query_transfer_gpu.hpp>
 #include <cuzk/io/params.hpp>
 
 namespace cuzk::io {

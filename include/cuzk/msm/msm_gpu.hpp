@@ -5,7 +5,7 @@
 // cuzk::msm::msm on the CPU (as group elements; compare jacobian points with
 // ==).
 //
-// Method (src/cuda/msm.cu): Pippenger with signed c-bit windows, every
+// Method (src/cuda/msm/msm.cu): Pippenger with signed c-bit windows, every
 // window at once (or in a few batches when memory is short): digits in
 // [-(2^(c-1) - 1), 2^(c-1)] (a digit above 2^(c-1) borrows from the next
 // window; ceil(256/c) windows absorb the last borrow since r < 2^255), all
@@ -123,7 +123,7 @@ class gpu_msm_workspace {
   /// MSM no longer needs, so that MSM's one-stage scatter costs no VRAM.
   void lend_pair_buffer(void* ptr, std::size_t bytes);
 
-  struct impl;  // src/cuda/msm.cu
+  struct impl;  // src/cuda/msm/msm.cu
   impl& internals() { return *_impl; }
 
  private:

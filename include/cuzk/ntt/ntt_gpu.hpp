@@ -23,7 +23,7 @@
 // gpu_config::stream; the caller synchronises). Device memory holds the same
 // bytes as ff::fr (Montgomery form, fully reduced).
 //
-// Method (src/cuda/ntt.cu): passes of up to 10 levels (27 = 9 + 9 + 9),
+// Method (src/cuda/ntt/ntt.cu): passes of up to 10 levels (27 = 9 + 9 + 9),
 // one kernel each, elements in registers (4 per thread, radix-4 steps)
 // exchanged through shared memory, each pass a 2^k-point transform plus one
 // boundary twiddle multiplication per element; DIF passes go natural ->

@@ -5,7 +5,7 @@
 // r1cs::evaluate_abc on the CPU bit for bit (field sums are exact; the
 // order of additions does not matter).
 //
-// Method (src/cuda/spmv.cu): the rows of each matrix are classified once,
+// Method (src/cuda/r1cs/spmv.cu): the rows of each matrix are classified once,
 // when the shape is uploaded, because their lengths are very uneven (32 GiB
 // PoRep A: 130.3 M rows, 99.7% of them with 0-3 non-zeros, ~0.36 M with
 // 9-69, ~0.13 M with 254-929, which hold a third of A's 309 M non-zeros;

@@ -20,7 +20,7 @@
 // Parameters from a file (load_queries, the SRS manager's load): when the
 // queries fit on every device beside the per-proof buffers, they are decoded
 // chunk by chunk from the mapped .params file into pinned staging and copied
-// to every device (groth16/gpu_query_transfer.hpp); the host keeps the
+// to every device (groth16/query_transfer_gpu.hpp); the host keeps the
 // verifying key only, and the mapping's pages are dropped as each chunk is
 // done, so the load's host footprint is two staging buffers. The backend
 // remembers the device copies under the host parameters' address (a weak
@@ -47,8 +47,8 @@
 #include <cuzk/engine/prover_backend.hpp>
 #include <cuzk/engine/srs_manager.hpp>
 #include <cuzk/gpu/runtime.hpp>
-#include <cuzk/groth16/gpu_prover.hpp>
-#include <cuzk/groth16/gpu_query_transfer.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
+#include <cuzk/groth16/query_transfer_gpu.hpp>
 #include <cuzk/r1cs/spmv_gpu.hpp>
 
 namespace cuzk::engine {

@@ -13,7 +13,7 @@
 // never emitted. Elsewhere it is `inline` (a no-op on the constexpr members).
 // Cost: none at run time; forceinline keeps G1 formulas in registers, and the
 // kernels that must not inline a large G2 formula wrap it in a __noinline__
-// function of their own (src/cuda/msm.cu).
+// function of their own (src/cuda/msm/msm.cu).
 
 // A free function template puts CUZK_HD_TEMPLATE before its `template <...>`
 // line and CUZK_HD_ATTR before the declaration (the pragma must precede the

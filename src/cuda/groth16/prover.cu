@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Groth16 GPU prover: resident (or streamed) queries, GPU SpMV, H on the
 // coset, density compaction and the five MSMs under a per-GPU kernel lock;
-// proof assembly on the CPU. API, memory and the split: cuzk/groth16/gpu_prover.hpp.
+// proof assembly on the CPU. API, memory and the split: cuzk/groth16/prover_gpu.hpp.
 //
 // Density compaction (density_compact.cuh): the B (and A) queries hold
 // points only for the variables whose density bit is set, so their MSMs take
@@ -13,7 +13,7 @@
 // prover may run a whole partition there (the engine lends the device to a
 // WinningPoSt that way) while this one's buffers wait untouched.
 
-#include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
 
 #include <algorithm>
 #include <array>
@@ -32,8 +32,8 @@
 #include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/assemble.hpp>
 #include <cuzk/groth16/device_queries.cuh>
-#include <cuzk/groth16/gpu_query_transfer.hpp>
-#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/query_transfer_gpu.hpp>
+#include <cuzk/groth16/setup_gpu.hpp>
 #include <cuzk/groth16/witness_upload_gpu.hpp>
 #include <cuzk/msm/msm.hpp>
 #include <cuzk/msm/msm_gpu.hpp>

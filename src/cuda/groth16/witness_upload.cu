@@ -26,7 +26,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
-#include <cuzk/groth16/gpu_prover.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
 
 namespace cuzk::groth16 {
 namespace {

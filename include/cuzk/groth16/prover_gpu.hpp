@@ -52,7 +52,7 @@
 #include <vector>
 
 #include <cuzk/groth16/coded_witness.hpp>
-#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/setup_gpu.hpp>
 #include <cuzk/groth16/keys.hpp>
 #include <cuzk/groth16/proof.hpp>
 #include <cuzk/groth16/prover.hpp>
@@ -61,7 +61,7 @@
 namespace cuzk::groth16 {
 
 /// Pinned host bytes of each of the two witness staging buffers a device
-/// gets on its first proof (src/cuda/witness_upload.cu, staged_copy).
+/// gets on its first proof (src/cuda/groth16/witness_upload.cu, staged_copy).
 inline constexpr std::size_t witness_stage_bytes = std::size_t(64) << 20;
 /// Pinned host bytes the prover keeps per device it has proved on.
 inline constexpr std::size_t gpu_witness_staging_bytes = 2 * witness_stage_bytes;
@@ -196,7 +196,7 @@ class gpu_prover {
  public:
   gpu_prover(std::shared_ptr<const parameters> params, std::shared_ptr<const r1cs::r1cs_shape> shape,
              const gpu_prover_config& cfg = {});
-  /// From parameters already in cfg.device's memory (gpu_setup.hpp): the
+  /// From parameters already in cfg.device's memory (setup_gpu.hpp): the
   /// queries are used in place (never copied, never streamed; B_G2 on the
   /// GPU). std::invalid_argument when they live on another device or cfg
   /// asks for streaming or a CPU B_G2.

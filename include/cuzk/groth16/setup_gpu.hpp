@@ -5,7 +5,7 @@
 // in the GPU's memory for a gpu_prover. Host-includable (no CUDA headers).
 // NOT a trusted setup: whoever knows the seed can forge proofs.
 //
-// Method (src/cuda/setup_gpu.cu; index logic in gpu_setup_plan.hpp, tested
+// Method (src/cuda/setup/setup.cu; index logic in setup_plan_gpu.hpp, tested
 // on the host), m = domain size, nv = inputs + aux:
 //  1. L_j(tau) = iNTT(tau^0 .. tau^(m-1)) on the device (powers from split
 //     tables, 2 Fr multiplications each).
@@ -28,7 +28,7 @@
 // 400 Fp multiplications) and |b| G2 points x the same in Fp2 (1/4
 // inversion); 3 transposes of O(nnz) atomics and gathers; one 2^27 iNTT.
 // Device memory: gpu_setup_peak_bytes(shape) (formula: memory_plan::peak in
-// gpu_setup_plan.hpp), about the final queries + 32 |b| + the NTT tables
+// setup_plan_gpu.hpp), about the final queries + 32 |b| + the NTT tables
 // when the queries dominate; checked against the free memory before
 // anything is allocated.
 

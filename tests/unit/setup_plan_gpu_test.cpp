@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The host half of the GPU parameter setup (gpu_setup_plan.hpp), runnable
+// The host half of the GPU parameter setup (setup_plan_gpu.hpp), runnable
 // without a GPU: the split power tables against sequential powers, the
 // counting-sort transpose and column sums against a row-wise accumulation
 // (long column included), the unified query densities against the CPU
@@ -15,7 +15,7 @@
 #include <cuzk/ec/detail/batch_affine.hpp>
 #include <cuzk/ec/fixed_base.hpp>
 #include <cuzk/ec/xyzz.hpp>
-#include <cuzk/groth16/gpu_setup_plan.hpp>
+#include <cuzk/groth16/setup_plan_gpu.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/ntt/domain.hpp>
 #include <cuzk/r1cs/examples.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// GPU parameter setup (gpu_setup.hpp) against the CPU setup:
+// GPU parameter setup (setup_gpu.hpp) against the CPU setup:
 //  - download_parameters(generate_parameters_gpu(shape, t)) ==
 //    generate_parameters(shape, t) byte for byte on the cubic and chain
 //    examples, a random shape with input-B and aux density gaps and a long
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/setup_gpu.hpp>
 #include <cuzk/groth16/prover.hpp>
 #include <cuzk/groth16/setup.hpp>
 #include <cuzk/groth16/verifier.hpp>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// upload_queries / download_queries (cuzk/groth16/gpu_query_transfer.hpp).
+// upload_queries / download_queries (cuzk/groth16/query_transfer_gpu.hpp).
 //
 // Upload, per chunk: wait until the staging buffer's previous copies have
 // left it (one event per device and buffer), let the source fill it, queue
@@ -8,7 +8,7 @@
 // chunk k + 1 into the free buffer, then wait for chunk k and hand it to
 // the sink. Chunks never cross a query boundary (a query's points are
 // contiguous on the device; the file's length fields sit between them).
-#include <cuzk/groth16/gpu_query_transfer.hpp>
+#include <cuzk/groth16/query_transfer_gpu.hpp>
 
 #include <algorithm>
 #include <array>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Level 0 of the G1 bucket sums by batch-affine additions (src/cuda/msm.cu
+// Level 0 of the G1 bucket sums by batch-affine additions (src/cuda/msm/msm.cu
 // takes it for random-scalar MSMs when tuning::msm::affine_by_default or
 // CUZK_MSM_AFFINE asks; msm_kernels.cuh has the XYZZ version and the
 // bookkeeping both share). Off by default: on the H200 it measured up to

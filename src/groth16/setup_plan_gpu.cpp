@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Host half of the GPU parameter setup: power tables, transposes, query
 // densities, scalar formulas and the device-memory plan. What each piece is
-// and costs: include/cuzk/groth16/gpu_setup_plan.hpp.
-#include <cuzk/groth16/gpu_setup_plan.hpp>
+// and costs: include/cuzk/groth16/setup_plan_gpu.hpp.
+#include <cuzk/groth16/setup_plan_gpu.hpp>
 
 #include <algorithm>
 #include <stdexcept>
@@ -195,7 +195,7 @@ std::size_t transpose_bytes(const r1cs::csr_matrix& m, std::size_t num_variables
 }
 
 std::size_t memory_plan::peak() const {
-  // phases of generate_parameters_gpu (gpu_setup.hpp), live buffers of each
+  // phases of generate_parameters_gpu (setup_gpu.hpp), live buffers of each
   const std::size_t u = uvw / 3;
   const std::size_t base = ntt_tables + fixed_tables;
   const std::size_t phases[] = {

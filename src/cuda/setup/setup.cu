@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // Seeded Groth16 parameters computed on a GPU and left there
-// (cuzk/groth16/gpu_setup.hpp): tau powers and the Lagrange iNTT, the
+// (cuzk/groth16/setup_gpu.hpp): tau powers and the Lagrange iNTT, the
 // transposed products u, v, w, the query scalars, density compaction and the
 // orchestration of the fixed-base kernels (setup_fixed_base_g1/g2.cu).
-// Every index computation has a host twin in gpu_setup_plan.hpp, unit-tested
+// Every index computation has a host twin in setup_plan_gpu.hpp, unit-tested
 // on machines without a GPU; the kernels here apply the same formulas.
 //
 // Kernels (one thread per element unless said otherwise):
@@ -20,10 +20,10 @@
 //  (density_compact.cuh) dst[rank(c)] = src[c] for the set bits of a query density
 // The atomics make the order of the entries inside a column vary from run
 // to run; the sums are exact field sums, so u, v, w do not.
-// Memory: phases and peak in gpu_setup_plan.hpp (memory_plan::peak), checked
+// Memory: phases and peak in setup_plan_gpu.hpp (memory_plan::peak), checked
 // against cudaMemGetInfo before the first allocation.
 
-#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/setup_gpu.hpp>
 
 #include <cub/device/device_scan.cuh>
 
@@ -40,12 +40,12 @@
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
 #include <cuzk/groth16/device_queries.cuh>
-#include <cuzk/groth16/gpu_setup_plan.hpp>
+#include <cuzk/groth16/setup_plan_gpu.hpp>
 #include <cuzk/ntt/domain.hpp>
 #include <cuzk/ntt/ntt_gpu.hpp>
 
-#include "density_compact.cuh"
-#include "setup_fixed_base.hpp"
+#include "../groth16/density_compact.cuh"
+#include "fixed_base.cuh"
 
 namespace cuzk::groth16 {
 namespace {

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The host half of the GPU parameter setup (gpu_setup.hpp): every index
-// computation and table the device kernels of src/cuda/setup_gpu*.cu use,
+// The host half of the GPU parameter setup (setup_gpu.hpp): every index
+// computation and table the device kernels of src/cuda/setup/*.cu use,
 // in plain C++, plus a host run of the same scalar pipeline so the indexing
-// is unit-tested on machines without a GPU (tests/unit/gpu_setup_plan_test.cpp).
+// is unit-tested on machines without a GPU (tests/unit/setup_plan_gpu_test.cpp).
 //
 // Pieces, each mirrored by one kernel:
 //  - split power tables: tau^i = lo[i mod 2^12] * mid[(i >> 12) mod 2^12] *
@@ -126,7 +126,7 @@ query_scalars host_query_scalars(const r1cs::r1cs_shape& shape, const toxic_wast
 
 // ---- device memory plan ------------------------------------------------------------
 
-/// Device bytes of each phase of generate_parameters_gpu (see gpu_setup.hpp).
+/// Device bytes of each phase of generate_parameters_gpu (see setup_gpu.hpp).
 struct memory_plan {
   std::size_t lagrange = 0;                             ///< 32 m (L, later the H scalars)
   std::size_t uvw = 0;                                  ///< 3 x 32 nv

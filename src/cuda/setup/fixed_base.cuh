@@ -7,8 +7,8 @@
 // canonical scalar (one Montgomery multiplication by 1), <= 32 complete
 // mixed additions in XYZZ, then affine with one Fermat inversion shared by
 // the K points of a thread (8 for G1, 4 for G2).
-// G1 and G2 live in separate translation units (setup_fixed_base_g1.cu,
-// setup_fixed_base_g2.cu) so nvcc compiles them in parallel; the G2 one is
+// G1 and G2 live in separate translation units (fixed_base_g1.cu,
+// fixed_base_g2.cu) so nvcc compiles them in parallel; the G2 one is
 // the slow one to compile. Asynchronous on |s|; errors as cuzk::cuda_error.
 
 #include <cstddef>

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // G1 fixed-base multiplication for the GPU parameter setup (H, L, A, B_G1
-// queries); contract in setup_fixed_base.hpp, kernel in setup_fixed_base.cuh.
+// queries); contract in fixed_base.cuh, kernel in fixed_base_kernel.cuh.
 // 256 threads per block, 8 points per thread (one inversion per 8 points),
 // at most 128 registers so two blocks (16 warps) share an SM: ptxas -v,
 // sm_90, nvcc 13.0: 128 registers, no spills (162 unbounded, 8 warps/SM).
-#include "setup_fixed_base.hpp"
+#include "fixed_base.cuh"
 
-#include "setup_fixed_base.cuh"
+#include "fixed_base_kernel.cuh"
 
 namespace cuzk::groth16::setup_gpu {
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The kernels of the GPU Pippenger MSM (src/cuda/msm.cu drives them; the
+// The kernels of the GPU Pippenger MSM (src/cuda/msm/msm.cu drives them; the
 // method and its costs are in the comment at the top of msm.cu). One
 // template over the device field: gpu::fp_d for G1, gpu::fp2_d for G2. The
 // point formulas are ec/xyzz.hpp's, the same code the host runs.

@@ -7,7 +7,7 @@
 //    decoding a mapped .params file) fills one of two pinned staging buffers
 //    with the next chunk of points while the previous chunk is copied to
 //    every device; each device ends with a gpu_parameters a gpu_prover uses
-//    in place (gpu_prover.hpp).
+//    in place (prover_gpu.hpp).
 //  - download_queries: gen-params. Chunks of each query come back through
 //    two pinned buffers, the device-to-host copy of chunk k + 1 running
 //    while a query_sink (the caller's: encoding and writing a .params file)
@@ -29,7 +29,7 @@
 #include <vector>
 
 #include <cuzk/ec/bls12_381.hpp>
-#include <cuzk/groth16/gpu_setup.hpp>
+#include <cuzk/groth16/setup_gpu.hpp>
 #include <cuzk/groth16/keys.hpp>
 
 namespace cuzk::groth16 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The fixed-base kernel template behind setup_fixed_base.hpp (included by
-// setup_fixed_base_g1.cu and setup_fixed_base_g2.cu only).
+// The fixed-base kernel template behind fixed_base.cuh (included by
+// fixed_base_g1.cu and fixed_base_g2.cu only).
 // Per point: ~32 x (8M + 2S) for the additions (zero digits skipped), ~8 M
 // for the affine conversion and 1/K of an inversion (~25 M), in the
 // group's field (K points per thread share one inversion: Montgomery's
