@@ -7,9 +7,12 @@ Usage: cuobjdump -sass BINARY > sass.txt
 Also reads nvdisasm output (functions as `.text.NAME:` sections), which is
 what scripts/sass-offline.sh writes on a machine without a GPU.
 For every function whose (mangled) name contains one of the substrings:
-the total instruction count, the multiply-add family (IMAD*), IADD3, LOP3
-and local-memory traffic (LDL/STL: spills), then the ten most frequent
-opcodes. Used to record instructions per field multiplication of the hot
+the total instruction count, the multiply-add family (IMAD*) and its slots
+(an IMAD.WIDE, which writes a register pair, counted as two: the
+multiply-add pipe's share, which the instruction count alone hides; e.g. an
+Fp squaring is 592 instructions against a multiplication's 440, but 446
+slots against 578, and measures faster), IADD3, LOP3 and local-memory
+traffic (LDL/STL: spills), then the ten most frequent opcodes. Used to record instructions per field multiplication of the hot
 kernels (bench/RESULTS.md) on the GPU machine, where cuobjdump exists.
 """
 import collections
@@ -43,7 +46,8 @@ def main():
             continue
         base = collections.Counter(op.split(".")[0] for op in ops)
         imad = sum(v for k, v in base.items() if k.startswith("IMAD"))
-        print(f"{name}\n  total {len(ops)}  IMAD* {imad}  IADD3 {base['IADD3']}  "
+        slots = sum(2 if ".WIDE" in op else 1 for op in ops if op.startswith("IMAD"))
+        print(f"{name}\n  total {len(ops)}  IMAD* {imad} ({slots} slots)  IADD3 {base['IADD3']}  "
               f"LOP3 {base['LOP3']}  LDL {base['LDL']}  STL {base['STL']}")
         print("  top: " + ", ".join(f"{k} {v}" for k, v in base.most_common(10)))
 
