@@ -2,7 +2,7 @@
 // Seeded Groth16 parameters computed on a GPU and left there
 // (cuzk/groth16/setup_gpu.hpp): tau powers and the Lagrange iNTT, the
 // transposed products u, v, w, the query scalars, density compaction and the
-// orchestration of the fixed-base kernels (setup_fixed_base_g1/g2.cu).
+// orchestration of the fixed-base kernels (fixed_base_g1.cu, fixed_base_g2.cu).
 // Every index computation has a host twin in setup_plan_gpu.hpp, unit-tested
 // on machines without a GPU; the kernels here apply the same formulas.
 //
