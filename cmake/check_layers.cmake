@@ -6,9 +6,10 @@
 # resolved against the including file and held to the same rule. src/cpu/
 # implements the NTT, MSM, setup and prover layers and counts as groth16;
 # src/cuda/ has a subfolder per layer it implements (src/cuda/msm/ is the
-# msm layer, may not include groth16), src/cuda/setup/ counts as groth16 and
-# a file directly in src/cuda/ as groth16. A folder missing from the list
-# fails the check, so a new layer has to be placed. Cost: reads every header and source once (~0.2 s).
+# msm layer, may not include groth16); src/cuda/setup/, and a file directly
+# in src/cuda/, count as groth16. A folder missing from the list fails the
+# check, so a new layer has to be placed. Cost: reads every header and
+# source once (~0.2 s).
 # Usage: cmake -DROOT=<source dir> -P cmake/check_layers.cmake
 # (tests/layering/ holds trees it must refuse, run by the ctest
 # layering_check_refuses_upward_includes).
@@ -17,11 +18,10 @@ if(NOT ROOT)
   message(FATAL_ERROR "check_layers: pass -DROOT=<source dir>")
 endif()
 set(order sys gpu ff ec ntt msm r1cs gadgets groth16 io circom circuits engine service)
-set(as_groth16 cpu cuda)
-set(cuda_as_groth16 setup)
+set(as_groth16 cpu cuda setup)
 
-# The layer folder of |path| (relative to ROOT) in |out|: src/cpu, src/cuda
-# itself and src/cuda/setup mapped to groth16, src/cuda/X to X; empty when
+# The layer folder of |path| (relative to ROOT) in |out|: src/cuda/X/ is X,
+# and src/cpu, src/cuda itself and src/cuda/setup map to groth16; empty when
 # the path is in no layer folder.
 function(layer_of path out)
   set(folder "")
@@ -29,14 +29,11 @@ function(layer_of path out)
     set(folder "${CMAKE_MATCH_1}")
   elseif(path MATCHES "^src/cuda/([a-z0-9_]+)/")
     set(folder "${CMAKE_MATCH_1}")
-    if(folder IN_LIST cuda_as_groth16)
-      set(folder groth16)
-    endif()
   elseif(path MATCHES "^src/([a-z0-9_]+)/")
     set(folder "${CMAKE_MATCH_1}")
-    if(folder IN_LIST as_groth16)
-      set(folder groth16)
-    endif()
+  endif()
+  if(folder IN_LIST as_groth16)
+    set(folder groth16)
   endif()
   set(${out} "${folder}" PARENT_SCOPE)
 endfunction()

@@ -17,8 +17,9 @@ traffic (LDL/STL: spills), then the ten most frequent opcodes.
 instructions (start address, size, multiply-add slots, the branch that
 ends it and its target): a kernel's hot path is then read off block by
 block, apart from the rare paths inlined beside it (the doubling inside a
-complete mixed addition), which whole-function counts mix in. Used to record instructions per field multiplication of the hot
-kernels (bench/RESULTS.md) on the GPU machine, where cuobjdump exists.
+complete mixed addition), which whole-function counts mix in.
+Used to record instructions per field multiplication of the hot kernels
+(bench/RESULTS.md) on the GPU machine, where cuobjdump exists.
 """
 import collections
 import re
