@@ -193,6 +193,14 @@ template <class P>
 __device__ __constant__ const words<2 * P::n_limbs> d_modulus = modulus32<P>;
 template <class P>
 __device__ __constant__ const words<2 * P::n_limbs> d_one = one32<P>;
+/// n0 on the device, deliberately not const: ptxas then reads it as an
+/// operand instead of folding its value. Folded, Fr's n0 = 2^32 - 1 turns
+/// m = x0 n0 into a negation and ptxas then splits every product m p_j of
+/// the Montgomery step into separate lo and hi multiply-adds with extra
+/// adds (SASS, sm_90: 1148 instructions for four Fr multiplications against
+/// 764 with n0 opaque, the same multiply-add slots); nothing writes it.
+template <class P>
+__device__ __constant__ std::uint32_t d_n0 = n0_32<P>;
 
 /// The modulus and R mod p as words where the code runs: the __constant__
 /// copies on the device, the constexpr arrays on the host (the emulation).
@@ -203,6 +211,12 @@ __host__ __device__ __forceinline__ const std::uint32_t* modulus_words() {
 template <class P>
 __host__ __device__ __forceinline__ const std::uint32_t* one_words() {
   return CUZK_PTX_OR_HOST(d_one<P>.v, one32<P>.v);
+}
+/// n0 where the code runs: d_n0 on the device (opaque to ptxas), the
+/// constexpr on the host.
+template <class P>
+__host__ __device__ __forceinline__ std::uint32_t n0_word() {
+  return CUZK_PTX_OR_HOST(d_n0<P>, n0_32<P>);
 }
 
 // ---- limb routines ------------------------------------------------------------
@@ -335,13 +349,16 @@ __host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint3
                                               const std::uint32_t* p, std::uint32_t n0) {
   static_assert(W % 2 == 0 && W >= 4 && Extra >= 0 && Extra <= 3);
   std::uint32_t u[W], v[W];
-  // step 0: x = a_even b_0, y = a_odd b_0 (independent products, no carries)
+  // step 0: x = a_even b_0, y = a_odd b_0 (independent products, no
+  // carries), each a 64-bit product: ptxas makes it one wide multiply where
+  // separate lo and hi multiplications stayed two instructions
   CUZK_UNROLL
   for (int j = 0; j < W; j += 2) {
-    u[j] = a[j] * b[0];
-    u[j + 1] = mul_hi(a[j], b[0]);
-    v[j] = a[j + 1] * b[0];
-    v[j + 1] = mul_hi(a[j + 1], b[0]);
+    const std::uint64_t even = std::uint64_t(a[j]) * b[0], odd = std::uint64_t(a[j + 1]) * b[0];
+    u[j] = std::uint32_t(even);
+    u[j + 1] = std::uint32_t(even >> 32);
+    v[j] = std::uint32_t(odd);
+    v[j + 1] = std::uint32_t(odd >> 32);
   }
   CUZK_UNROLL
   for (int q = 0; q < Extra; ++q) {
@@ -615,7 +632,7 @@ struct alignas(8) mont_d {
   __host__ __device__ __forceinline__ friend mont_d operator*(const mont_d& a, const mont_d& b) {
     namespace fc = ff::detail::cuda;
     mont_d r;
-    fc::mul_mont<n_words, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, fc::modulus_words<P>(), fc::n0_32<P>);
+    fc::mul_mont<n_words>(r.l, a.l, b.l, fc::modulus_words<P>(), fc::n0_word<P>());
     return r;
   }
   __host__ __device__ __forceinline__ mont_d operator-() const {
@@ -629,8 +646,7 @@ struct alignas(8) mont_d {
 
   __host__ __device__ __forceinline__ mont_d sqr() const {
     mont_d r;
-    ff::detail::cuda::sqr_mont<n_words, ff::detail::cuda::low_words_one_and_max<P>>(
-        r.l, l, ff::detail::cuda::modulus_words<P>(), ff::detail::cuda::n0_32<P>);
+    ff::detail::cuda::sqr_mont<n_words>(r.l, l, ff::detail::cuda::modulus_words<P>(), ff::detail::cuda::n0_word<P>());
     return r;
   }
   __host__ __device__ __forceinline__ mont_d dbl() const { return *this + *this; }
@@ -649,8 +665,7 @@ __host__ __device__ __forceinline__ mont_d<P> mul_sub(const mont_d<P>& a, const 
                                                       const mont_d<P>& c, const mont_d<P>& d) {
   namespace fc = ff::detail::cuda;
   mont_d<P> r;
-  fc::mul_sub_mont<mont_d<P>::n_words, fc::low_words_one_and_max<P>>(r.l, a.l, b.l, c.l, d.l, fc::modulus_words<P>(),
-                                                                     fc::n0_32<P>);
+  fc::mul_sub_mont<mont_d<P>::n_words>(r.l, a.l, b.l, c.l, d.l, fc::modulus_words<P>(), fc::n0_word<P>());
   return r;
 }
 // clang-format on
