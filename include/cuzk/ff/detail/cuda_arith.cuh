@@ -466,38 +466,66 @@ __host__ __device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::
   r[N - 1] = subc(a[N - 1], b[N - 1]);
 }
 
+/// Row i of a^2's off-diagonal part, the products a_i a_j for j = j0, j0 + 2,
+/// ... < W, added to acc at words (i + j - shift, i + j - shift + 1): one
+/// carry chain of (lo, hi) pairs of one product each (ptxas makes every pair
+/// one wide multiply-add), its carry out added into the word above.
+template <int W>
+__host__ __device__ __forceinline__ void sqr_row(std::uint32_t* acc, const std::uint32_t* a, int i, int j0,
+                                                 int shift) {
+  if (j0 >= W) return;
+  int k = i + j0 - shift;
+  acc[k] = mad_lo_cc(a[i], a[j0], acc[k]);
+  acc[k + 1] = madc_hi_cc(a[i], a[j0], acc[k + 1]);
+  CUZK_UNROLL
+  for (int j = j0 + 2; j < W; j += 2) {
+    k = i + j - shift;
+    acc[k] = madc_lo_cc(a[i], a[j], acc[k]);
+    acc[k + 1] = madc_hi_cc(a[i], a[j], acc[k + 1]);
+  }
+  acc[k + 2] = addc(acc[k + 2], 0);
+}
+
 /// r = a^2 / R mod p: the product a^2 first, then redc_wide.
-/// Product: the off-diagonal terms a_i a_j (i < j) once, row by row (row i
-/// touches words 2i+1 .. i+W+1: its lo chain carries into word i+W, which
-/// holds at most row i-1's final carry, and its hi chain into word i+W+1,
-/// which no earlier row wrote), doubled by one add chain, then
-/// the diagonal a_i^2 in one chain over all 2W words.
-/// Bounds: a < p, so a^2 < p^2 < p R.
-/// Cost: W(W-1) + 4W multiply-adds for the product, 2W^2 + 2W for the
-/// reduction, ~3W adds and selects (Fp: 528 against mul's 612 + 36).
+/// Product: the off-diagonal terms a_i a_j (i < j) once, split by the parity
+/// of their word position i + j: e (even positions, at (i + j, i + j + 1))
+/// and o (odd ones, one word down: at (i + j - 1, i + j)), so that every
+/// product lands on an aligned word pair and each row is two chains
+/// (sqr_row). Then t = 2 (e + 2^32 o), and the diagonal a_i^2 at (2i, 2i + 1)
+/// in one chain over all 2W words.
+/// Bounds: each row's chain into e (into o) reaches one word higher than
+/// the previous row's and carries into the word above its top; that word
+/// is either untouched or holds only the previous row's carry, so it stays
+/// <= 2 and no carry is lost. a < p, so a^2 < p^2 < p R, and the
+/// off-diagonal sum is < a^2 / 2: neither the merge nor the doubling
+/// carries out.
+/// Cost: W(W-1)/2 wide multiply-adds and 2W carry adds for the off-diagonal
+/// part, 2W + 2W adds to merge and double, W wide multiply-adds for the
+/// diagonal; the reduction 2W^2 + 2W multiply-adds (Fp: 66 + 12 + 312).
 template <int W, bool Low = false>
 __host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p,
                                                   std::uint32_t n0) {
-  std::uint32_t t[2 * W];
+  std::uint32_t e[2 * W - 1], o[2 * W - 1], t[2 * W];
   CUZK_UNROLL
-  for (int k = 0; k < 2 * W; ++k) t[k] = 0;
+  for (int k = 0; k < 2 * W - 1; ++k) e[k] = 0, o[k] = 0;
   CUZK_UNROLL
-  // off-diagonal rows: t += a_i * a_j 2^(32(i+j)), i < j
   for (int i = 0; i < W - 1; ++i) {
-    t[2 * i + 1] = mad_lo_cc(a[i], a[i + 1], t[2 * i + 1]);
-    CUZK_UNROLL
-    for (int j = i + 2; j < W; ++j) t[i + j] = madc_lo_cc(a[i], a[j], t[i + j]);
-    t[i + W] = addc(t[i + W], 0);  // row i-1's hi carry (<= 1) is there
-    t[2 * i + 2] = mad_hi_cc(a[i], a[i + 1], t[2 * i + 2]);
-    CUZK_UNROLL
-    for (int j = i + 2; j < W; ++j) t[i + j + 1] = madc_hi_cc(a[i], a[j], t[i + j + 1]);
-    if (i + W + 1 < 2 * W) t[i + W + 1] = addc(0, 0);
+    sqr_row<W>(o, a, i, i + 1, 1);  // odd positions i + j
+    sqr_row<W>(e, a, i, i + 2, 0);  // even positions
   }
-  // double (the off-diagonal sum is < a^2 / 2: no carry out)
-  t[0] = add_cc(t[0], t[0]);
+  // m = e + 2^32 o (e[0], e[1] are 0), then t = 2 m: two chains
+  std::uint32_t m[2 * W];
+  m[0] = 0;
+  m[1] = o[0];
+  m[2] = add_cc(e[2], o[1]);
   CUZK_UNROLL
-  for (int k = 1; k < 2 * W - 1; ++k) t[k] = addc_cc(t[k], t[k]);
-  t[2 * W - 1] = addc(t[2 * W - 1], t[2 * W - 1]);
+  for (int k = 3; k < 2 * W - 1; ++k) m[k] = addc_cc(e[k], o[k - 1]);
+  m[2 * W - 1] = addc(o[2 * W - 2], 0);
+  t[0] = 0;
+  t[1] = add_cc(m[1], m[1]);
+  CUZK_UNROLL
+  for (int k = 2; k < 2 * W - 1; ++k) t[k] = addc_cc(m[k], m[k]);
+  t[2 * W - 1] = addc(m[2 * W - 1], m[2 * W - 1]);
   // diagonal: t += a_i^2 2^(64 i)
   t[0] = mad_lo_cc(a[0], a[0], t[0]);
   t[1] = madc_hi_cc(a[0], a[0], t[1]);
