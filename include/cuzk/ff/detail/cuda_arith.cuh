@@ -471,8 +471,7 @@ __host__ __device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::
 /// carry chain of (lo, hi) pairs of one product each (ptxas makes every pair
 /// one wide multiply-add), its carry out added into the word above.
 template <int W>
-__host__ __device__ __forceinline__ void sqr_row(std::uint32_t* acc, const std::uint32_t* a, int i, int j0,
-                                                 int shift) {
+__host__ __device__ __forceinline__ void sqr_row(std::uint32_t* acc, const std::uint32_t* a, int i, int j0, int shift) {
   if (j0 >= W) return;
   int k = i + j0 - shift;
   acc[k] = mad_lo_cc(a[i], a[j0], acc[k]);
