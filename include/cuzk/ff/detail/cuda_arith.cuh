@@ -24,17 +24,26 @@
 // mad{c}.{lo,hi}.cc instructions; they are separate `asm volatile`
 // statements, which keeps them in order, and the carry flag is consumed by
 // the next statement of the same chain only.
+// What the speed rests on: every product's lo and hi halves go to one
+// aligned word pair of one chain, which ptxas turns into a single wide
+// multiply-add with carry in and out (IMAD.WIDE.U32.X); a chain of all-lo
+// or all-hi halves costs about twice the instructions. Three things keep
+// that form (each read off the sm_90 SASS): the even/odd split of the
+// running sum (cios), the squaring's off-diagonal products split the same
+// way (sqr_mont), and n0 read from a non-const __constant__ (d_n0), since
+// a folded n0 = 2^32 - 1 (Fr) lets ptxas rewrite m = x0 n0 as a negation
+// and break every product of m p back into separate halves.
 // Invariants: inputs fully reduced (< p); t < 2p at the start of every outer
 // iteration (p < 2^(32N' - 1) for both BLS12-381 moduli, so the running sum
 // t + a*b_i + m*p < 2^(32(N'+1)) fits N'+1 words and no chain carries out);
 // one conditional subtraction at the end makes the result fully reduced.
 // add/sub/neg keep full reduction (a + b < 2p < 2^(32N')).
-// Cost, N' words: mul 4N'^2 + 3N' multiply-adds (Fr: 280, Fp: 612) plus
-// N' + 1 for the final subtraction; sqr (sqr_mont) 3N'^2 + 5N' (Fp: 528);
-// add/sub ~3N' integer ops. a b - c d takes one reduction (mul_sub_mont:
-// the CIOS loop with two products per step). Fr (low_words_one_and_max) saves, per step, the
-// multiplication forming m and the two lowest products of m p. No branches on the data (the final choices are selects);
-// NTT/MSM inputs are public in a prover anyway.
+// Cost, N' words: mul 2N'^2 wide multiply-adds plus N' for the m's, and
+// N' + 1 for the final subtraction; sqr (sqr_mont) N'(N'-1)/2 + N' wide
+// ones for the square and N'^2 + N' for the reduction; add/sub ~3N'
+// integer ops. a b - c d takes one reduction (mul_sub_mont: the CIOS loop
+// with two products per step). No branches on the data (the final choices
+// are selects); NTT/MSM inputs are public in a prover anyway.
 //
 // Compiles only with nvcc (.cuh). Everything is __host__ __device__: the
 // host pass runs the same limb routines over a C++ emulation of the PTX
