@@ -6,9 +6,7 @@
 // G/s, G1 mixed (XYZZ += affine) addition 2.63 G/s.
 //
 // fp_mul_self / fr_mul_self (x * x through the multiplication) show what the
-// dedicated squaring saves; fr_mul_short / fr_mul_general compare Fr's short
-// reduction form with the general one that fr_d uses (the same kernel, one
-// template argument). fp_inv / fr_inv time the variable-time device inversion
+// dedicated squaring saves. fp_inv / fr_inv time the variable-time device inversion
 // (ff/detail/cuda_inverse.cuh) and fp_inv_fermat its constant-time baseline
 // a^(p-2); each is also printed as "inverse in multiplications" = the
 // field's mul rate / the inversion rate, the figure the batch-affine MSM's
@@ -66,30 +64,6 @@ __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int ite
   }
 #pragma unroll
   for (int c = 1; c < kChains; ++c) x[0] = x[0] + x[c];
-  out[t] = x[0];
-}
-
-/// Fr multiplication through mul_mont with the reduction chosen here: Low =
-/// the short form (Fr's modulus ends in 1, 2^32 - 1: m = -x0 and the two
-/// lowest products of m p as adds), !Low = the general one fr_d uses (m =
-/// x0 n0 with n0 read from d_n0, every product of m p a wide multiply-add).
-template <bool Low>
-__global__ void __launch_bounds__(256) fr_mul_form_kernel(const gpu::fr_d* in, gpu::fr_d* out, int iters) {
-  namespace c = ff::detail::cuda;
-  const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
-  gpu::fr_d x[kChains];
-#pragma unroll
-  for (int k = 0; k < kChains; ++k) x[k] = in[(t * kChains + k) % 4096];
-  const gpu::fr_d y = in[t % 4096];
-#pragma unroll 1
-  for (int i = 0; i < iters; ++i) {
-#pragma unroll
-    for (int k = 0; k < kChains; ++k)
-      c::mul_mont<gpu::fr_d::n_words, Low>(x[k].l, x[k].l, y.l, c::modulus_words<ff::fr_params>(),
-                                           c::n0_word<ff::fr_params>());
-  }
-#pragma unroll
-  for (int k = 1; k < kChains; ++k) x[0] = x[0] + x[k];
   out[t] = x[0];
 }
 
@@ -219,8 +193,6 @@ inline void run(int reps, bool json) {
       field_case("fr_mul", field_kernel<fr_d, field_op::mul>, fr_in, fr_out, 59.1, field_iters, kChains);
   field_case("fr_sqr", field_kernel<fr_d, field_op::sqr>, fr_in, fr_out, 0, field_iters, kChains);
   field_case("fr_mul_self", field_kernel<fr_d, field_op::mul_self>, fr_in, fr_out, 0, field_iters, kChains);
-  field_case("fr_mul_short", fr_mul_form_kernel<true>, fr_in, fr_out, 0, field_iters, kChains);
-  field_case("fr_mul_general", fr_mul_form_kernel<false>, fr_in, fr_out, 0, field_iters, kChains);
   // Fp2 (G2's field): a multiplication is about 3 Fp ones in Karatsuba form,
   // 2 x 6W^2 / (4W^2 + 3W) = 2.8 in the one-reduction-per-coordinate form
   field_case("fp2_mul", field_kernel<gpu::fp2_d, field_op::mul>, fp2_in, fp2_out, 0, field_iters / 4, kChains);

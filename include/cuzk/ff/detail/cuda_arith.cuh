@@ -164,25 +164,10 @@ inline constexpr words<2 * P::n_limbs> one32 = split32<P::n_limbs>(mont_field<P>
 template <class P>
 inline constexpr std::uint32_t n0_32 = std::uint32_t(mont_field<P>::n0);
 
-/// A modulus whose two low words are 1 and 2^32 - 1 (Fr's:
-/// 0x...ffffffff00000001), so n0 = 2^32 - 1 and the Montgomery factor of a
-/// step is m = -x0 for the step's low word x0. Then m p_0 = m and
-/// m p_1 = x0 + 2^32 (x0 ? ~x0 : 0): the two lowest products of every
-/// reduction step, and the multiplication forming m, become adds and a
-/// select (Fr: per step, one multiplication and two of the sixteen
-/// multiply-add halves of m p). No field type uses it any more: the general
-/// step with n0 read from d_n0 measured faster (H200, 2026-12-06: Fr mul
-/// 59.3 against 56.2 G/s); `prim`'s fr_mul_short still times it.
-template <class P>
-inline constexpr bool low_words_one_and_max = modulus32<P>.v[0] == 1u && modulus32<P>.v[1] == 0xffffffffu;
-
 static_assert(std::uint32_t(modulus32<fr_params>.v[0] * n0_32<fr_params>) == 0xffffffffu,
               "n0 must satisfy p * n0 = -1 mod 2^32");
 static_assert(std::uint32_t(modulus32<fp_params>.v[0] * n0_32<fp_params>) == 0xffffffffu,
               "n0 must satisfy p * n0 = -1 mod 2^32");
-static_assert(low_words_one_and_max<fr_params> && !low_words_one_and_max<fp_params>,
-              "the short reduction form applies to Fr only");
-static_assert(!low_words_one_and_max<fr_params> || n0_32<fr_params> == 0xffffffffu);
 static_assert(modulus32<fr_params>.v[7] < 0x80000000u && modulus32<fp_params>.v[11] < 0x80000000u,
               "the carry bounds of mul_mont need a spare top bit");
 
@@ -264,60 +249,13 @@ __host__ __device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::ui
   y[W - 1] = madc_hi(a[W - 1], b, y[W - 1]);
 }
 
-/// x += m p over p's even words, as mac_even; Low: p_0 = 1 (low_words_one_and_max).
-template <int W, bool Low>
-__host__ __device__ __forceinline__ void mac_even_p(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* p,
-                                                    std::uint32_t m) {
-  if constexpr (!Low) {
-    mac_even<W>(x, y, p, m);
-  } else {
-    x[0] = add_cc(x[0], m);  // x0 - x0: 0, the carry set when x0 != 0
-    x[1] = addc_cc(x[1], 0);
-    CUZK_UNROLL
-    for (int j = 2; j < W; j += 2) {
-      x[j] = madc_lo_cc(p[j], m, x[j]);
-      x[j + 1] = madc_hi_cc(p[j], m, x[j + 1]);
-    }
-    y[W - 1] = addc(y[W - 1], 0);
-  }
-}
-
-/// y += m p over p's odd words, as mac_odd; Low: p_1 = 2^32 - 1 and
-/// m = -x0, so m p_1 = x0 + 2^32 (x0 ? ~x0 : 0).
-template <int W, bool CarryIn, bool Low>
-__host__ __device__ __forceinline__ void mac_odd_p(std::uint32_t* y, const std::uint32_t* p, std::uint32_t m,
-                                                   std::uint32_t x0) {
-  if constexpr (!Low) {
-    mac_odd<W, CarryIn>(y, p, m);
-  } else {
-    const std::uint32_t hi1 = x0 ? ~x0 : 0u;
-    if constexpr (CarryIn) y[0] = addc_cc(y[0], x0);
-    else y[0] = add_cc(y[0], x0);
-    y[1] = addc_cc(y[1], hi1);
-    CUZK_UNROLL
-    for (int j = 3; j < W - 1; j += 2) {
-      y[j - 1] = madc_lo_cc(p[j], m, y[j - 1]);
-      y[j] = madc_hi_cc(p[j], m, y[j]);
-    }
-    y[W - 2] = madc_lo_cc(p[W - 1], m, y[W - 2]);
-    y[W - 1] = madc_hi(p[W - 1], m, y[W - 1]);
-  }
-}
-
-/// The step's Montgomery factor m = x0 n0 (Low: -x0).
-template <bool Low>
-__host__ __device__ __forceinline__ std::uint32_t redc_factor(std::uint32_t x0, std::uint32_t n0) {
-  if constexpr (Low) return 0u - x0;
-  else return x0 * n0;
-}
-
 /// One Montgomery step on T = x + 2^32 y: T += m p, so that x[0] becomes 0.
-template <int W, bool Low>
+template <int W>
 __host__ __device__ __forceinline__ void redc_step(std::uint32_t* x, std::uint32_t* y, const std::uint32_t* p,
                                                    std::uint32_t n0) {
-  const std::uint32_t x0 = x[0], m = redc_factor<Low>(x0, n0);
-  mac_even_p<W, Low>(x, y, p, m);
-  mac_odd_p<W, false, Low>(y, p, m, x0);
+  const std::uint32_t m = x[0] * n0;
+  mac_even<W>(x, y, p, m);
+  mac_odd<W, false>(y, p, m);
 }
 
 /// r = t - p when t >= p, else t (t < 2p < 2^(32W)).
@@ -354,7 +292,7 @@ __host__ __device__ __forceinline__ void add_shifted(std::uint32_t* r, const std
 /// (K + 1) p < 2^(32W) (mul_mont: p < 2^(32W - 1); K = 2: two spare top
 /// bits; K = 4: three): no chain carries out of y's top word. The result
 /// is (sum + M p) / R < (K p / R + 1) p < 2p, one conditional subtraction.
-template <int W, bool Low, int Extra>
+template <int W, int Extra>
 __host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
                                               const std::uint32_t* const* c, const std::uint32_t* const* e,
                                               const std::uint32_t* p, std::uint32_t n0) {
@@ -376,7 +314,7 @@ __host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint3
     mac_even<W>(u, v, c[q], e[q][0]);
     mac_odd<W, false>(v, c[q], e[q][0]);
   }
-  redc_step<W, Low>(u, v, p, n0);
+  redc_step<W>(u, v, p, n0);
   CUZK_UNROLL
   for (int i = 1; i < W; ++i) {
     std::uint32_t* x = (i % 2) ? v : u;  // the previous y
@@ -396,7 +334,7 @@ __host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint3
       mac_even<W>(x, y, c[q], e[q][i]);
       mac_odd<W, false>(y, c[q], e[q][i]);
     }
-    redc_step<W, Low>(x, y, p, n0);
+    redc_step<W>(x, y, p, n0);
   }
   // T / 2^32 = y + x[1 ..] (x[0] = 0); W even, so the last step's x is v
   std::uint32_t t[W];
@@ -418,10 +356,10 @@ __host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint3
 /// every step (register renaming once unrolled).
 /// Invariants: a, b < p < 2^(32W - 1); T < 2p after every step, so
 /// T + a b_i + m p < 2^(32(W+1)): y's top word never carries out.
-template <int W, bool Low = false>
+template <int W>
 __host__ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
                                                   const std::uint32_t* p, std::uint32_t n0) {
-  cios<W, Low, 0>(r, a, b, nullptr, nullptr, p, n0);
+  cios<W, 0>(r, a, b, nullptr, nullptr, p, n0);
 }
 
 /// r = t / R mod p for a 2W-word t < p R (so that hi(t) = t / R < p):
@@ -432,7 +370,7 @@ __host__ __device__ __forceinline__ void mul_mont(std::uint32_t* r, const std::u
 /// so the sum is < 2p and one conditional subtraction leaves it below p.
 /// sqr_mont feeds it a^2 (< p^2).
 /// Cost: 2W^2 + 2W multiply-adds (Fp: 312), ~3W adds and selects.
-template <int W, bool Low = false>
+template <int W>
 __host__ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::uint32_t* t, const std::uint32_t* p,
                                                    std::uint32_t n0) {
   // mul_mont's even/odd form: x = t_lo, y = 0 at first; after each step
@@ -443,7 +381,7 @@ __host__ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::
   std::uint32_t u[W], v[W];
   CUZK_UNROLL
   for (int j = 0; j < W; ++j) u[j] = t[j], v[j] = 0;
-  redc_step<W, Low>(u, v, p, n0);
+  redc_step<W>(u, v, p, n0);
   CUZK_UNROLL
   for (int i = 1; i < W; ++i) {
     std::uint32_t* x = (i % 2) ? v : u;
@@ -454,9 +392,9 @@ __host__ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::
     y[W - 2] = 0;
     y[W - 1] = 0;
     x[0] = add_cc(x[0], low);
-    const std::uint32_t x0 = x[0], m = redc_factor<Low>(x0, n0);
-    mac_odd_p<W, true, Low>(y, p, m, x0);  // takes the carry of x[0] + low
-    mac_even_p<W, Low>(x, y, p, m);
+    const std::uint32_t m = x[0] * n0;
+    mac_odd<W, true>(y, p, m);  // takes the carry of x[0] + low
+    mac_even<W>(x, y, p, m);
   }
   // (W even: the last step's x is v) reduced low half = u + v[1 ..]; + the
   // high half; then subtract p once when the sum is >= p
@@ -512,7 +450,7 @@ __host__ __device__ __forceinline__ void sqr_row(std::uint32_t* acc, const std::
 /// Cost: W(W-1)/2 wide multiply-adds and 2W carry adds for the off-diagonal
 /// part, 2W + 2W adds to merge and double, W wide multiply-adds for the
 /// diagonal; the reduction 2W^2 + 2W multiply-adds (Fp: 66 + 12 + 312).
-template <int W, bool Low = false>
+template <int W>
 __host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p,
                                                   std::uint32_t n0) {
   std::uint32_t e[2 * W - 1], o[2 * W - 1], t[2 * W];
@@ -546,7 +484,7 @@ __host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::u
   }
   t[2 * W - 2] = madc_lo_cc(a[W - 1], a[W - 1], t[2 * W - 2]);
   t[2 * W - 1] = madc_hi(a[W - 1], a[W - 1], t[2 * W - 1]);
-  redc_wide<W, Low>(r, t, p, n0);
+  redc_wide<W>(r, t, p, n0);
 }
 
 /// r = a b - c d mod p (p with two_spare_top_bits) with one reduction
@@ -560,7 +498,7 @@ __host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::u
 /// Cost: 6W^2 multiply-adds (Fp: 864) against 8W^2 for two mul_mont, in
 /// mul_mont's registers plus the two extra operands (the XYZZ formulas' Y
 /// coordinate, R (Q - X3) - Y1 PPP, is this shape).
-template <int W, bool Low = false>
+template <int W>
 __host__ __device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b,
                                                       const std::uint32_t* c, const std::uint32_t* d,
                                                       const std::uint32_t* p, std::uint32_t n0) {
@@ -568,7 +506,7 @@ __host__ __device__ __forceinline__ void mul_sub_mont(std::uint32_t* r, const st
   sub_plain<W>(e, p, d);
   const std::uint32_t* cs[1] = {c};
   const std::uint32_t* es[1] = {e};
-  cios<W, Low, 1>(r, a, b, cs, es, p, n0);
+  cios<W, 1>(r, a, b, cs, es, p, n0);
 }
 
 /// r = a + b mod p.

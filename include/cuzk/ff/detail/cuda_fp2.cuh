@@ -50,7 +50,6 @@ struct alignas(8) fp2_d {
   __host__ __device__ __forceinline__ friend fp2_d operator*(const fp2_d& a, const fp2_d& b) {
     namespace fc = ff::detail::cuda;
     constexpr int W = fp_d::n_words;
-    constexpr bool low = fc::low_words_one_and_max<ff::fp_params>;
     const std::uint32_t* p = fc::modulus_words<ff::fp_params>();
     std::uint32_t nb1[W];  // p - b1: the subtracted product a1 b1 as a1 (p - b1)
     fc::sub_plain<W>(nb1, p, b.c1.l);
@@ -58,8 +57,8 @@ struct alignas(8) fp2_d {
     const std::uint32_t* e0[1] = {nb1};
     const std::uint32_t* e1[1] = {b.c0.l};
     fp2_d r;
-    fc::cios<W, low, 1>(r.c0.l, a.c0.l, b.c0.l, c, e0, p, fc::n0_32<ff::fp_params>);
-    fc::cios<W, low, 1>(r.c1.l, a.c0.l, b.c1.l, c, e1, p, fc::n0_32<ff::fp_params>);
+    fc::cios<W, 1>(r.c0.l, a.c0.l, b.c0.l, c, e0, p, fc::n0_32<ff::fp_params>);
+    fc::cios<W, 1>(r.c1.l, a.c0.l, b.c1.l, c, e1, p, fc::n0_32<ff::fp_params>);
     return r;
   }
   __host__ __device__ __forceinline__ fp2_d& operator+=(const fp2_d& b) { return *this = *this + b; }
@@ -82,7 +81,6 @@ __host__ __device__ __forceinline__ fp2_d mul_sub(const fp2_d& a, const fp2_d& b
   namespace fc = ff::detail::cuda;
   static_assert(fc::three_spare_top_bits<ff::fp_params>);
   constexpr int W = fp_d::n_words;
-  constexpr bool low = fc::low_words_one_and_max<ff::fp_params>;
   const std::uint32_t* p = fc::modulus_words<ff::fp_params>();
   std::uint32_t nb1[W], nd0[W], nd1[W];
   fc::sub_plain<W>(nb1, p, b.c1.l);
@@ -92,8 +90,8 @@ __host__ __device__ __forceinline__ fp2_d mul_sub(const fp2_d& a, const fp2_d& b
   const std::uint32_t* e0[3] = {nb1, nd0, d.c1.l};
   const std::uint32_t* e1[3] = {b.c0.l, nd1, nd0};
   fp2_d r;
-  fc::cios<W, low, 3>(r.c0.l, a.c0.l, b.c0.l, x, e0, p, fc::n0_32<ff::fp_params>);
-  fc::cios<W, low, 3>(r.c1.l, a.c0.l, b.c1.l, x, e1, p, fc::n0_32<ff::fp_params>);
+  fc::cios<W, 3>(r.c0.l, a.c0.l, b.c0.l, x, e0, p, fc::n0_32<ff::fp_params>);
+  fc::cios<W, 3>(r.c1.l, a.c0.l, b.c1.l, x, e1, p, fc::n0_32<ff::fp_params>);
   return r;
 }
 

@@ -78,7 +78,6 @@ struct fp2_pair_d {
   __device__ __forceinline__ friend fp2_pair_d operator*(const fp2_pair_d& a, const fp2_pair_d& b) {
     namespace fc = ff::detail::cuda;
     constexpr int W = fp_d::n_words;
-    constexpr bool low = fc::low_words_one_and_max<ff::fp_params>;
     const std::uint32_t* p = fc::d_modulus<ff::fp_params>.v;
     const bool odd = odd_lane();
     const fp_d ao = other(a.v), bo = other(b.v);
@@ -92,7 +91,7 @@ struct fp2_pair_d {
     const std::uint32_t* c[1] = {u};
     const std::uint32_t* e[1] = {vv};
     fp2_pair_d r;
-    fc::cios<W, low, 1>(r.v.l, x, b.v.l, c, e, p, fc::n0_32<ff::fp_params>);
+    fc::cios<W, 1>(r.v.l, x, b.v.l, c, e, p, fc::n0_32<ff::fp_params>);
     return r;
   }
   __device__ __forceinline__ fp2_pair_d& operator+=(const fp2_pair_d& b) { return *this = *this + b; }
@@ -120,7 +119,6 @@ __device__ __forceinline__ fp2_pair_d mul_sub(const fp2_pair_d& a, const fp2_pai
   namespace fc = ff::detail::cuda;
   static_assert(fc::three_spare_top_bits<ff::fp_params>);
   constexpr int W = fp_d::n_words;
-  constexpr bool low = fc::low_words_one_and_max<ff::fp_params>;
   const std::uint32_t* p = fc::d_modulus<ff::fp_params>.v;
   const bool odd = fp2_pair_d::odd_lane();
   const fp_d ao = fp2_pair_d::other(a.v), bo = fp2_pair_d::other(b.v);
@@ -140,7 +138,7 @@ __device__ __forceinline__ fp2_pair_d mul_sub(const fp2_pair_d& a, const fp2_pai
   const std::uint32_t* xs[3] = {u2, u3, u4};
   const std::uint32_t* es[3] = {v2, ndm, v4};
   fp2_pair_d r;
-  fc::cios<W, low, 3>(r.v.l, x1, b.v.l, xs, es, p, fc::n0_32<ff::fp_params>);
+  fc::cios<W, 3>(r.v.l, x1, b.v.l, xs, es, p, fc::n0_32<ff::fp_params>);
   return r;
 }
 
