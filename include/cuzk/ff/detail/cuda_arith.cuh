@@ -462,8 +462,7 @@ __host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::u
     sqr_row<W>(e, a, i, i + 2, 0);  // even positions
   }
   // m = e + 2^32 o (e[0], e[1] are 0), then t = 2 m: two chains
-  std::uint32_t m[2 * W];
-  m[0] = 0;
+  std::uint32_t m[2 * W];  // m[0] = 0 is never read: t[0] is set directly
   m[1] = o[0];
   m[2] = add_cc(e[2], o[1]);
   CUZK_UNROLL
