@@ -81,12 +81,24 @@ __global__ void __launch_bounds__(256) inv_kernel(const D* in, D* out, int iters
 }
 
 /// One XYZZ accumulator per thread; the table is in global memory (cached).
+/// Each step's point is loaded one step ahead, as the MSM's level 0 loads
+/// its bases (src/cuda/msm/msm_kernels.cuh): with the load in the same step,
+/// ptxas splits the first two multiplications' products into separate lo
+/// and hi multiplies plus carry adds (sm_90 SASS of this loop, read on the
+/// dev VM 2026-12-06: 1604 instead of 821 instructions before the P = 0
+/// branch, 4537 against 3743 on the addition path), so the rate measured
+/// the load's placement, not the addition the MSM runs.
 template <class Fd>
 __global__ void __launch_bounds__(256) madd_kernel(const ec::affine<Fd>* table, ec::xyzz<Fd>* out, int iters) {
   const unsigned t = blockIdx.x * blockDim.x + threadIdx.x;
   ec::xyzz<Fd> acc = ec::xyzz<Fd>::from_affine(table[t % kTable]);
+  ec::affine<Fd> q = table[(t + 1) % kTable];
 #pragma unroll 1
-  for (int i = 0; i < iters; ++i) acc = acc.add_affine(table[(t + 7 * i + 1) % kTable]);
+  for (int i = 0; i < iters; ++i) {
+    const ec::affine<Fd> next = table[(t + 7 * i + 8) % kTable];
+    acc = acc.add_affine(q);
+    q = next;
+  }
   out[t] = acc;
 }
 
