@@ -3,10 +3,33 @@
 # Runs on a GPU machine what scripts/build-gpu-tests.sh staged in .gpu-carry/:
 # the gpu tests, compute-sanitizer memcheck on the small-size tests, and the
 # benchmarks, each with its own time limit, logs into $OUT (or ./gpu-logs).
-# Usage: scripts/run-gpu-suite.sh [tests] [memcheck] [bench] [-- BENCH ARGS]
-#   (no stage named: all three). Exit status: 1 when a test or memcheck failed.
+# Usage: scripts/run-gpu-suite.sh [tests] [memcheck] [racecheck] [bench] [-- BENCH ARGS]
+#   (no stage named: tests, memcheck, bench). Exit status: 1 when a test or a
+#   sanitizer run failed. Under the sanitizers the NTT sweeps stop at 2^14
+#   (memcheck) and 2^12 (racecheck) through CUZK_NTT_TEST_LG_MAX: two passes
+#   per transform; BuildingBlocksMatchCpu keeps its fixed sizes up to 2^21
+#   (three passes). (Before 2026-12-06 the memcheck filter's NTT pattern
+#   matched no test, so the NTT ran under memcheck only inside the prover's
+#   tests.)
+# SAN_LIMIT_S: seconds for each sanitizer stage (default 300). A TERM or INT
+# sent to this script (an outer timeout's) is forwarded to the running stage
+# by the trap below; without it the signal stopped only the script and left
+# compute-sanitizer running on the GPU beside whatever the caller ran next
+# (2026-12-06: an orphaned racecheck doubled every timing taken after it in
+# the same device call).
 set -uo pipefail
 cd "$(dirname "$0")/.."
+SAN_LIMIT_S="${SAN_LIMIT_S:-300}"
+child=
+trap '[ -n "$child" ] && kill -TERM "$child" 2>/dev/null; wait; exit 143' TERM INT
+limited() {  # SECONDS COMMAND...: timeout in the background, waited for, so the trap can stop it
+  timeout "$@" &
+  child=$!
+  wait "$child"
+  local rc=$?
+  child=
+  return $rc
+}
 OUT="${OUT:-gpu-logs}"
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$PWD/.gpu-carry/lib:${LD_LIBRARY_PATH:-}"
@@ -21,17 +44,25 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv | 
 for st in "${stages[@]}"; do
   case "$st" in
     tests)
-      timeout 420 .gpu-carry/bin/cuzk_gpu_tests ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} \
+      limited 420 .gpu-carry/bin/cuzk_gpu_tests ${GTEST_FILTER:+--gtest_filter=$GTEST_FILTER} \
         > "$OUT/tests.log" 2>&1 || status=1
       grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|tests ran|gpu prove" "$OUT/tests.log" | head -40 ;;
     memcheck)
       CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-      timeout 300 "$CS" --tool memcheck --error-exitcode 3 .gpu-carry/bin/cuzk_gpu_tests \
-        --gtest_filter='gpu_groth16.Batch*:gpu_msm.StreamedBatch*:gpu_groth16.AnotherProver*:gpu_groth16.CpuBG2AndStreamed*:gpu_inverse.*:gpu_msm.BatchAffineLevelZeroSmall*:query_transfer_gpu.*:gpu_groth16.ProofEqualsCpuProofAndVerifies:gpu_setup.MatchesCpuSetupOnSmallShapes:gpu_msm.EveryWindowWidth:gpu_msm.PartitionedAndDirectScatterMatchCpu:gpu_msm.LentPairBuffer*:gpu_msm_g2.Degenerate*:gpu_msm_g2.DeviceScalars*:gpu_groth16.Spmv*:gpu_groth16.Quotient*:gpu_ntt*Small*:gpu_field*' \
+      CUZK_NTT_TEST_LG_MAX=14 limited "$SAN_LIMIT_S" "$CS" --tool memcheck --error-exitcode 3 .gpu-carry/bin/cuzk_gpu_tests \
+        --gtest_filter='gpu_groth16.Batch*:gpu_msm.StreamedBatch*:gpu_groth16.AnotherProver*:gpu_groth16.CpuBG2AndStreamed*:gpu_inverse.*:gpu_msm.BatchAffineLevelZeroSmall*:query_transfer_gpu.*:gpu_groth16.ProofEqualsCpuProofAndVerifies:gpu_setup.MatchesCpuSetupOnSmallShapes:gpu_msm.EveryWindowWidth:gpu_msm.PartitionedAndDirectScatterMatchCpu:gpu_msm.LentPairBuffer*:gpu_msm_g2.Degenerate*:gpu_msm_g2.DeviceScalars*:gpu_groth16.Spmv*:gpu_groth16.Quotient*:gpu_ntt.*:gpu_field*' \
         > "$OUT/memcheck.log" 2>&1 || status=1
       grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) " "$OUT/memcheck.log" | head -20 ;;
+    racecheck)
+      # shared-memory hazards of the kernels that exchange through it: the
+      # NTT passes, the window sums (G1 and the G2 lane pairs)
+      CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+      CUZK_NTT_TEST_LG_MAX=12 limited "$SAN_LIMIT_S" "$CS" --tool racecheck --error-exitcode 3 .gpu-carry/bin/cuzk_gpu_tests \
+        --gtest_filter='gpu_ntt.*:gpu_msm.EveryWindowWidth:gpu_msm_g2.Degenerate*' \
+        > "$OUT/racecheck.log" 2>&1 || status=1
+      grep -E "RACECHECK SUMMARY|ERROR SUMMARY|^\[  (PASSED|FAILED) " "$OUT/racecheck.log" | head -20 ;;
     bench)
-      timeout 540 .gpu-carry/bin/cuzk_gpu_bench "${bench_args[@]}" > "$OUT/bench.log" 2>&1
+      limited 540 .gpu-carry/bin/cuzk_gpu_bench "${bench_args[@]}" > "$OUT/bench.log" 2>&1
       grep -v '^{' "$OUT/bench.log" ;;
   esac
 done

@@ -218,11 +218,20 @@ __device__ __forceinline__ fr_d apply_pre(const pre_op& p, const fr_d& v, std::u
 /// Reads |src| in the first group and writes |dst| in the last (the same
 /// positions, so src == dst is fine); with Pre, |pre| is applied on load.
 // Launch bounds: LgR = 3: 256 threads, 2 blocks per SM (<= 128 registers);
-// LgR = 2: 256 threads, 3 blocks (<= 85); LgR = 1: 1024 threads (<= 64).
+// LgR = 2 (the default): 256 threads, 4 blocks (<= 64 registers, 32 warps
+// per SM); LgR = 1: 1024 threads (<= 64).
+// LgR = 2 at 3 blocks (<= 85 registers, no spills) ran at 24 warps per SM,
+// latency-bound (Nsight Compute on an H100, 2026-12-06: issue slots busy
+// 42%, 14 cycles between a warp's instructions, occupancy limited by
+// registers and shared memory alike). At 4 blocks ptxas spills 100-150
+// bytes per thread, and the runtime picks the larger shared-memory carveout
+// that 4 tiles need; measured on the same H100 in one call, 2^27 forward
+// transform 44.73 -> 43.58 ms, 2^26 21.48 -> 21.09, the six-transform H at
+// 2^26 132.2 -> 129.2 (bench/RESULTS.md, 2026-12-06, second session).
 template <unsigned LgR>
 constexpr unsigned bound_threads = LgR == 1 ? 1024u : 256u;
 template <unsigned LgR>
-constexpr unsigned bound_blocks = LgR == 3 ? 2u : (LgR == 2 ? 3u : 1u);
+constexpr unsigned bound_blocks = LgR == 3 ? 2u : (LgR == 2 ? 4u : 1u);
 
 template <unsigned LgR, bool Dit, bool Pre>
 __global__ void __launch_bounds__(bound_threads<LgR>, bound_blocks<LgR>)
