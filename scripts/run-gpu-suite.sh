@@ -39,6 +39,13 @@ while (($#)); do
   stages+=("$1"); shift
 done
 ((${#stages[@]})) || stages=(tests memcheck bench)
+sanitize() {  # TOOL NTT_LG_MAX FILTER: compute-sanitizer over the gpu tests, log in $OUT/TOOL.log
+  local cs
+  cs="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+  CUZK_NTT_TEST_LG_MAX="$2" limited "$SAN_LIMIT_S" "$cs" --tool "$1" --error-exitcode 3 .gpu-carry/bin/cuzk_gpu_tests \
+    --gtest_filter="$3" > "$OUT/$1.log" 2>&1 || status=1
+  grep -E "(RACECHECK|ERROR) SUMMARY|^\[  (PASSED|FAILED) " "$OUT/$1.log" | head -20
+}
 status=0
 nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm --format=csv | tee "$OUT/device.txt"
 for st in "${stages[@]}"; do
@@ -48,19 +55,11 @@ for st in "${stages[@]}"; do
         > "$OUT/tests.log" 2>&1 || status=1
       grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|tests ran|gpu prove" "$OUT/tests.log" | head -40 ;;
     memcheck)
-      CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-      CUZK_NTT_TEST_LG_MAX=14 limited "$SAN_LIMIT_S" "$CS" --tool memcheck --error-exitcode 3 .gpu-carry/bin/cuzk_gpu_tests \
-        --gtest_filter='gpu_groth16.Batch*:gpu_msm.StreamedBatch*:gpu_groth16.AnotherProver*:gpu_groth16.CpuBG2AndStreamed*:gpu_inverse.*:gpu_msm.BatchAffineLevelZeroSmall*:query_transfer_gpu.*:gpu_groth16.ProofEqualsCpuProofAndVerifies:gpu_setup.MatchesCpuSetupOnSmallShapes:gpu_msm.EveryWindowWidth:gpu_msm.PartitionedAndDirectScatterMatchCpu:gpu_msm.LentPairBuffer*:gpu_msm_g2.Degenerate*:gpu_msm_g2.DeviceScalars*:gpu_groth16.Spmv*:gpu_groth16.Quotient*:gpu_ntt.*:gpu_field*' \
-        > "$OUT/memcheck.log" 2>&1 || status=1
-      grep -E "ERROR SUMMARY|^\[  (PASSED|FAILED) " "$OUT/memcheck.log" | head -20 ;;
+      sanitize memcheck 14 'gpu_groth16.Batch*:gpu_msm.StreamedBatch*:gpu_groth16.AnotherProver*:gpu_groth16.CpuBG2AndStreamed*:gpu_inverse.*:gpu_msm.BatchAffineLevelZeroSmall*:query_transfer_gpu.*:gpu_groth16.ProofEqualsCpuProofAndVerifies:gpu_setup.MatchesCpuSetupOnSmallShapes:gpu_msm.EveryWindowWidth:gpu_msm.PartitionedAndDirectScatterMatchCpu:gpu_msm.LentPairBuffer*:gpu_msm_g2.Degenerate*:gpu_msm_g2.DeviceScalars*:gpu_groth16.Spmv*:gpu_groth16.Quotient*:gpu_ntt.*:gpu_field*' ;;
     racecheck)
       # shared-memory hazards of the kernels that exchange through it: the
       # NTT passes, the window sums (G1 and the G2 lane pairs)
-      CS="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
-      CUZK_NTT_TEST_LG_MAX=12 limited "$SAN_LIMIT_S" "$CS" --tool racecheck --error-exitcode 3 .gpu-carry/bin/cuzk_gpu_tests \
-        --gtest_filter='gpu_ntt.*:gpu_msm.EveryWindowWidth:gpu_msm_g2.Degenerate*' \
-        > "$OUT/racecheck.log" 2>&1 || status=1
-      grep -E "RACECHECK SUMMARY|ERROR SUMMARY|^\[  (PASSED|FAILED) " "$OUT/racecheck.log" | head -20 ;;
+      sanitize racecheck 12 'gpu_ntt.*:gpu_msm.EveryWindowWidth:gpu_msm_g2.Degenerate*' ;;
     bench)
       limited 540 .gpu-carry/bin/cuzk_gpu_bench "${bench_args[@]}" > "$OUT/bench.log" 2>&1
       grep -v '^{' "$OUT/bench.log" ;;
