@@ -329,9 +329,10 @@ int key_bits(std::uint32_t cap) {
 }
 
 /// CUZK_MSM_PHASES=1 (tuning only): the time of each phase of every batch
-/// (count, scan + scatter, segment planning, level 0, later levels, window
-/// sums) on stderr after each MSM, from events on the stream; off, it
-/// records nothing.
+/// (count, the scan, the scatter (a partitioned one as its two passes,
+/// "partition" and "scatter", per stage), segment planning, level 0, later
+/// levels, window sums) on stderr after each MSM, from events on the
+/// stream; off, it records nothing.
 class phase_timer {
  public:
   phase_timer() : _on(enabled()) {}
@@ -506,8 +507,7 @@ struct gpu_msm_workspace::impl {
       const unsigned w_count = std::min(p.wpb, p.windows - w_first);
       const std::size_t nb = std::size_t(w_count) * p.buckets;
       const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c, w_first, w_count};
-      sort_batch(bv, p, nb, scatters[bt], per_bin, s, phases);
-      phases.mark(s, "scatter");
+      sort_batch(bv, p, nb, scatters[bt], per_bin, s, phases);  // marks its own phases
       sum_buckets<F>(d_bases, p, nb, d_buckets, affine_k, s, phases);
       phases.mark(s, "levels");
       const unsigned rt = 1u << p.lg_rt;
@@ -630,6 +630,7 @@ struct gpu_msm_workspace::impl {
     }
     ph.mark(s, "count");
     scan(cnt.data(), off.data(), nb + 1, s);
+    ph.mark(s, "scan");
     // cnt becomes each bucket's cursor, the end of its range, which the
     // scatter counts down: a slot is one atomic on it, with no read of off
     CUZK_CUDA_CHECK(
@@ -637,14 +638,15 @@ struct gpu_msm_workspace::impl {
     if (!sp.partitioned) {
       detail::scatter_digits_kernel<<<blocks, tune::digit_threads, 0, s>>>(bv, cnt.data(), entries.data());
       CUZK_CUDA_CHECK_LAUNCH();
+      ph.mark(s, "scatter");
       return;
     }
-    for (const auto& [wa, wb] : sp.stages) scatter_stage(bv, p, wa, wb, per_bin, s);
+    for (const auto& [wa, wb] : sp.stages) scatter_stage(bv, p, wa, wb, per_bin, s, ph);
   }
 
   /// The partitioned scatter of windows [wa, wb) of the batch.
   void scatter_stage(const detail::batch_view& bv, const plan& p, unsigned wa, unsigned wb, std::size_t per_bin,
-                     cudaStream_t s) {
+                     cudaStream_t s, phase_timer& ph) {
     const std::size_t bound = p.entries_of(wa, wb);
     const std::size_t keys = std::size_t(wb - wa) * p.buckets;
     // bins of 2^lg_bin keys, each expected to hold about |per_bin| entries
@@ -664,9 +666,11 @@ struct gpu_msm_workspace::impl {
     detail::partition_digits_kernel<<<blocks_for(bv.n, per_block), tune::partition_threads, 0, s>>>(
         bv, st, off.data(), bin_fill.data(), pair_ptr);
     CUZK_CUDA_CHECK_LAUNCH();
+    ph.mark(s, "partition");
     detail::scatter_pairs_kernel<<<blocks_for(bound, tune::digit_threads), tune::digit_threads, 0, s>>>(
         pair_ptr, st, off.data(), cnt.data(), entries.data());
     CUZK_CUDA_CHECK_LAUNCH();
+    ph.mark(s, "scatter");
   }
 
   /// The batch-affine level 0 with K = |k| segments per thread.
