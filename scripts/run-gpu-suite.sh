@@ -8,9 +8,7 @@
 #   sanitizer run failed. Under the sanitizers the NTT sweeps stop at 2^14
 #   (memcheck) and 2^12 (racecheck) through CUZK_NTT_TEST_LG_MAX: two passes
 #   per transform; BuildingBlocksMatchCpu keeps its fixed sizes up to 2^21
-#   (three passes). (Before 2026-12-06 the memcheck filter's NTT pattern
-#   matched no test, so the NTT ran under memcheck only inside the prover's
-#   tests.)
+#   (three passes).
 # SAN_LIMIT_S: seconds for each sanitizer stage (default 300). A TERM or INT
 # sent to this script (an outer timeout's) is forwarded to the running stage
 # by the trap below; without it the signal stopped only the script and left

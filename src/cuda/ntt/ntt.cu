@@ -224,8 +224,9 @@ __device__ __forceinline__ fr_d apply_pre(const pre_op& p, const fr_d& v, std::u
 // latency-bound (Nsight Compute on an H100, 2026-12-06: issue slots busy
 // 42%, 14 cycles between a warp's instructions, occupancy limited by
 // registers and shared memory alike). At 4 blocks ptxas spills 100-150
-// bytes per thread, and the runtime picks the larger shared-memory carveout
-// that 4 tiles need; measured on the same H100 in one call, 2^27 forward
+// bytes per thread; 4 tiles also need a larger shared-memory carveout than
+// 3 (the runtime chooses it; the blocks resident per SM were not read
+// back). Measured on the same H100 in one call, 2^27 forward
 // transform 44.73 -> 43.58 ms, 2^26 21.48 -> 21.09, the six-transform H at
 // 2^26 132.2 -> 129.2 (bench/RESULTS.md, 2026-12-06, second session).
 template <unsigned LgR>
