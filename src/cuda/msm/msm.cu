@@ -59,9 +59,13 @@
 // the count 22, the window sums 37. Level 0 keeps the multiply-add pipe
 // 87% busy (Nsight Compute) at 11.7 warps per SM: the XYZZ addition's
 // products, not latency, bound it. The phases run one after another on one
-// stream, and level 0's blocks (3 x 128 threads x 168 registers) hold the
-// whole register file, so a batch's count and scatter cannot run beside the
-// previous batch's level 0 as things stand.
+// stream. Sorting batch k + 1 on a second stream during batch k's level 0
+// was measured twice and dropped (bench/RESULTS.md, 2026-12-06 third
+// session): full-grid kernels on two streams do not share the SMs (the
+// first dispatched takes them all, whatever the priorities), and with level
+// 0 held to 2 of its 3 blocks per SM to make room, it lost more time beside
+// the sort than the sort costs alone (both lean on the L2). The sort's 130
+// ms at 2^27 has to get cheaper itself.
 //
 // Invariants: scalars are Montgomery Fr, never modified; bases are affine
 // with infinity as x = y = 0 (the complete mixed addition skips it); device
