@@ -8,7 +8,8 @@
 // the API accepts at 2^12; the one-shot entry point; argument errors; the
 // count of multi-digit scalars and the sparse window on a witness mix; the
 // direct and the partitioned scatter on both sides of their threshold; the
-// batch-affine level 0 with every K on random and degenerate inputs.
+// batch-affine level 0 with every K on random and degenerate inputs; the
+// streamed MSM, its buckets held across chunks, and its window and scratch.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -18,6 +19,7 @@
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuzk/ec/batch_normalize.hpp>
@@ -425,6 +427,96 @@ TEST(gpu_msm, StreamedBatchEqualsEachVectorsMsm) {
   EXPECT_TRUE(ctx.run_streamed_batch(bases, std::span<const fr* const>(), chunk).empty());
   const fr* with_null[2] = {ptrs[0], nullptr};
   EXPECT_THROW(ctx.run_streamed_batch(bases, with_null, chunk), std::invalid_argument);
+}
+
+// run_streamed holds every window's buckets across its chunks: later chunks
+// add into them (level 0 starting from a bucket's sum, the later levels
+// adding it to their total), buckets a chunk leaves empty keep theirs, and
+// the window sums run once. Chunks from 1 term to more than n, an uneven
+// last chunk, several windows, buckets split over several segments within
+// one chunk (all scalars equal), both mixes, pageable and pinned bases.
+TEST(gpu_msm, StreamedMsmHoldsItsBucketsAcrossChunks) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.StreamedMsmHoldsItsBucketsAcrossChunks"));
+  const std::size_t n = 40003;
+  const std::span<const g1_affine> bases(pool().data(), n);
+  std::vector<std::pair<std::string, std::vector<fr>>> vectors;
+  vectors.emplace_back("random", cuzk::test::random_elements<fr>(n, rng));
+  {
+    std::vector<fr> w(n);
+    for (auto& x : w) {
+      const auto u = rng() % 100;
+      x = u < 2 ? fr::random(rng) : u < 47 ? fr::one() : u < 49 ? -fr::one() : fr::zero();
+    }
+    vectors.emplace_back("witness-like", std::move(w));
+  }
+  vectors.emplace_back("all equal", std::vector<fr>(n, fr::random(rng)));
+  {
+    // only the first chunk has non-zero scalars: every later chunk leaves
+    // every bucket empty
+    std::vector<fr> f(n, fr::zero());
+    for (std::size_t i = 0; i < 5000; ++i) f[i] = fr::random(rng);
+    vectors.emplace_back("first chunk only", std::move(f));
+  }
+  vectors.emplace_back("all zero", std::vector<fr>(n, fr::zero()));
+  msm::gpu_msm_context ctx;
+  for (const auto& [name, v] : vectors) {
+    const g1_jacobian want = msm::msm<fp>(bases, v);
+    cuzk::gpu::device_buffer<fr> d(n);
+    d.upload(v.data(), n, nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (const std::size_t chunk : {std::size_t(777), std::size_t(8192), n, 2 * n}) {
+      for (const unsigned c : {0u, 8u, 13u})
+        for (const auto mix : {msm::gpu_scalar_mix::random, msm::gpu_scalar_mix::mostly_binary}) {
+          const std::string what = name + ", chunk " + std::to_string(chunk) + ", c " + std::to_string(c) + ", mix " +
+                                   std::to_string(int(mix));
+          expect_same(ctx.run_streamed(bases, d.data(), chunk, c, mix), want, what);
+        }
+    }
+    // chunks of one and two terms over the first 61
+    const g1_jacobian want61 = msm::msm<fp>(bases.first(61), std::span<const fr>(v).first(61));
+    for (const std::size_t chunk : {std::size_t(1), std::size_t(2)})
+      expect_same(ctx.run_streamed(bases.first(61), d.data(), chunk), want61,
+                  name + ", 61 terms in chunks of " + std::to_string(chunk));
+    const auto pin = cuzk::gpu::pin_host_range(bases.data(), bases.size_bytes());
+    expect_same(ctx.run_streamed(bases, d.data(), 8192), want, name + ", pinned bases");
+  }
+}
+
+// The streamed window: the width of all n terms, at most
+// tuning::msm::streamed_window_extra bits above a chunk's default, never a
+// width that takes as many windows as a narrower one; and the scratch the
+// MSM reserves stays within gpu_msm_streamed_scratch_bytes.
+TEST(gpu_msm, StreamedWindowAndScratch) {
+  CUZK_REQUIRE_GPU();
+  const std::size_t h = (std::size_t(1) << 27) - 1;  // the 32 GiB PoRep's H
+  EXPECT_EQ(msm::gpu_streamed_window_bits(h, 5592405), 20u) << "a chunk's 18 + 2";
+  EXPECT_EQ(msm::gpu_streamed_window_bits(h, 22369621), 22u) << "the whole MSM's default";
+  EXPECT_EQ(msm::gpu_streamed_window_bits(h, h), msm::gpu_default_window_bits(h));
+  for (std::size_t n : {std::size_t(1), std::size_t(1000), std::size_t(1) << 20, h})
+    for (std::size_t chunk : {std::size_t(1), std::size_t(4096), std::size_t(1) << 22, h}) {
+      const unsigned c = msm::gpu_streamed_window_bits(n, chunk);
+      EXPECT_LE(c, msm::gpu_default_window_bits(n));
+      EXPECT_LE(c, msm::gpu_default_window_bits(std::min(n, chunk)) + cuzk::gpu::tuning::msm::streamed_window_extra);
+      EXPECT_NE((256 + c - 2) / (c - 1), (256 + c - 1) / c) << "c " << c << " takes as many windows as c - 1";
+    }
+  EXPECT_LT(msm::gpu_msm_streamed_scratch_bytes<fp>(h, 5592405, 19),
+            msm::gpu_msm_streamed_scratch_bytes<fp>(h, 5592405, 20));
+  EXPECT_EQ(msm::gpu_msm_streamed_scratch_bytes<fp>(0, 100), 0u);
+
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.StreamedWindowAndScratch"));
+  const std::size_t n = std::size_t(1) << 20, chunk = std::size_t(1) << 18;
+  const std::span<const g1_affine> bases(pool().data(), n);
+  const auto v = cuzk::test::random_elements<fr>(n, rng);
+  cuzk::gpu::device_buffer<fr> d(n);
+  d.upload(v.data(), n, nullptr);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  auto ws = std::make_shared<msm::gpu_msm_workspace>(0);
+  msm::gpu_msm_context ctx(0, nullptr, ws);
+  expect_same(ctx.run_streamed(bases, d.data(), chunk), msm::msm<fp>(bases, v), "2^20 in chunks of 2^18");
+  const std::size_t chunk_buffers = 2 * chunk * sizeof(g1_affine);
+  EXPECT_LE(ws->bytes(), msm::gpu_msm_streamed_scratch_bytes<fp>(n, chunk) + chunk_buffers)
+      << "the streamed MSM reserved more than its scratch estimate";
 }
 
 TEST(gpu_msm, OneShotEntryPoint) {

@@ -47,6 +47,13 @@ struct msm {
   /// against 398).
   static constexpr std::size_t wide_window_terms = std::size_t(3) << 25;
   static constexpr unsigned wide_window = 22;
+  /// A streamed MSM (run_streamed) holds every window's buckets across its
+  /// chunks, so its window is that of all its terms, but at most this many
+  /// bits wider than a chunk's own default: the buckets (~240 bytes each
+  /// with their bookkeeping, 2^(c-1) per window) then stay within a few
+  /// times the chunk's entries, and every chunk's per-bucket passes
+  /// (counters, scans, segment planning) stay short against its additions.
+  static constexpr unsigned streamed_window_extra = 2;
   /// Threads per block of the digit, accumulation and window-sum kernels.
   static constexpr unsigned digit_threads = 256;
   static constexpr unsigned accumulate_threads = 128;

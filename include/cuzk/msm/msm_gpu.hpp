@@ -81,6 +81,13 @@ unsigned gpu_default_window_bits(std::size_t n);
 /// window exactly as a dense MSM of |multi_digit| terms does.
 unsigned gpu_sparse_window_bits(std::size_t multi_digit);
 
+/// The window of a streamed MSM (gpu_msm_context_t::run_streamed, one
+/// vector of random scalars) of |n| terms in chunks of |chunk_terms|: it
+/// holds every window's buckets across its chunks, so the width is that of
+/// n terms, at most tuning::msm::streamed_window_extra bits wider than a
+/// chunk's own default, and the narrowest with its window count.
+unsigned gpu_streamed_window_bits(std::size_t n, std::size_t chunk_terms);
+
 /// Device bytes one MSM of |n| terms over ec::affine<F> allocates besides
 /// the bases (F = ff::fp for G1, ff::fp2 for G2), for random scalars; a
 /// mostly_binary call of the same n is sized by the same batch bound
@@ -94,6 +101,15 @@ unsigned gpu_sparse_window_bits(std::size_t multi_digit);
 template <class F = ff::fp>
 std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0, std::size_t lent_pair_bytes = 0,
                                   bool host_scalars = true);
+
+/// Device bytes run_streamed over one vector of |n| random scalars in
+/// chunks of |chunk_terms| allocates besides its two chunk buffers, at
+/// |window_bits| (0: gpu_streamed_window_bits(n, chunk_terms));
+/// |lent_pair_bytes| as for gpu_msm_scratch_bytes. A mostly_binary vector
+/// takes at most a chunk's default window, and no more.
+template <class F = ff::fp>
+std::size_t gpu_msm_streamed_scratch_bytes(std::size_t n, std::size_t chunk_terms, unsigned window_bits = 0,
+                                           std::size_t lent_pair_bytes = 0);
 
 /// sum_i scalars[i] * bases[i] (sizes must match); uploads the bases every
 /// call. For repeated MSMs over the same bases use gpu_msm_context_t.
@@ -180,6 +196,12 @@ class gpu_msm_context_t {
   /// idle for the call) that holds both chunk buffers instead of the
   /// workspace's own (std::invalid_argument when it is too small); the
   /// Groth16 prover lends its NTT scratch vector to the H MSM.
+  /// One MSM over all n terms: every window's buckets are held on the
+  /// device across the chunks, the window sums run once at the end, and the
+  /// host waits only for the result. |window_bits| 0: gpu_streamed_window_bits
+  /// for random scalars; for mostly_binary ones the sparse window of the
+  /// whole vector (one count of it first), at most a chunk's default.
+  /// Scratch: gpu_msm_streamed_scratch_bytes.
   ec::jacobian<F> run_streamed(std::span<const ec::affine<F>> h_bases, const ff::fr* d_scalars, std::size_t chunk_terms,
                                unsigned window_bits = 0, gpu_scalar_mix mix = gpu_scalar_mix::random,
                                void* lent = nullptr, std::size_t lent_bytes = 0);
@@ -187,7 +209,9 @@ class gpu_msm_context_t {
   /// of proofs of one circuit): result v = sum_i d_scalars[v][i] *
   /// h_bases[i]. Each chunk is copied once and its MSM runs once per
   /// vector, so the bytes moved are those of one MSM (what cross-sector
-  /// batching saves on a card that cannot hold the bases).
+  /// batching saves on a card that cannot hold the bases). With several
+  /// vectors each chunk is an MSM of its own (gpu_msm_scratch_bytes of a
+  /// chunk, windows as for run_device); one vector is run_streamed.
   std::vector<ec::jacobian<F>> run_streamed_batch(std::span<const ec::affine<F>> h_bases,
                                                   std::span<const ff::fr* const> d_scalars, std::size_t chunk_terms,
                                                   unsigned window_bits = 0, gpu_scalar_mix mix = gpu_scalar_mix::random,
@@ -206,6 +230,8 @@ extern template class gpu_msm_context_t<ff::fp>;
 extern template class gpu_msm_context_t<ff::fp2>;
 extern template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t, bool);
 extern template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t, bool);
+extern template std::size_t gpu_msm_streamed_scratch_bytes<ff::fp>(std::size_t, std::size_t, unsigned, std::size_t);
+extern template std::size_t gpu_msm_streamed_scratch_bytes<ff::fp2>(std::size_t, std::size_t, unsigned, std::size_t);
 extern template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const ff::fr>,
                                              const gpu_msm_config&);
 extern template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const ff::fr>,

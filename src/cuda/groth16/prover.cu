@@ -120,17 +120,20 @@ std::size_t h_chunk_for(const r1cs::r1cs_shape& shape, std::size_t m, bool compa
 }
 
 /// Device bytes a prover of |shape| needs besides the queries, with MSMs of
-/// at most |msm_terms_g1| / |msm_terms_g2| terms at once and the matrices'
-/// |shape_bytes| (r1cs::gpu_shape_bytes, resident or streamed).
+/// at most |msm_terms_g1| / |msm_terms_g2| terms at once, a streamed H MSM's
+/// |h_streamed_scratch| (gpu_msm_streamed_scratch_bytes, 0 when H is
+/// resident) and the matrices' |shape_bytes| (r1cs::gpu_shape_bytes,
+/// resident or streamed).
 std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std::size_t msm_terms_g1,
-                              std::size_t msm_terms_g2, bool compact, std::size_t shape_bytes) {
+                              std::size_t msm_terms_g2, bool compact, std::size_t shape_bytes,
+                              std::size_t h_streamed_scratch = 0) {
   const std::size_t nv = shape.num_variables(), m = std::size_t(1) << lg_m;
   const std::size_t vectors = sizeof(fr) * (compact ? 3 * compact_vector_len(shape, m) : 2 * nv + 3 * m);
   // the H MSM borrows the b vector (m values) as its pair buffer (run_h)
   // every MSM of the prover takes its scalars in place (device vectors)
   const std::size_t scratch =
-      std::max(msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1, 0, sizeof(fr) * m, /*host_scalars=*/false),
-               msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2, 0, 0, /*host_scalars=*/false));
+      std::max({msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1, 0, sizeof(fr) * m, /*host_scalars=*/false),
+                msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2, 0, 0, /*host_scalars=*/false), h_streamed_scratch});
   return vectors + scratch + shape_bytes + gpu_witness_uploader::device_bytes_for(nv) + ntt::gpu_twiddle_bytes(lg_m) +
          (std::size_t(3) << 20);  // densities, CUB and runtime slack
 }
@@ -354,20 +357,23 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   // one of them streams (a G2 chunk: half the terms, the same bytes), and
   // the matrices resident or their streaming's staging
   auto need = [&](const gpu_memory_plan& p) {
-    std::size_t g1_terms = 0, g2_terms = 0, held = 0;
+    std::size_t g1_terms = 0, g2_terms = 0, held = 0, h_scratch = 0;
     for (const item& x : items) {
       if (x.count == 0 || cpu_b2(x)) continue;  // the matrices; finalize's CPU MSM
       const bool resident = p.*x.resident;
-      const bool is_h = x.resident == &gpu_memory_plan::h;
-      const std::size_t streamed_terms = is_h ? h_chunk(p) : std::min(x.count, chunk_terms_of(chunk, x.g2));
-      std::size_t& terms = x.g2 ? g2_terms : g1_terms;
-      terms = std::max(terms, resident ? x.count : streamed_terms);
       if (resident) held += on_device ? 0 : x.traffic;
+      if (x.resident == &gpu_memory_plan::h && !resident) {
+        // one MSM over every chunk, its buckets held throughout
+        h_scratch = msm::gpu_msm_streamed_scratch_bytes<ff::fp>(x.count, h_chunk(p), cfg.h_window_bits, sizeof(fr) * m);
+        continue;
+      }
+      std::size_t& terms = x.g2 ? g2_terms : g1_terms;
+      terms = std::max(terms, resident ? x.count : std::min(x.count, chunk_terms_of(chunk, x.g2)));
     }
     const std::size_t chunk_buffers = witness_queries_stream(p) ? 2 * chunk * sizeof(ec::g1_affine) : 0;
     return held + chunk_buffers +
            working_bytes_for(sh, lg_m, g1_terms, g2_terms, p.compact_vectors,
-                             p.matrices ? shape_resident : shape_streamed);
+                             p.matrices ? shape_resident : shape_streamed, h_scratch);
   };
   gpu_memory_plan plan;
   plan.usable_bytes = usable_bytes(cfg, on_device ? q.bytes() : 0);

@@ -54,6 +54,15 @@
 //     point spilled: its window sums were twice as slow).
 // One download (the W window sums) and one stream synchronisation per MSM;
 // the host combines the windows (Horner, c doublings per window).
+// Streamed bases (run_streamed: bases copied in chunks beside the work, for
+// parameters VRAM cannot hold) make one MSM over all n terms: steps 1-4 run
+// per chunk with every window in one batch, the bucket array is held
+// across chunks (a later chunk's sums are added to what the buckets hold),
+// and step 5 runs once. An MSM per chunk instead took a chunk's narrower
+// window and paid every chunk's window sums: the 32 GiB PoRep's H at a 16
+// GiB limit, 24 chunks of 5.6 M terms, did 15 windows of additions where
+// the held MSM does 13 (gpu_streamed_window_bits). Batches of several
+// scalar vectors (run_streamed_batch) still run an MSM per chunk and vector.
 // Where the time goes (2^27 G1, c = 22, four batches; H100, 2026-12-06,
 // CUZK_MSM_PHASES=1): level 0 568 of 741 ms (77%), the scatter 107 (14%),
 // the count 22, the window sums 37. Level 0 keeps the multiply-add pipe
@@ -92,6 +101,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -143,6 +153,14 @@ unsigned lg_floor(std::size_t n) {
 }
 
 std::size_t ceil_div(std::size_t a, std::size_t b) { return (a + b - 1) / b; }
+
+/// The narrowest width with as many windows as |c| (ceil(256 / c)): 21 bits
+/// take 13 windows as 20 do, with twice the buckets.
+unsigned narrowest_with_windows_of(unsigned c) {
+  const unsigned w = (256 + c - 1) / c;
+  while (c > 1 && (256 + c - 2) / (c - 1) == w) --c;
+  return c;
+}
 
 /// Window-sum threads take at least 2^this buckets: G1 is work-bound there
 /// (2L additions against the block's scan and trees), G2 latency-bound
@@ -229,7 +247,10 @@ struct plan {
   /// most one, in window 0.
   /// |min_lg_l|: the least lg of buckets per window-sum thread
   /// (reduce_min_lg_buckets<F>).
-  plan(std::size_t n_, unsigned c_, std::size_t xyzz_bytes, std::size_t multi_digit, unsigned min_lg_l)
+  /// |all_windows|: every window in one batch whatever tuning::msm::
+  /// batch_bytes says (a streamed MSM holds every bucket across its chunks).
+  plan(std::size_t n_, unsigned c_, std::size_t xyzz_bytes, std::size_t multi_digit, unsigned min_lg_l,
+       bool all_windows = false)
       : n(n_), c(c_), point_bytes(xyzz_bytes) {
     windows = (256 + c - 1) / c;
     lg_b = c - 1;
@@ -240,12 +261,14 @@ struct plan {
     const std::size_t per_window = window_bytes();
     const std::size_t limit = batch_bytes_limit();
     const std::size_t room = limit > fixed ? limit - fixed : 0;
-    wpb = unsigned(std::clamp<std::size_t>(room / per_window, 1, windows));
+    wpb = all_windows ? windows : unsigned(std::clamp<std::size_t>(room / per_window, 1, windows));
     // offsets are 32-bit: a batch holds fewer than 2^32 entries
     const std::size_t max_entries = (std::size_t(1) << 32) - 1;
-    wpb = unsigned(
-        std::min<std::size_t>(wpb, (max_entries - std::min(single, max_entries)) / std::max<std::size_t>(multi, 1)));
-    wpb = std::max(wpb, 1u);
+    const std::size_t most_windows = (max_entries - std::min(single, max_entries)) / std::max<std::size_t>(multi, 1);
+    if (all_windows && most_windows < windows)
+      throw std::invalid_argument("cuzk::msm gpu: a streamed chunk of " + std::to_string(n) +
+                                  " terms has more entries than 32-bit offsets hold");
+    wpb = std::max(unsigned(std::min<std::size_t>(wpb, most_windows)), 1u);
     batches = unsigned(ceil_div(windows, wpb));
     wpb = unsigned(ceil_div(windows, batches));  // even batches
     nb = std::size_t(wpb) * buckets;
@@ -381,6 +404,12 @@ unsigned gpu_sparse_window_bits(std::size_t multi_digit) {
   return gpu_default_window_bits(std::max<std::size_t>(multi_digit, 1));
 }
 
+unsigned gpu_streamed_window_bits(std::size_t n, std::size_t chunk_terms) {
+  const std::size_t chunk = std::clamp<std::size_t>(chunk_terms, 1, std::max<std::size_t>(n, 1));
+  const unsigned cap = gpu_default_window_bits(chunk) + tune::streamed_window_extra;
+  return narrowest_with_windows_of(std::min(gpu_default_window_bits(n), cap));
+}
+
 // ---- workspace ---------------------------------------------------------------------
 
 struct gpu_msm_workspace::impl {
@@ -404,6 +433,7 @@ struct gpu_msm_workspace::impl {
   gpu::device_buffer<uint4> chunk_bufs[2];
   std::unique_ptr<gpu::stream> copy_stream;
   std::unique_ptr<gpu::event> copied[2];
+  std::unique_ptr<gpu::event> consumed[2];    // the MSM stream's last read of each buffer
   std::unique_ptr<gpu::event> scalars_ready;  // the MSM stream's work before a streamed MSM
 
   explicit impl(int dev) : device(dev) {}
@@ -503,7 +533,6 @@ struct gpu_msm_workspace::impl {
     const unsigned affine_k = affine_batch_for<F>(p.seg0, mix);
     reserve(p, partitioned, affine_k);
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
-    xyzz_t* d_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
     phase_timer phases;
     phases.mark(s, "start");
     for (unsigned bt = 0; bt < p.batches; ++bt) {
@@ -512,20 +541,125 @@ struct gpu_msm_workspace::impl {
       const std::size_t nb = std::size_t(w_count) * p.buckets;
       const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(n), p.c, w_first, w_count};
       sort_batch(bv, p, nb, scatters[bt], per_bin, s, phases);  // marks its own phases
-      sum_buckets<F>(d_bases, p, nb, d_buckets, affine_k, s, phases);
+      sum_buckets<F>(d_bases, p, nb, d_buckets, affine_k, /*accumulate=*/false, s, phases);
       phases.mark(s, "levels");
-      const unsigned rt = 1u << p.lg_rt;
-      const dim3 grid(unsigned(p.per_window_sums()), w_count);
-      xyzz_t* block_out = d_sums + 2 * std::size_t(w_first) * p.per_window_sums();
-      if constexpr (std::is_same_v<F, ff::fp>)
-        detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
-      else
-        detail::reduce_buckets_pair_kernel<<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l,
-                                                                                     block_out);
-      CUZK_CUDA_CHECK_LAUNCH();
+      reduce_windows<F>(p, w_first, w_count, s);
       phases.mark(s, "reduce");
     }
-    // every window's sum on the device, then one download
+    return combine_windows<F>(p, n, s, phases, after_launch);
+  }
+
+  /// How one batch's digits reach their buckets: in stages of whole windows
+  /// whose pairs fit the pair buffer, partitioned or direct.
+  struct scatter_plan {
+    std::vector<std::pair<unsigned, unsigned>> stages;
+    bool partitioned = false;
+  };
+
+  /// A streamed MSM of |n| terms whose chunks of at most |chunk| terms
+  /// arrive one after another (run_streamed): one plan for every chunk,
+  /// every window in one batch, and the buckets held across the chunks, so
+  /// the window sums and the host's combination run once, at the end, and
+  /// nothing waits for the host between chunks. Against an MSM per chunk
+  /// this takes the window of all n terms instead of a chunk's (the 32 GiB
+  /// PoRep's H at a 16 GiB limit: 13 windows instead of 15) and drops every
+  /// chunk's window sums.
+  struct held_msm {
+    plan p;
+    scatter_plan sp;
+    std::size_t per_bin;
+    std::size_t chunks_done = 0;
+    phase_timer phases;
+  };
+
+  /// The plan of a held MSM over |d_scalars| (n values on the device; a
+  /// mostly_binary vector is counted here, one wait for the stream), its
+  /// scratch reserved. Window: |window_bits|, else gpu_streamed_window_bits
+  /// for random scalars and, for mostly_binary ones, the sparse window of
+  /// the whole vector but at most a chunk's default (the scratch of one
+  /// chunk's MSM, which the callers plan for, then holds it).
+  template <class F>
+  held_msm begin_held(std::size_t n, std::size_t chunk, const fr* d_scalars, unsigned window_bits, gpu_scalar_mix mix,
+                      cudaStream_t s) {
+    using xyzz_t = xyzz_d<fd_of<F>>;
+    gpu::device_guard guard(device);
+    std::size_t multi = chunk;
+    unsigned c = window_bits;
+    if (!c && mix == gpu_scalar_mix::random) c = forced_window_bits();
+    if (mix == gpu_scalar_mix::mostly_binary) {
+      multi = std::min(count_multi_digit(d_scalars, n, s), chunk);
+      if (!c) c = narrowest_with_windows_of(std::min(gpu_sparse_window_bits(multi), gpu_default_window_bits(chunk)));
+    }
+    if (!c) c = gpu_streamed_window_bits(n, chunk);
+    held_msm h{plan(chunk, choose_window(chunk, c), sizeof(xyzz_t), multi, reduce_min_lg_buckets<F>,
+                    /*all_windows=*/true),
+               {},
+               0};
+    const std::size_t forced = forced_bin_entries();
+    h.per_bin = forced ? forced : l2_bin_entries();
+    h.sp = plan_scatter(h.p, 0, h.p.windows, h.per_bin, forced != 0);
+    reserve(h.p, h.sp.partitioned, /*affine_k=*/0);
+    h.phases.mark(s, "start");
+    return h;
+  }
+
+  /// The next chunk of a held MSM: |len| terms, their bases at |d_bases|.
+  template <class F>
+  void add_chunk(held_msm& h, const affine_d<fd_of<F>>* d_bases, std::size_t len, const fr* d_scalars, cudaStream_t s) {
+    if (len == 0) return;
+    if (len > h.p.n) throw std::logic_error("cuzk::msm gpu: a streamed chunk larger than its plan");
+    gpu::device_guard guard(device);
+    const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(len), h.p.c, 0, h.p.windows};
+    sort_batch(bv, h.p, h.p.nb, h.sp, h.per_bin, s, h.phases);
+    sum_buckets<F>(d_bases, h.p, h.p.nb, reinterpret_cast<xyzz_d<fd_of<F>>*>(buckets.data()), 0,
+                   /*accumulate=*/h.chunks_done > 0, s, h.phases);
+    h.phases.mark(s, "levels");
+    ++h.chunks_done;
+  }
+
+  /// The held MSM's result over its |n| terms (identity when no chunk came).
+  template <class F>
+  ec::jacobian<F> finish_held(held_msm& h, std::size_t n, cudaStream_t s) {
+    if (h.chunks_done == 0) return ec::jacobian<F>::identity();
+    gpu::device_guard guard(device);
+    reduce_windows<F>(h.p, 0, h.p.windows, s);
+    h.phases.mark(s, "reduce");
+    return combine_windows<F>(h.p, n, s, h.phases, {});
+  }
+
+ private:
+  void scan(const std::uint32_t* in, std::uint32_t* out, std::size_t items, cudaStream_t s) {
+    std::size_t tb = temp.size();
+    CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(items), s));
+  }
+
+  /// Step 5 for windows [w_first, w_first + w_count), whose buckets are
+  /// the bucket array's: two sums per block into the block-sum array.
+  template <class F>
+  void reduce_windows(const plan& p, unsigned w_first, unsigned w_count, cudaStream_t s) {
+    using Fd = fd_of<F>;
+    using xyzz_t = xyzz_d<Fd>;
+    xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
+    const unsigned rt = 1u << p.lg_rt;
+    const dim3 grid(unsigned(p.per_window_sums()), w_count);
+    xyzz_t* block_out = reinterpret_cast<xyzz_t*>(block_sums.data()) + 2 * std::size_t(w_first) * p.per_window_sums();
+    if constexpr (std::is_same_v<F, ff::fp>)
+      detail::reduce_buckets_kernel<Fd><<<grid, rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l, block_out);
+    else
+      detail::reduce_buckets_pair_kernel<<<grid, 2 * rt, rt * sizeof(xyzz_t), s>>>(d_buckets, p.lg_b, p.lg_l,
+                                                                                   block_out);
+    CUZK_CUDA_CHECK_LAUNCH();
+  }
+
+  /// Every window's sum from the block sums on the device, one download
+  /// (|after_launch| runs once it is queued), a wait for the stream, and the
+  /// host's Horner over the windows.
+  template <class F>
+  ec::jacobian<F> combine_windows(const plan& p, std::size_t n, cudaStream_t s, phase_timer& phases,
+                                  const std::function<void()>& after_launch) {
+    using Fd = fd_of<F>;
+    using xyzz_t = xyzz_d<Fd>;
+    xyzz_t* d_sums = reinterpret_cast<xyzz_t*>(block_sums.data());
     xyzz_t* d_windows = d_sums + p.block_sums();
     const unsigned g = unsigned(p.per_window_sums());
     detail::finish_windows_kernel<Fd><<<p.windows, g, g * sizeof(xyzz_t), s>>>(d_sums, p.lg_rt + p.lg_l, d_windows);
@@ -546,12 +680,6 @@ struct gpu_msm_workspace::impl {
     phases.print(n, p.c, p.batches, h_windows.size(),
                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_host).count());
     return acc.to_jacobian();
-  }
-
- private:
-  void scan(const std::uint32_t* in, std::uint32_t* out, std::size_t items, cudaStream_t s) {
-    std::size_t tb = temp.size();
-    CUZK_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(temp.data(), tb, in, out, int(items), s));
   }
 
   /// CUZK_MSM_WINDOW (> 0): the window width of MSMs that ask for the
@@ -586,13 +714,6 @@ struct gpu_msm_workspace::impl {
     }
     return l2_bytes;
   }
-
-  /// How one batch's digits reach their buckets: in stages of whole windows
-  /// whose pairs fit the pair buffer, partitioned or direct.
-  struct scatter_plan {
-    std::vector<std::pair<unsigned, unsigned>> stages;
-    bool partitioned = false;
-  };
 
   /// The scatter of windows [w_first, w_end). Direct: one pass over the
   /// scalars, a DRAM read-modify-write per multi-digit entry once they
@@ -698,11 +819,14 @@ struct gpu_msm_workspace::impl {
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
   /// Level 0 by batch-affine additions when |affine_k| (G1 only).
   template <class F>
+  /// |accumulate|: add to the sums the buckets hold (a held MSM's later
+  /// chunks; XYZZ level 0 only) instead of starting from infinity.
   void sum_buckets(const affine_d<fd_of<F>>* d_bases, const plan& p, std::size_t nb, xyzz_d<fd_of<F>>* d_buckets,
-                   unsigned affine_k, cudaStream_t s, phase_timer& ph) {
+                   unsigned affine_k, bool accumulate, cudaStream_t s, phase_timer& ph) {
     using Fd = fd_of<F>;
     using xyzz_t = xyzz_d<Fd>;
-    CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, nb * sizeof(xyzz_t), s));
+    if (accumulate && affine_k) throw std::logic_error("cuzk::msm gpu: the batch-affine level 0 cannot accumulate");
+    if (!accumulate) CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, nb * sizeof(xyzz_t), s));
     const std::uint32_t nb32 = std::uint32_t(nb);
     const unsigned slot_blocks = blocks_for(nb + 1, 256);
     xyzz_t* pa = reinterpret_cast<xyzz_t*>(part_a.data());
@@ -723,7 +847,7 @@ struct gpu_msm_workspace::impl {
                                                     seg_order_in.data(), seg_order.data(), int(bound), 0, key_bits(cap),
                                                     s));
     ph.mark(s, "segments");
-    const detail::level_view lv0{in_off, seg_off.data(), out_off, nb32, cap};
+    const detail::level_view lv0{in_off, seg_off.data(), out_off, nb32, cap, accumulate};
     bool affine = false;
     if constexpr (std::is_same_v<F, ff::fp>) {
       affine = affine_k != 0;
@@ -747,7 +871,7 @@ struct gpu_msm_workspace::impl {
       scan(npart.data(), out_off, nb + 1, s);
       detail::accumulate_sums_kernel<Fd>
           <<<blocks_for(p.level_threads[lvl], tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
-              in, detail::level_view{in_off, seg_off.data(), out_off, nb32, cap}, d_buckets, out);
+              in, detail::level_view{in_off, seg_off.data(), out_off, nb32, cap, accumulate}, d_buckets, out);
       CUZK_CUDA_CHECK_LAUNCH();
       std::swap(in, out);
       std::swap(in_off, out_off);
@@ -933,8 +1057,10 @@ std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch(std::span<
   }
   if (!w.copy_stream) {
     w.copy_stream = std::make_unique<gpu::stream>();
-    w.copied[0] = std::make_unique<gpu::event>();
-    w.copied[1] = std::make_unique<gpu::event>();
+    for (int k = 0; k < 2; ++k) {
+      w.copied[k] = std::make_unique<gpu::event>();
+      w.consumed[k] = std::make_unique<gpu::event>();
+    }
     w.scalars_ready = std::make_unique<gpu::event>();
   }
   // the copies start after the work already queued on the MSM's stream:
@@ -942,12 +1068,14 @@ std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch(std::span<
   // still be writing the scalars
   w.scalars_ready->record(m.s);
   CUZK_CUDA_CHECK(cudaStreamWaitEvent(*w.copy_stream, w.scalars_ready->get(), 0));
-  // no earlier reader of the buffers is pending: every MSM (each chunk's
-  // too) ends with its stream synchronised
   const std::size_t chunks = (n + chunk - 1) / chunk;
   auto chunk_ptr = [&](std::size_t k) { return reinterpret_cast<ec::affine<F>*>(bufs[k % 2]); };
+  // chunk k's copy waits for the MSM stream's last read of its buffer,
+  // chunk k - 2's (nothing from an earlier call is pending: each ends with
+  // its stream synchronised)
   auto queue_copy = [&](std::size_t k) {
     const std::size_t first = k * chunk, len = std::min(chunk, n - first);
+    if (k >= 2) CUZK_CUDA_CHECK(cudaStreamWaitEvent(*w.copy_stream, w.consumed[k % 2]->get(), 0));
     CUZK_CUDA_CHECK(cudaMemcpyAsync(chunk_ptr(k), h_bases.data() + first, len * sizeof(ec::affine<F>),
                                     cudaMemcpyHostToDevice, *w.copy_stream));
     w.copied[k % 2]->record(*w.copy_stream);
@@ -962,31 +1090,43 @@ std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch(std::span<
   cudaPointerAttributes attr{};
   const bool pinned = cudaPointerGetAttributes(&attr, h_bases.data()) == cudaSuccess && attr.type == cudaMemoryTypeHost;
   if (!pinned) (void)cudaGetLastError();
-  queue_copy(0);
   const std::size_t vectors = d_scalars.size();
+  // one vector: one MSM whose buckets are held across the chunks; several
+  // (a batch): an MSM per chunk and vector, each vector's buckets would
+  // need their own memory
+  std::optional<typename gpu_msm_workspace::impl::held_msm> held;
+  if (vectors == 1) held.emplace(w.template begin_held<F>(n, chunk, d_scalars[0], window_bits, mix, m.s));
+  queue_copy(0);
   for (std::size_t k = 0; k < chunks; ++k) {
     const std::size_t first = k * chunk, len = std::min(chunk, n - first);
-    // the other buffer was last read by chunk k - 1, which has finished
     if (pinned && k + 1 < chunks) queue_copy(k + 1);
     CUZK_CUDA_CHECK(cudaStreamWaitEvent(m.s, w.copied[k % 2]->get(), 0));
+    const auto* d_chunk = reinterpret_cast<const affine_d<fd_of<F>>*>(chunk_ptr(k));
+    if (held) {
+      w.template add_chunk<F>(*held, d_chunk, len, d_scalars[0] + first, m.s);
+      w.consumed[k % 2]->record(m.s);
+      if (!pinned && k + 1 < chunks) queue_copy(k + 1);
+      continue;
+    }
     // one copy of the chunk serves every scalar vector (a batch's MSMs);
     // from pageable memory the next copy is staged during the last of them
     for (std::size_t v = 0; v < vectors; ++v) {
       const std::function<void()> next = [&] {
+        if (v + 1 == vectors) w.consumed[k % 2]->record(m.s);
         if (!pinned && v + 1 == vectors && k + 1 < chunks) queue_copy(k + 1);
       };
-      acc[v] += w.template run<F>(reinterpret_cast<const affine_d<fd_of<F>>*>(chunk_ptr(k)), len, nullptr,
-                                  d_scalars[v] + first, window_bits, mix, m.s, next);
+      acc[v] += w.template run<F>(d_chunk, len, nullptr, d_scalars[v] + first, window_bits, mix, m.s, next);
     }
   }
+  if (held) acc[0] = w.template finish_held<F>(*held, n, m.s);
   return acc;
 }
 
+namespace {
+/// Device bytes of an MSM under plan |p| (its scalars from the host or not).
 template <class F>
-std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size_t lent_pair_bytes, bool host_scalars) {
-  if (n == 0) return 0;
+std::size_t scratch_bytes_of(const plan& p, std::size_t lent_pair_bytes, bool host_scalars) {
   const std::size_t xb = sizeof(ec::xyzz<F>);
-  const plan p(n, choose_window(n, window_bits), xb, n, reduce_min_lg_buckets<F>);
   const std::size_t own_pairs =
       lent_pair_bytes / 8 >= p.pairs ? std::min(p.pairs, tune::own_pair_bytes_when_lent / 8) : p.pairs;
   // the pair buffer is charged even where the direct scatter will be taken
@@ -998,7 +1138,26 @@ std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size
   // CUB's scratch: the segment sort's is about one more copy of its keys
   // and values; the scans' a few bytes per 1 K items; plus slack
   const std::size_t cub = 8 * p.seg0 + (p.nb + 1) / 64 + (std::size_t(1) << 20);
-  return (host_scalars ? n * sizeof(fr) : 0) + words * 4 + points * xb + cub;
+  return (host_scalars ? p.n * sizeof(fr) : 0) + words * 4 + points * xb + cub;
+}
+}  // namespace
+
+template <class F>
+std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits, std::size_t lent_pair_bytes, bool host_scalars) {
+  if (n == 0) return 0;
+  return scratch_bytes_of<F>(plan(n, choose_window(n, window_bits), sizeof(ec::xyzz<F>), n, reduce_min_lg_buckets<F>),
+                             lent_pair_bytes, host_scalars);
+}
+
+template <class F>
+std::size_t gpu_msm_streamed_scratch_bytes(std::size_t n, std::size_t chunk_terms, unsigned window_bits,
+                                           std::size_t lent_pair_bytes) {
+  if (n == 0 || chunk_terms == 0) return 0;
+  const std::size_t chunk = std::min(chunk_terms, n);
+  const unsigned c = window_bits ? window_bits : gpu_streamed_window_bits(n, chunk);
+  return scratch_bytes_of<F>(
+      plan(chunk, choose_window(chunk, c), sizeof(ec::xyzz<F>), chunk, reduce_min_lg_buckets<F>, /*all_windows=*/true),
+      lent_pair_bytes, /*host_scalars=*/false);
 }
 
 template <class F>
@@ -1017,6 +1176,8 @@ template class gpu_msm_context_t<ff::fp>;
 template class gpu_msm_context_t<ff::fp2>;
 template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::size_t, bool);
 template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t, bool);
+template std::size_t gpu_msm_streamed_scratch_bytes<ff::fp>(std::size_t, std::size_t, unsigned, std::size_t);
+template std::size_t gpu_msm_streamed_scratch_bytes<ff::fp2>(std::size_t, std::size_t, unsigned, std::size_t);
 template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const fr>, const gpu_msm_config&);
 template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const fr>,
                                        const gpu_msm_config&);

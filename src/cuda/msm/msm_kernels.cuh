@@ -420,6 +420,10 @@ struct level_view {
   const std::uint32_t* seg_off;   // its first segment
   const std::uint32_t* part_off;  // where its partial sums go (multi-segment buckets)
   std::uint32_t nb, cap;
+  /// The buckets hold sums of earlier chunks of the same MSM (a streamed
+  /// MSM, run_streamed): a bucket's final sum is added to what it holds
+  /// instead of replacing it. Buckets this chunk leaves empty keep theirs.
+  bool accumulate;
 };
 
 /// Segment s of bucket b sums inputs [off[b] + j cap, min(off[b] + (j+1) cap,
@@ -455,7 +459,10 @@ __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_block
   const std::uint32_t j = s - lv.seg_off[b];
   const std::uint32_t begin = lv.off[b] + j * lv.cap;
   const std::uint32_t end = min(begin + lv.cap, lv.off[b + 1]);
-  xyzz_d<Fd> acc = infinity<Fd>();
+  const bool whole = lv.seg_off[b + 1] - lv.seg_off[b] == 1;  // this thread writes the bucket
+  // accumulating, a bucket's one segment starts from its sum so far: no
+  // extra addition, one 4-coordinate load per bucket and chunk
+  xyzz_d<Fd> acc = lv.accumulate && whole ? load16(buckets + b) : infinity<Fd>();
   if constexpr (load_base_ahead<Fd>) {
     std::uint32_t v = entries[begin];  // a segment holds at least one entry
     affine_d<Fd> q = load16_ro(bases + (v & ~sign_bit));
@@ -478,7 +485,7 @@ __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_block
       acc = acc.add_affine(q);  // inlined for G2 too
     }
   }
-  if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, acc);
+  if (whole) store16(buckets + b, acc);
   else store16(parts + lv.part_off[b] + j, acc);
 }
 
@@ -493,9 +500,11 @@ __global__ void __launch_bounds__(tune::accumulate_threads)
   const std::uint32_t j = s - lv.seg_off[b];
   const std::uint32_t begin = lv.off[b] + j * lv.cap;
   const std::uint32_t end = min(begin + lv.cap, lv.off[b + 1]);
+  const bool whole = lv.seg_off[b + 1] - lv.seg_off[b] == 1;
   xyzz_d<Fd> acc = load16_ro(in + begin);
+  if (lv.accumulate && whole) acc = add(load16(buckets + b), acc);
   for (std::uint32_t t = begin + 1; t < end; ++t) acc = add(acc, load16_ro(in + t));
-  if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, acc);
+  if (whole) store16(buckets + b, acc);
   else store16(parts + lv.part_off[b] + j, acc);
 }
 
