@@ -106,7 +106,7 @@ std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0, std::
 /// chunks of |chunk_terms| allocates besides its two chunk buffers, at
 /// |window_bits| (0: gpu_streamed_window_bits(n, chunk_terms));
 /// |lent_pair_bytes| as for gpu_msm_scratch_bytes. A mostly_binary vector
-/// takes at most a chunk's default window, and no more.
+/// takes at most a chunk's default window and fits within the same bytes.
 template <class F = ff::fp>
 std::size_t gpu_msm_streamed_scratch_bytes(std::size_t n, std::size_t chunk_terms, unsigned window_bits = 0,
                                            std::size_t lent_pair_bytes = 0);

@@ -818,9 +818,9 @@ struct gpu_msm_workspace::impl {
 
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
   /// Level 0 by batch-affine additions when |affine_k| (G1 only).
-  template <class F>
   /// |accumulate|: add to the sums the buckets hold (a held MSM's later
   /// chunks; XYZZ level 0 only) instead of starting from infinity.
+  template <class F>
   void sum_buckets(const affine_d<fd_of<F>>* d_bases, const plan& p, std::size_t nb, xyzz_d<fd_of<F>>* d_buckets,
                    unsigned affine_k, bool accumulate, cudaStream_t s, phase_timer& ph) {
     using Fd = fd_of<F>;
