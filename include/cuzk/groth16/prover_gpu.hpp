@@ -152,8 +152,9 @@ struct gpu_batch_member {
 /// resident one saves its whole size of PCIe traffic per partition; the
 /// other queries are streamed in chunks, the matrices in row blocks through
 /// the SpMV: r1cs::gpu_spmv_config::stream_block_nnz). The H MSM streams
-/// through the NTT's scratch vector, dead by then (two chunks of up to a
-/// sixth of the domain each), the others through two chunk buffers of
+/// through the NTT's scratch vector, dead by then (two chunks of up to
+/// 2^23 terms each: larger ones buy no time but take scratch that
+/// residency can use), the others through two chunk buffers of
 /// chunk_terms. Compact: three vectors of max(m, nv) values instead of 2 nv + 3 m
 /// (the 32 GiB PoRep: 12.9 GB instead of 21.2): w, dead once a and b are
 /// formed, holds the scratch of H and is expanded again from the host's

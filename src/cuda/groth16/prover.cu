@@ -417,8 +417,18 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   // in 11.2 M, 1243 in 2^23); measured before run_streamed queued each
   // copy ahead of the previous chunk's MSM (bench/RESULTS.md)
   constexpr std::size_t good_chunk = std::size_t(1) << 23;
+  // H's chunks start at |good_h_chunk| terms, not two halves of the scratch
+  // vector: its one MSM holds its buckets across the chunks, so larger
+  // chunks buy no time but take scratch (the 32 GiB PoRep's H, H100
+  // 2026-12-06: 794 ms in chunks of 22.4 M terms at c = 22, 793 in 5.6 M at
+  // c = 20; 8.8 GB of scratch against 2.7), and at a 24 GiB limit those
+  // 6 GB keep the matrices off the device (SpMV 113 ms streamed, ~10 resident)
+  constexpr std::size_t good_h_chunk = std::size_t(1) << 23;
   for (const item& x : items) plan.*x.resident = cpu_b2(x);
-  if (!cfg.stream_chunk_terms) chunk = good_chunk;
+  if (!cfg.stream_chunk_terms) {
+    chunk = good_chunk;
+    h_cap = good_h_chunk;
+  }
   plan.planned_bytes = need(plan);
   while (plan.planned_bytes > plan.usable_bytes && !cfg.stream_chunk_terms) {
     if (h_chunk(plan) > std::max(chunk, min_auto_chunk)) h_cap = h_chunk(plan) / 2;
