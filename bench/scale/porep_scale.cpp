@@ -300,10 +300,12 @@ int main(int argc, char** argv) try {
       const groth16::gpu_memory_plan mp = warm.memory_plan();
       std::printf(
           "memory plan: %s vectors, resident H %d L %d A %d B_G1 %d B_G2 %d matrices %d, chunk %zu terms%s, "
-          "H chunk %zu terms, matrix block %zu non-zeros, planned %.1f of %.1f GiB usable\n",
+          "H chunk %zu terms, L beside H in chunks of %zu terms, matrix block %zu non-zeros, planned %.1f of %.1f "
+          "GiB usable\n",
           mp.compact_vectors ? "compact" : "separate", mp.h, mp.l, mp.a, mp.b_g1, mp.b_g2, mp.matrices, mp.chunk_terms,
-          mp.chunk_terms ? (mp.streamed_pinned ? " (pinned)" : " (pageable)") : "", mp.h_chunk_terms, mp.spmv_block_nnz,
-          double(mp.planned_bytes) / double(1ull << 30), double(mp.usable_bytes) / double(1ull << 30));
+          mp.chunk_terms ? (mp.streamed_pinned ? " (pinned)" : " (pageable)") : "", mp.h_chunk_terms,
+          mp.l_beside_h_chunk_terms, mp.spmv_block_nnz, double(mp.planned_bytes) / double(1ull << 30),
+          double(mp.usable_bytes) / double(1ull << 30));
     }
     t0 = clock_type::now();
     const groth16::witness w = circuits::porep_witness(c1s[0], 0);
@@ -318,11 +320,12 @@ int main(int argc, char** argv) try {
     const bool ok = groth16::verify(groth16::prepare_verifying_key(vk), pi,
                                     std::span<const ff::fr>(circuits::porep_public_inputs(c1s[0], 0)));
     std::printf(
-        "warm-up partition: synthesis %.2f s, GPU %.3f s (upload %.0f, spmv %.0f, ntt %.0f, H %.0f, L %.0f, "
+        "warm-up partition: synthesis %.2f s, GPU %.3f s (upload %.0f, spmv %.0f, ntt %.0f, H %.0f, L %.0f%s, "
         "A %.0f, B1 %.0f, B2 %.0f ms), finalize %.3f s, verifies: %s; prover holds %.1f GiB VRAM; "
         "host to device %.2f GB\n",
-        synth_s, gpu_s, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.msm_a_ms, t.msm_b1_ms, t.msm_b2_ms,
-        fin_s, ok ? "yes" : "NO", double(warm.device_bytes()) / double(1ull << 30), double(t.h2d_bytes) / 1e9);
+        synth_s, gpu_s, t.upload_ms, t.spmv_ms, t.ntt_ms, t.msm_h_ms, t.msm_l_ms, t.l_beside_h ? " beside H" : "",
+        t.msm_a_ms, t.msm_b1_ms, t.msm_b2_ms, fin_s, ok ? "yes" : "NO",
+        double(warm.device_bytes()) / double(1ull << 30), double(t.h2d_bytes) / 1e9);
     if (!ok) throw std::runtime_error("warm-up proof does not verify");
     // H-window sweep on the same witness: the fastest width serves the batches
     double best_ms = t.msm_h_ms;

@@ -68,6 +68,34 @@ std::shared_ptr<const r1cs::r1cs_shape> shape_ptr() {
   return std::shared_ptr<const r1cs::r1cs_shape>(&shape(), [](const r1cs::r1cs_shape*) {});
 }
 
+/// A witness like a PoRep's: |bits| booleans (b (1 - b) = 0, a seeded
+/// pattern) and one public x copied into aux, so every aux value is 0 or 1
+/// but one, and the coded witness is within the GPU prover's bound of
+/// other values (gpu_coded_witness_max_others).
+struct bits_circuit {
+  std::size_t bits = 0;
+  std::optional<std::uint64_t> seed;
+
+  template <r1cs::constraint_system CS>
+  void synthesize(CS& cs) const {
+    using r1cs::linear_combination;
+    const std::optional<fr> x = seed ? std::optional<fr>(fr::from_uint(*seed)) : std::nullopt;
+    const r1cs::variable vx = cs.alloc_input("x", [&] { return r1cs::require(x); });
+    const r1cs::variable vc = cs.alloc("x copy", [&] { return r1cs::require(x); });
+    cs.enforce(
+        "copy", [&](linear_combination lc) { return lc + vx; }, [&](linear_combination lc) { return lc + CS::one(); },
+        [&](linear_combination lc) { return lc + vc; });
+    std::mt19937_64 pattern(seed.value_or(0));
+    for (std::size_t i = 0; i < bits; ++i) {
+      const std::uint64_t bit = pattern() & 1;
+      const r1cs::variable vb = cs.alloc("bit", [&] { return fr::from_uint(bit); });
+      cs.enforce(
+          "boolean", [&](linear_combination lc) { return lc + vb; },
+          [&](linear_combination lc) { return lc + CS::one() - vb; }, [&](linear_combination lc) { return lc; });
+    }
+  }
+};
+
 std::vector<fr> full_assignment(const groth16::witness& w) {
   std::vector<fr> v(w.inputs);
   v.insert(v.end(), w.aux.begin(), w.aux.end());
@@ -408,6 +436,65 @@ TEST(gpu_groth16, BatchCompletesTheOthersWhenOneIsCancelled) {
     }
   }
   EXPECT_TRUE(prover.prove(w[1], r[1], s[1]) == want[1]) << "usable after the cancelled batches";
+}
+
+// L's MSM beside H's (gpu_memory_plan::l_beside_h_chunk_terms): with L and
+// H streamed, a coded witness within the bound of other values gives the
+// CPU proof byte for byte with the two MSMs on two streams, under separate
+// and compact vectors (w expanded again before H); a witness sent as it is
+// runs L after H.
+TEST(gpu_groth16, LBesideHGivesTheSameProof) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.LBesideHGivesTheSameProof"));
+  constexpr std::size_t bits = std::size_t(1) << 15;
+  const std::uint64_t seed = rng();
+  const auto sh = std::make_shared<const r1cs::r1cs_shape>(r1cs::make_shape(bits_circuit{bits, std::nullopt}));
+  const auto p = std::make_shared<const groth16::parameters>(groth16::generate_parameters(*sh, seed));
+  const auto cs = r1cs::make_witness(bits_circuit{bits, seed}, sh->num_inputs, sh->num_aux);
+  const groth16::witness w{{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}};
+  const fr r = fr::random(rng), s = fr::random(rng);
+  const groth16::proof want = groth16::prove(*p, *sh, w, r, s);
+  ASSERT_TRUE(groth16::verify(groth16::prepare_verifying_key(p->vk), want, std::span<const fr>(w.inputs).subspan(1)));
+  const groth16::coded_witness cw = groth16::encode_witness(w.inputs, w.aux);
+  ASSERT_LE(cw.others.size(), groth16::gpu_coded_witness_max_others(sh->num_variables()));
+
+  auto check = [&](groth16::gpu_prover& prover, const char* what) {
+    SCOPED_TRACE(what);
+    EXPECT_TRUE(prover.finalize(prover.prove_start(cw), r, s) == want) << "coded";
+    const groth16::gpu_prove_timings t = prover.last_timings();
+    EXPECT_TRUE(t.l_beside_h);
+    EXPECT_GT(t.msm_l_ms, 0.0);
+    EXPECT_GE(t.h2d_bytes, sizeof(ec::g1_affine) * (p->h.size() + p->l.size())) << "H and L both counted";
+    EXPECT_TRUE(prover.prove(w, r, s) == want) << "encoded by prove_start, the same buffers again";
+    EXPECT_TRUE(prover.last_timings().l_beside_h);
+    EXPECT_TRUE(prover.finalize(prover.prove_start_uncoded(w), r, s) == want) << "sent as it is";
+    EXPECT_FALSE(prover.last_timings().l_beside_h);
+  };
+  groth16::gpu_prover separate(p, sh, {.device = 0, .force_streaming = true, .stream_chunk_terms = 4096});
+  ASSERT_FALSE(separate.memory_plan().compact_vectors);
+  ASSERT_EQ(separate.memory_plan().l_beside_h_chunk_terms, 4096u);
+  check(separate, "separate vectors");
+  // the least limit of a streamed plan with L beside H: compact vectors
+  std::size_t limit = separate.memory_plan().planned_bytes;
+  bool saw_compact = false;
+  for (int step = 0; step < 40 && !saw_compact; ++step, limit = limit * 15 / 16) {
+    std::unique_ptr<groth16::gpu_prover> prover;
+    try {
+      prover = std::make_unique<groth16::gpu_prover>(
+          p, sh,
+          groth16::gpu_prover_config{
+              .device = 0, .vram_limit_bytes = limit, .force_streaming = true, .stream_chunk_terms = 4096});
+    } catch (const gpu::cuda_error&) {
+      break;
+    }
+    const groth16::gpu_memory_plan plan = prover->memory_plan();
+    EXPECT_LE(plan.planned_bytes, limit);
+    if (!plan.compact_vectors || !plan.l_beside_h_chunk_terms) continue;
+    saw_compact = true;
+    check(*prover, "compact vectors");
+    EXPECT_LE(prover->device_bytes(), limit) << "what the prover holds after proving";
+  }
+  EXPECT_TRUE(saw_compact) << "no limit gave compact vectors with L beside H";
 }
 
 // gpus.vram_limit: from the limit everything fits under down to one where

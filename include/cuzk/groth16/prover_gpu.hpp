@@ -132,6 +132,10 @@ struct gpu_prove_timings {
   /// members: each member's msm_l/a/b1/b2 and h2d_bytes are its share (the
   /// pass divided by the members that completed it).
   std::size_t batch = 1;
+  /// The L MSM ran beside the H MSM on a second stream
+  /// (gpu_memory_plan::l_beside_h_chunk_terms): msm_l_ms is L's own time,
+  /// inside msm_h_ms (the two together), not after it.
+  bool l_beside_h = false;
 };
 
 /// One partition of gpu_prover::prove_start_batch: its witness coded
@@ -174,7 +178,14 @@ struct gpu_memory_plan {
   /// Terms per streamed chunk of L, A and B_G1 (B_G2: half as many, the
   /// same bytes); 0: none of them streams.
   std::size_t chunk_terms = 0;
-  std::size_t h_chunk_terms = 0;   ///< terms per streamed chunk of H (0: H resident)
+  std::size_t h_chunk_terms = 0;  ///< terms per streamed chunk of H (0: H resident)
+  /// L and H both streamed: L's MSM runs beside H's on a second stream, in
+  /// chunks of this many terms through the tail of the vector H lends its
+  /// pairs from, with scratch of its own (0: L runs after H). Why: H's MSM
+  /// is bound by arithmetic and leaves the link idle ~70% of its time,
+  /// while L's is bound by the link (12.5 GB per 32 GiB partition), so L's
+  /// copy fits in H's idle link time.
+  std::size_t l_beside_h_chunk_terms = 0;
   std::size_t spmv_block_nnz = 0;  ///< non-zeros per streamed matrix block (0: resident)
   std::size_t planned_bytes = 0;   ///< device bytes the plan needs
   std::size_t usable_bytes = 0;    ///< what it was chosen against
@@ -266,7 +277,11 @@ class gpu_prover {
                       const gpu_stage_check& between_stages);
   class stage_clock;
   /// Upload, SpMV, transforms and the H MSM of one witness.
-  ec::g1_jacobian start_h(const coded_witness* cw, const witness* raw, gpu_prove_timings& t, stage_clock& clock);
+  /// Upload, SpMV, transforms and the H MSM of one partition; with
+  /// |l_beside| set and the plan's l_beside_h_chunk_terms, the L MSM too,
+  /// beside H's (its result in *l_beside; false: L is left to the caller).
+  bool start_h(const coded_witness* cw, const witness* raw, gpu_prove_timings& t, stage_clock& clock,
+               ec::g1_jacobian& h_sum, ec::g1_jacobian* l_beside = nullptr);
   /// The witness into d_w (a coded one's others through d_others).
   void upload_witness(const coded_witness* cw, const witness* raw, ff::fr* d_w, ff::fr* d_others, gpu_prove_timings& t);
   std::vector<ff::fr*> witness_sized_vectors() const;

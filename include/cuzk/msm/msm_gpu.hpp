@@ -110,6 +110,13 @@ std::size_t gpu_msm_scratch_bytes(std::size_t n, unsigned window_bits = 0, std::
 template <class F = ff::fp>
 std::size_t gpu_msm_streamed_scratch_bytes(std::size_t n, std::size_t chunk_terms, unsigned window_bits = 0,
                                            std::size_t lent_pair_bytes = 0);
+/// The same for one mostly_binary vector of which at most |multi_digit|
+/// scalars are neither 0 nor 1 (run_streamed counts them and plans each
+/// chunk for that many), no pair buffer lent: what a witness MSM with a
+/// bounded number of other values takes.
+template <class F = ff::fp>
+std::size_t gpu_msm_streamed_sparse_scratch_bytes(std::size_t n, std::size_t chunk_terms, std::size_t multi_digit,
+                                                  unsigned window_bits = 0);
 
 /// sum_i scalars[i] * bases[i] (sizes must match); uploads the bases every
 /// call. For repeated MSMs over the same bases use gpu_msm_context_t.
@@ -232,6 +239,10 @@ extern template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned,
 extern template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t, bool);
 extern template std::size_t gpu_msm_streamed_scratch_bytes<ff::fp>(std::size_t, std::size_t, unsigned, std::size_t);
 extern template std::size_t gpu_msm_streamed_scratch_bytes<ff::fp2>(std::size_t, std::size_t, unsigned, std::size_t);
+extern template std::size_t gpu_msm_streamed_sparse_scratch_bytes<ff::fp>(std::size_t, std::size_t, std::size_t,
+                                                                          unsigned);
+extern template std::size_t gpu_msm_streamed_sparse_scratch_bytes<ff::fp2>(std::size_t, std::size_t, std::size_t,
+                                                                           unsigned);
 extern template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const ff::fr>,
                                              const gpu_msm_config&);
 extern template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const ff::fr>,

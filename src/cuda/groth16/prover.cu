@@ -19,6 +19,7 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <cstdint>
 #include <optional>
 #include <stdexcept>
@@ -119,6 +120,39 @@ std::size_t h_chunk_for(const r1cs::r1cs_shape& shape, std::size_t m, bool compa
   return std::max<std::size_t>(1, std::min(chunk, h));
 }
 
+/// The vector H's MSM lends its pair buffer from (b, |vector_bytes|) when L
+/// runs beside it (gpu_memory_plan::l_beside_h_chunk_terms): the pairs
+/// first, then H's two chunk buffers, then L's.
+struct beside_layout {
+  std::size_t pair_bytes = 0, h_offset = 0, h_bytes = 0, l_offset = 0, l_bytes = 0;
+  /// Whether the pairs' part holds the most pairs H's MSM takes: one per
+  /// non-zero digit of a chunk, every window of it at once.
+  bool fits(std::size_t h_chunk, unsigned h_window_bits) const {
+    const std::size_t windows = (256 + h_window_bits - 1) / h_window_bits;
+    return pair_bytes >= windows * h_chunk * 8;
+  }
+};
+beside_layout beside_layout_for(std::size_t vector_bytes, std::size_t h_chunk, std::size_t l_chunk) {
+  auto two_chunks = [](std::size_t terms) { return 2 * ((terms * sizeof(ec::g1_affine) + 15) / 16 * 16); };
+  beside_layout z;
+  z.h_bytes = two_chunks(h_chunk);
+  z.l_bytes = two_chunks(l_chunk);
+  if (vector_bytes < z.h_bytes + z.l_bytes) return {};
+  z.pair_bytes = (vector_bytes - z.h_bytes - z.l_bytes) / 16 * 16;
+  z.h_offset = z.pair_bytes;
+  z.l_offset = z.h_offset + z.h_bytes;
+  return z;
+}
+
+/// |bytes| at |p| lent to a workspace as its pair buffer for a scope.
+struct pair_loan {
+  msm::gpu_msm_workspace& ws;
+  pair_loan(msm::gpu_msm_workspace& w, void* p, std::size_t bytes) : ws(w) { ws.lend_pair_buffer(p, bytes); }
+  ~pair_loan() { ws.lend_pair_buffer(nullptr, 0); }
+  pair_loan(const pair_loan&) = delete;
+  pair_loan& operator=(const pair_loan&) = delete;
+};
+
 /// Device bytes a prover of |shape| needs besides the queries, with MSMs of
 /// at most |msm_terms_g1| / |msm_terms_g2| terms at once, a streamed H MSM's
 /// |h_streamed_scratch| (gpu_msm_streamed_scratch_bytes, 0 when H is
@@ -165,6 +199,10 @@ struct gpu_prover::impl {
   std::shared_ptr<msm::gpu_msm_workspace> ws;
   std::unique_ptr<msm::gpu_msm_context> ctx_a, ctx_b1, ctx_l, ctx_h;
   std::unique_ptr<msm::gpu_msm_g2_context> ctx_b2;
+  // L beside H (plan.l_beside_h_chunk_terms): its own stream and scratch
+  std::unique_ptr<gpu::stream> s_side;
+  std::shared_ptr<msm::gpu_msm_workspace> ws_side;
+  std::unique_ptr<msm::gpu_msm_context> ctx_l_side;
   gpu_memory_plan plan;
   // the per-proof vectors: five apart, or three (compact) that w, sel, a, b
   // and c point into by stage (gpu_memory_plan)
@@ -196,13 +234,46 @@ struct gpu_prover::impl {
   /// windows in one partitioned stage at no VRAM of its own; c, the NTT's
   /// scratch, holds its two chunk buffers when H streams.
   ec::g1_jacobian run_h(const fr* d_scalars, std::size_t n, std::size_t& h2d) {
-    struct loan {
-      msm::gpu_msm_workspace& ws;
-      loan(msm::gpu_msm_workspace& w, void* p, std::size_t bytes) : ws(w) { ws.lend_pair_buffer(p, bytes); }
-      ~loan() { ws.lend_pair_buffer(nullptr, 0); }
-    } lent(*ws, b, m * sizeof(fr));
+    const pair_loan lent(*ws, b, m * sizeof(fr));
     return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(), msm::gpu_scalar_mix::random, h2d,
                    plan.h_chunk_terms, c, sizeof(fr) * scratch_vector_len(*shape, m, plan.compact_vectors));
+  }
+  /// Whether this partition's L MSM runs beside H's: planned, and a coded
+  /// witness with at most the other values its scratch was planned for (a
+  /// witness sent as it is has more: gpu_prover::prove_start).
+  bool l_beside_h_for(const coded_witness* cw) const {
+    return plan.l_beside_h_chunk_terms && cw && cw->others.size() <= gpu_coded_witness_max_others(nv);
+  }
+  /// The H MSM with the L MSM beside it on s_side (w already in place):
+  /// H's pairs and both MSMs' chunk buffers in b (beside_layout). The two
+  /// copies share the link, which H alone leaves idle most of its time.
+  ec::g1_jacobian run_h_beside_l(const fr* h_scalars, std::size_t n, gpu_prove_timings& t, ec::g1_jacobian& l_sum) {
+    auto* zb = reinterpret_cast<unsigned char*>(b);
+    const beside_layout z =
+        beside_layout_for(vector_len_of(b) * sizeof(fr), plan.h_chunk_terms, plan.l_beside_h_chunk_terms);
+    double l_ms = 0;
+    std::future<ec::g1_jacobian> side = std::async(std::launch::async, [&] {
+      gpu::device_guard guard(cfg.device);
+      const auto t0 = std::chrono::steady_clock::now();
+      const ec::g1_jacobian r = ctx_l_side->run_streamed(
+          std::span<const ec::g1_affine>(params->l.data(), shape->num_aux), w + ni, plan.l_beside_h_chunk_terms,
+          sparse_window_bits.load(), msm::gpu_scalar_mix::mostly_binary, zb + z.l_offset, z.l_bytes);
+      l_ms = ms_since(t0);
+      return r;
+    });
+    // |side| is waited for before anything it reads can go (a throw below
+    // destroys the future, which waits)
+    ec::g1_jacobian h;
+    {
+      const pair_loan lent(*ws, zb, z.pair_bytes);
+      h = run_msm(ctx_h.get(), params->h, h_scalars, n, h_window_bits.load(), msm::gpu_scalar_mix::random, t.h2d_bytes,
+                  plan.h_chunk_terms, zb + z.h_offset, z.h_bytes);
+    }
+    l_sum = side.get();
+    t.msm_l_ms = l_ms;
+    t.h2d_bytes += shape->num_aux * sizeof(ec::g1_affine);
+    t.l_beside_h = true;
+    return h;
   }
   /// L, A, B: witness scalars, mostly 0 and 1 (the MSM counts the others
   /// and takes its window and batches from that count: the 32 GiB PoRep has
@@ -371,12 +442,42 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
       terms = std::max(terms, resident ? x.count : std::min(x.count, chunk_terms_of(chunk, x.g2)));
     }
     const std::size_t chunk_buffers = witness_queries_stream(p) ? 2 * chunk * sizeof(ec::g1_affine) : 0;
-    return held + chunk_buffers +
+    // L beside H: its own scratch (its chunk buffers are in a vector), for
+    // a coded witness's most other values (l_beside_h_for)
+    const std::size_t beside = p.l_beside_h_chunk_terms
+                                   ? msm::gpu_msm_streamed_sparse_scratch_bytes<ff::fp>(
+                                         q.l, p.l_beside_h_chunk_terms,
+                                         gpu_coded_witness_max_others(sh.num_variables()), cfg.sparse_window_bits)
+                                   : 0;
+    return held + chunk_buffers + beside +
            working_bytes_for(sh, lg_m, g1_terms, g2_terms, p.compact_vectors,
                              p.matrices ? shape_resident : shape_streamed, h_scratch);
   };
   gpu_memory_plan plan;
   plan.usable_bytes = usable_bytes(cfg, on_device ? q.bytes() : 0);
+  // L beside H when both stream (gpu_memory_plan::l_beside_h_chunk_terms),
+  // in the largest chunks from 2^23 down to 2^22 terms (or the configured
+  // size) for which b holds H's pairs and both MSMs' chunk buffers and the
+  // device L's scratch: each chunk of a mostly_binary held MSM costs ~2.6 ms
+  // of kernels beside H's (2^20-term chunks on an H100, 2026-12-06: H and L
+  // together 1138 ms, one after the other 1063)
+  auto try_beside = [&] {
+    if (plan.l || plan.h || !q.l || !q.h) return;
+    const std::size_t h_c = h_chunk(plan);
+    const unsigned h_bits = cfg.h_window_bits ? cfg.h_window_bits : msm::gpu_streamed_window_bits(q.h, h_c);
+    const std::size_t b_bytes = sizeof(fr) * (plan.compact_vectors ? compact_vector_len(sh, m) : m);
+    const std::size_t most = std::min(cfg.stream_chunk_terms ? cfg.stream_chunk_terms : std::size_t(1) << 23, q.l);
+    const std::size_t least = cfg.stream_chunk_terms ? most : std::min(std::size_t(1) << 22, q.l);
+    for (std::size_t l_c = most; l_c >= least && l_c > 0; l_c /= 2) {
+      plan.l_beside_h_chunk_terms = l_c;
+      const std::size_t with = need(plan);
+      if (with <= plan.usable_bytes && beside_layout_for(b_bytes, h_c, l_c).fits(h_c, h_bits)) {
+        plan.planned_bytes = with;
+        return;
+      }
+    }
+    plan.l_beside_h_chunk_terms = 0;
+  };
   // the chunk sizes of what streams: L, A and B the largest chunk that fits
   // beside the rest (fewer, larger MSMs); H two halves of the scratch vector
   auto with_chunk = [&] {
@@ -400,7 +501,10 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   for (const bool compact : {false, true}) {
     plan.compact_vectors = compact;
     plan.planned_bytes = need(plan);
-    if (plan.planned_bytes <= plan.usable_bytes) return with_chunk();
+    if (plan.planned_bytes <= plan.usable_bytes) {
+      try_beside();
+      return with_chunk();
+    }
   }
   if (on_device)
     throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
@@ -451,6 +555,7 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
       if (with <= plan.usable_bytes) plan.planned_bytes = with;
       else plan.*x.resident = false;
     }
+  try_beside();
   return with_chunk();
 }
 }  // namespace
@@ -497,6 +602,11 @@ void gpu_prover::init() {
   d.ctx_l = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);
   d.ctx_h = std::make_unique<msm::gpu_msm_context>(cfg.device, st, d.ws);
   d.ctx_b2 = std::make_unique<msm::gpu_msm_g2_context>(cfg.device, st, d.ws);
+  if (d.plan.l_beside_h_chunk_terms) {
+    d.s_side = std::make_unique<gpu::stream>();
+    d.ws_side = std::make_shared<msm::gpu_msm_workspace>(cfg.device);
+    d.ctx_l_side = std::make_unique<msm::gpu_msm_context>(cfg.device, d.s_side->get(), d.ws_side);
+  }
   if (d.device_params) {
     const device_queries& dq = *d.device_params;
     const std::shared_ptr<const void> owner = d.device_params;
@@ -619,8 +729,8 @@ void gpu_prover::upload_witness(const coded_witness* cw, const witness* raw, fr*
   t.h2d_bytes += cw ? cw->bytes() : sizeof(fr) * (raw->inputs.size() + raw->aux.size());
 }
 
-ec::g1_jacobian gpu_prover::start_h(const coded_witness* cw, const witness* raw, gpu_prove_timings& t,
-                                    stage_clock& clock) {
+bool gpu_prover::start_h(const coded_witness* cw, const witness* raw, gpu_prove_timings& t, stage_clock& clock,
+                         ec::g1_jacobian& h_sum, ec::g1_jacobian* l_beside) {
   impl& d = *_impl;
   const r1cs::r1cs_shape& sh = *d.shape;
   const cudaStream_t s = *d.s;
@@ -647,9 +757,22 @@ ec::g1_jacobian gpu_prover::start_h(const coded_witness* cw, const witness* raw,
   ntt::compute_h_from_ab_gpu(d.domain, ntt::device_ptr{d.a}, ntt::device_ptr{d.b}, ntt::device_ptr{d.c}, ncfg);
   clock.end(t.ntt_ms);
 
-  const ec::g1_jacobian h_sum = d.run_h(d.a, d.m - 1, t.h2d_bytes);
+  if (l_beside && d.l_beside_h_for(cw)) {
+    if (d.plan.compact_vectors) {
+      // w again, into its vector (the NTT's scratch, dead now), the coded
+      // witness's others in b (dead until H's MSM)
+      double again_ms = 0;
+      upload_witness(cw, raw, d.w, d.b, t);
+      clock.end(again_ms);
+      t.upload_ms += again_ms;
+    }
+    h_sum = d.run_h_beside_l(d.a, d.m - 1, t, *l_beside);
+    clock.end(t.msm_h_ms);
+    return true;
+  }
+  h_sum = d.run_h(d.a, d.m - 1, t.h2d_bytes);
   clock.end(t.msm_h_ms);
-  return h_sum;
+  return false;
 }
 
 pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, double encode_ms,
@@ -669,8 +792,8 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   stage_clock clock(s, device_lock, between_stages);
 
   pending_proof out;
-  out.h_sum = start_h(cw, raw, t, clock);
-  if (d.plan.compact_vectors) {  // w again, counted as upload
+  const bool l_done = start_h(cw, raw, t, clock, out.h_sum, &out.l_sum);
+  if (d.plan.compact_vectors && !l_done) {  // w again, counted as upload
     double again_ms = 0;
     upload_witness(cw, raw, d.w, d.sel, t);
     clock.end(again_ms);
@@ -678,8 +801,10 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   }
   // b is dead after the H MSM: the witness MSMs' chunk buffers
   const std::span<fr> dead_b(d.b, d.vector_len_of(d.b));
-  out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.w + d.ni, sh.num_aux, t.h2d_bytes, dead_b);
-  clock.end(t.msm_l_ms);
+  if (!l_done) {
+    out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.w + d.ni, sh.num_aux, t.h2d_bytes, dead_b);
+    clock.end(t.msm_l_ms);
+  }
 
   // A: every input, then aux[A density]
   CUZK_CUDA_CHECK(cudaMemcpyAsync(d.sel, d.w, d.ni * sizeof(fr), cudaMemcpyDeviceToDevice, s));
@@ -775,7 +900,7 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
     stage_clock clock(s, device_lock, between_own);
     try {
       out[i].emplace();
-      out[i]->h_sum = start_h(members[i].coded, members[i].raw, t[i], clock);
+      start_h(members[i].coded, members[i].raw, t[i], clock, out[i]->h_sum);
       own_ms[i] = clock.total_ms();
     } catch (const member_cancelled&) {
       out[i].reset();
@@ -928,7 +1053,8 @@ gpu_memory_plan gpu_prover::memory_plan() const { return _impl->plan; }
 std::size_t gpu_prover::device_bytes() const {
   const impl& d = *_impl;
   std::size_t b = d.d_shape->device_bytes() + d.uploader->device_bytes() + d.a_aux.bytes() + d.b_in.bytes() +
-                  d.b_aux.bytes() + d.ws->bytes() + ntt::gpu_twiddle_bytes(d.domain.lg_size());
+                  d.b_aux.bytes() + d.ws->bytes() + (d.ws_side ? d.ws_side->bytes() : 0) +
+                  ntt::gpu_twiddle_bytes(d.domain.lg_size());
   for (const auto& v : d.vectors) b += v.bytes();
   b += sizeof(ec::g1_affine) * (d.ctx_a->n_bases() + d.ctx_b1->n_bases() + d.ctx_l->n_bases() + d.ctx_h->n_bases());
   b += sizeof(ec::g2_affine) * d.ctx_b2->n_bases();

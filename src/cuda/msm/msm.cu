@@ -1161,6 +1161,20 @@ std::size_t gpu_msm_streamed_scratch_bytes(std::size_t n, std::size_t chunk_term
 }
 
 template <class F>
+std::size_t gpu_msm_streamed_sparse_scratch_bytes(std::size_t n, std::size_t chunk_terms, std::size_t multi_digit,
+                                                  unsigned window_bits) {
+  if (n == 0 || chunk_terms == 0) return 0;
+  // begin_held's plan for a mostly_binary vector
+  const std::size_t chunk = std::min(chunk_terms, n), multi = std::min(multi_digit, chunk);
+  const unsigned c =
+      window_bits ? window_bits
+                  : narrowest_with_windows_of(std::min(gpu_sparse_window_bits(multi), gpu_default_window_bits(chunk)));
+  return scratch_bytes_of<F>(
+      plan(chunk, choose_window(chunk, c), sizeof(ec::xyzz<F>), multi, reduce_min_lg_buckets<F>, /*all_windows=*/true),
+      0, /*host_scalars=*/false);
+}
+
+template <class F>
 ec::jacobian<F> msm_gpu(std::span<const ec::affine<F>> bases, std::span<const fr> scalars, const gpu_msm_config& cfg) {
   if (bases.size() != scalars.size())
     throw std::invalid_argument("cuzk::msm::msm_gpu: " + std::to_string(bases.size()) + " bases but " +
@@ -1178,6 +1192,8 @@ template std::size_t gpu_msm_scratch_bytes<ff::fp>(std::size_t, unsigned, std::s
 template std::size_t gpu_msm_scratch_bytes<ff::fp2>(std::size_t, unsigned, std::size_t, bool);
 template std::size_t gpu_msm_streamed_scratch_bytes<ff::fp>(std::size_t, std::size_t, unsigned, std::size_t);
 template std::size_t gpu_msm_streamed_scratch_bytes<ff::fp2>(std::size_t, std::size_t, unsigned, std::size_t);
+template std::size_t gpu_msm_streamed_sparse_scratch_bytes<ff::fp>(std::size_t, std::size_t, std::size_t, unsigned);
+template std::size_t gpu_msm_streamed_sparse_scratch_bytes<ff::fp2>(std::size_t, std::size_t, std::size_t, unsigned);
 template ec::jacobian<ff::fp> msm_gpu(std::span<const ec::affine<ff::fp>>, std::span<const fr>, const gpu_msm_config&);
 template ec::jacobian<ff::fp2> msm_gpu(std::span<const ec::affine<ff::fp2>>, std::span<const fr>,
                                        const gpu_msm_config&);
