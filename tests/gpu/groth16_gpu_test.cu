@@ -470,9 +470,9 @@ TEST(gpu_groth16, LBesideHGivesTheSameProof) {
     EXPECT_TRUE(prover.finalize(prover.prove_start_uncoded(w), r, s) == want) << "sent as it is";
     EXPECT_FALSE(prover.last_timings().l_beside_h);
   };
-  groth16::gpu_prover separate(p, sh, {.device = 0, .force_streaming = true, .stream_chunk_terms = 4096});
+  groth16::gpu_prover separate(p, sh, {.device = 0, .force_streaming = true, .stream_chunk_terms = 2048});
   ASSERT_FALSE(separate.memory_plan().compact_vectors);
-  ASSERT_EQ(separate.memory_plan().l_beside_h_chunk_terms, 4096u);
+  ASSERT_EQ(separate.memory_plan().l_beside_h_chunk_terms, 2048u);
   check(separate, "separate vectors");
   // the least limit of a streamed plan with L beside H: compact vectors
   std::size_t limit = separate.memory_plan().planned_bytes;
@@ -483,7 +483,7 @@ TEST(gpu_groth16, LBesideHGivesTheSameProof) {
       prover = std::make_unique<groth16::gpu_prover>(
           p, sh,
           groth16::gpu_prover_config{
-              .device = 0, .vram_limit_bytes = limit, .force_streaming = true, .stream_chunk_terms = 4096});
+              .device = 0, .vram_limit_bytes = limit, .force_streaming = true, .stream_chunk_terms = 2048});
     } catch (const gpu::cuda_error&) {
       break;
     }
