@@ -163,7 +163,9 @@ struct gpu_batch_member {
 /// (the 32 GiB PoRep: 12.9 GB instead of 21.2): w, dead once a and b are
 /// formed, holds the scratch of H and is expanded again from the host's
 /// coded witness after the H MSM (~90 MB moved; a witness sent as it is moves
-/// again whole), and the compacted A/B scalars reuse h's vector.
+/// again whole), and the compacted A/B scalars reuse h's vector. With L
+/// and H both streamed and room for it, L's MSM runs beside H's
+/// (l_beside_h_chunk_terms).
 struct gpu_memory_plan {
   bool compact_vectors = false;
   /// Resident queries (b_g2 also when B_G2 runs on the CPU: nothing to stream).
