@@ -446,7 +446,9 @@ TEST(gpu_groth16, BatchCompletesTheOthersWhenOneIsCancelled) {
 TEST(gpu_groth16, LBesideHGivesTheSameProof) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(test::test_seed("gpu_groth16.LBesideHGivesTheSameProof"));
-  constexpr std::size_t bits = std::size_t(1) << 15;
+  // 2^16: compact vectors save 2 nv values (4.2 MB), more than L's scratch
+  // takes (3.0 MB), so some limit gives compact vectors with L beside H
+  constexpr std::size_t bits = std::size_t(1) << 16;
   const std::uint64_t seed = rng();
   const auto sh = std::make_shared<const r1cs::r1cs_shape>(r1cs::make_shape(bits_circuit{bits, std::nullopt}));
   const auto p = std::make_shared<const groth16::parameters>(groth16::generate_parameters(*sh, seed));
@@ -474,10 +476,13 @@ TEST(gpu_groth16, LBesideHGivesTheSameProof) {
   ASSERT_FALSE(separate.memory_plan().compact_vectors);
   ASSERT_EQ(separate.memory_plan().l_beside_h_chunk_terms, 2048u);
   check(separate, "separate vectors");
-  // the least limit of a streamed plan with L beside H: compact vectors
+  // lower limits, in steps finer than the band where separate vectors no
+  // longer fit and compact ones with L beside H do (what compact vectors
+  // save less L's scratch: ~1.2 MB)
+  constexpr std::size_t step_bytes = std::size_t(256) << 10;
   std::size_t limit = separate.memory_plan().planned_bytes;
   bool saw_compact = false;
-  for (int step = 0; step < 40 && !saw_compact; ++step, limit = limit * 15 / 16) {
+  for (int step = 0; step < 64 && !saw_compact; ++step, limit -= step_bytes) {
     std::unique_ptr<groth16::gpu_prover> prover;
     try {
       prover = std::make_unique<groth16::gpu_prover>(
