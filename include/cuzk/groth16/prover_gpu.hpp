@@ -278,7 +278,6 @@ class gpu_prover {
   pending_proof start(const coded_witness* cw, const witness* raw, double encode_ms,
                       const gpu_stage_check& between_stages);
   class stage_clock;
-  /// Upload, SpMV, transforms and the H MSM of one witness.
   /// Upload, SpMV, transforms and the H MSM of one partition; with
   /// |l_beside| set and the plan's l_beside_h_chunk_terms, the L MSM too,
   /// beside H's (its result in *l_beside; false: L is left to the caller).

@@ -465,7 +465,8 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
     if (plan.l || plan.h || !q.l || !q.h) return;
     const std::size_t h_c = h_chunk(plan);
     const unsigned h_bits = cfg.h_window_bits ? cfg.h_window_bits : msm::gpu_streamed_window_bits(q.h, h_c);
-    const std::size_t b_bytes = sizeof(fr) * (plan.compact_vectors ? compact_vector_len(sh, m) : m);
+    // b has the length of the NTT's scratch vector, under either layout
+    const std::size_t b_bytes = sizeof(fr) * scratch_vector_len(sh, m, plan.compact_vectors);
     const std::size_t most = std::min(cfg.stream_chunk_terms ? cfg.stream_chunk_terms : std::size_t(1) << 23, q.l);
     const std::size_t least = cfg.stream_chunk_terms ? most : std::min(std::size_t(1) << 22, q.l);
     for (std::size_t l_c = most; l_c >= least && l_c > 0; l_c /= 2) {

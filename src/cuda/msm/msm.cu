@@ -410,6 +410,26 @@ unsigned gpu_streamed_window_bits(std::size_t n, std::size_t chunk_terms) {
   return narrowest_with_windows_of(std::min(gpu_default_window_bits(n), cap));
 }
 
+namespace {
+/// The plan of a held MSM (run_streamed: one vector of |n| terms in chunks
+/// of |chunk|, every window's buckets held across them), which its scratch
+/// estimates and begin_held share. |multi_digit|: for mostly_binary
+/// scalars, how many are neither 0 nor 1 (each chunk is planned for that
+/// many; window the sparse one of that count, at most a chunk's default);
+/// nullopt for random ones (window gpu_streamed_window_bits). |window_bits|
+/// 0: that default.
+template <class F>
+plan held_plan(std::size_t n, std::size_t chunk, std::optional<std::size_t> multi_digit, unsigned window_bits) {
+  const std::size_t multi = multi_digit ? std::min(*multi_digit, chunk) : chunk;
+  unsigned c = window_bits;
+  if (!c)
+    c = multi_digit ? narrowest_with_windows_of(std::min(gpu_sparse_window_bits(multi), gpu_default_window_bits(chunk)))
+                    : gpu_streamed_window_bits(n, chunk);
+  return plan(chunk, choose_window(chunk, c), sizeof(ec::xyzz<F>), multi, reduce_min_lg_buckets<F>,
+              /*all_windows=*/true);
+}
+}  // namespace
+
 // ---- workspace ---------------------------------------------------------------------
 
 struct gpu_msm_workspace::impl {
@@ -581,20 +601,12 @@ struct gpu_msm_workspace::impl {
   template <class F>
   held_msm begin_held(std::size_t n, std::size_t chunk, const fr* d_scalars, unsigned window_bits, gpu_scalar_mix mix,
                       cudaStream_t s) {
-    using xyzz_t = xyzz_d<fd_of<F>>;
     gpu::device_guard guard(device);
-    std::size_t multi = chunk;
     unsigned c = window_bits;
     if (!c && mix == gpu_scalar_mix::random) c = forced_window_bits();
-    if (mix == gpu_scalar_mix::mostly_binary) {
-      multi = std::min(count_multi_digit(d_scalars, n, s), chunk);
-      if (!c) c = narrowest_with_windows_of(std::min(gpu_sparse_window_bits(multi), gpu_default_window_bits(chunk)));
-    }
-    if (!c) c = gpu_streamed_window_bits(n, chunk);
-    held_msm h{plan(chunk, choose_window(chunk, c), sizeof(xyzz_t), multi, reduce_min_lg_buckets<F>,
-                    /*all_windows=*/true),
-               {},
-               0};
+    std::optional<std::size_t> multi;
+    if (mix == gpu_scalar_mix::mostly_binary) multi = count_multi_digit(d_scalars, n, s);
+    held_msm h{held_plan<F>(n, chunk, multi, c), {}, 0};
     const std::size_t forced = forced_bin_entries();
     h.per_bin = forced ? forced : l2_bin_entries();
     h.sp = plan_scatter(h.p, 0, h.p.windows, h.per_bin, forced != 0);
@@ -1153,25 +1165,16 @@ template <class F>
 std::size_t gpu_msm_streamed_scratch_bytes(std::size_t n, std::size_t chunk_terms, unsigned window_bits,
                                            std::size_t lent_pair_bytes) {
   if (n == 0 || chunk_terms == 0) return 0;
-  const std::size_t chunk = std::min(chunk_terms, n);
-  const unsigned c = window_bits ? window_bits : gpu_streamed_window_bits(n, chunk);
-  return scratch_bytes_of<F>(
-      plan(chunk, choose_window(chunk, c), sizeof(ec::xyzz<F>), chunk, reduce_min_lg_buckets<F>, /*all_windows=*/true),
-      lent_pair_bytes, /*host_scalars=*/false);
+  return scratch_bytes_of<F>(held_plan<F>(n, std::min(chunk_terms, n), std::nullopt, window_bits), lent_pair_bytes,
+                             /*host_scalars=*/false);
 }
 
 template <class F>
 std::size_t gpu_msm_streamed_sparse_scratch_bytes(std::size_t n, std::size_t chunk_terms, std::size_t multi_digit,
                                                   unsigned window_bits) {
   if (n == 0 || chunk_terms == 0) return 0;
-  // begin_held's plan for a mostly_binary vector
-  const std::size_t chunk = std::min(chunk_terms, n), multi = std::min(multi_digit, chunk);
-  const unsigned c =
-      window_bits ? window_bits
-                  : narrowest_with_windows_of(std::min(gpu_sparse_window_bits(multi), gpu_default_window_bits(chunk)));
-  return scratch_bytes_of<F>(
-      plan(chunk, choose_window(chunk, c), sizeof(ec::xyzz<F>), multi, reduce_min_lg_buckets<F>, /*all_windows=*/true),
-      0, /*host_scalars=*/false);
+  return scratch_bytes_of<F>(held_plan<F>(n, std::min(chunk_terms, n), multi_digit, window_bits), 0,
+                             /*host_scalars=*/false);
 }
 
 template <class F>
