@@ -302,7 +302,7 @@ struct gpu_prover::impl {
     const std::size_t in_lent = lent.size_bytes() / (2 * sizeof(ec::affine<F>));
     const std::span<const ec::affine<F>> bases(host.data(), n);
     h2d += n * sizeof(ec::affine<F>);
-    if (in_lent > own)
+    if (in_lent >= own)
       return ctx->run_streamed_batch(bases, d_scalars, in_lent, sparse_window_bits.load(), mix, lent.data(),
                                      lent.size_bytes());
     return ctx->run_streamed_batch(bases, d_scalars, own, sparse_window_bits.load(), mix);
@@ -416,6 +416,9 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
   auto chunk_terms_of = [](std::size_t g1_terms, bool g2) {
     return g2 ? std::max<std::size_t>(1, g1_terms / 2) : g1_terms;
   };
+  // G1 terms of the two chunk buffers a dead per-proof vector of a compact
+  // plan holds (a G2 chunk: half the terms, the same bytes)
+  const std::size_t lent_chunk = sizeof(fr) * compact_vector_len(sh, m) / (2 * sizeof(ec::g1_affine));
   // whether one of L, A and B streams (H's chunks live in the NTT's scratch vector)
   auto witness_queries_stream = [&](const gpu_memory_plan& p) {
     for (const item& x : items)
@@ -441,7 +444,10 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
       std::size_t& terms = x.g2 ? g2_terms : g1_terms;
       terms = std::max(terms, resident ? x.count : std::min(x.count, chunk_terms_of(chunk, x.g2)));
     }
-    const std::size_t chunk_buffers = witness_queries_stream(p) ? 2 * chunk * sizeof(ec::g1_affine) : 0;
+    // (none under compact vectors while a chunk fits a vector: the witness
+    // MSMs then take a dead one, run_witness_msm_batch)
+    const bool in_a_vector = p.compact_vectors && chunk <= lent_chunk;
+    const std::size_t chunk_buffers = witness_queries_stream(p) && !in_a_vector ? 2 * chunk * sizeof(ec::g1_affine) : 0;
     // L beside H: its own scratch (its chunk buffers are in a vector), for
     // a coded witness's most other values (l_beside_h_for)
     const std::size_t beside = p.l_beside_h_chunk_terms
@@ -485,7 +491,9 @@ gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu
     if (!plan.h && q.h) plan.h_chunk_terms = h_chunk(plan);
     if (!plan.matrices) plan.spmv_block_nnz = spmv_block_nnz;
     if (!witness_queries_stream(plan)) return plan;
-    while (!cfg.stream_chunk_terms && chunk < max_auto_chunk) {
+    // (under compact vectors no larger than a dead vector holds: larger
+    // ones would need buffers of their own)
+    while (!cfg.stream_chunk_terms && chunk < max_auto_chunk && !(plan.compact_vectors && 2 * chunk > lent_chunk)) {
       chunk *= 2;
       const std::size_t with = need(plan);
       if (with > plan.usable_bytes) {
