@@ -383,8 +383,8 @@ int main(int argc, char** argv) try {
             ti.msm_b2_ms, double(ti.h2d_bytes) / 1e9, same ? "" : " -- PROOF DIFFERS");
         if (!same) throw std::runtime_error("a batched proof differs from the warm-up proof");
       }
-      std::printf("  batch of %zu: %.3f s on the device, %.0f ms per partition\n", k, batch_s,
-                  batch_s * 1e3 / double(k));
+      std::printf("  batch of %zu: %.3f s on the device, %.0f ms per partition; prover holds %.1f GiB VRAM\n", k,
+                  batch_s, batch_s * 1e3 / double(k), double(warm.device_bytes()) / double(1ull << 30));
     }
     std::fflush(stdout);
   };

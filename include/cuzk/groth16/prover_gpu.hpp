@@ -9,11 +9,11 @@
 //
 // One gpu_prover per (device, circuit shape). Construction copies the
 // shape's A/B matrices and the parameters' queries (A, B_G1, B_G2, L, H)
-// into VRAM, as many queries as fit (gpu_memory_plan: cudaMemGetInfo free
-// bytes minus gpu_prover_config::vram_margin_bytes, at most
-// vram_limit_bytes, after the per-proof buffers and the MSM scratch); the
-// MSM of a query left on the host streams it in chunks whose copies overlap
-// the MSM of the previous chunk.
+// into VRAM, what fits by the plan that streams fastest (gpu_memory_plan,
+// memory_plan_gpu.hpp: cudaMemGetInfo free bytes minus
+// gpu_prover_config::vram_margin_bytes, at most vram_limit_bytes); the MSM
+// of a query left on the host streams it in chunks whose copies overlap the
+// MSM of the previous chunk.
 //
 // prove_start (the GPU critical path): first, before the lock, the witness
 // is encoded with all host threads (coded_witness.hpp: 2 bits per value for
@@ -54,6 +54,7 @@
 #include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/setup_gpu.hpp>
 #include <cuzk/groth16/keys.hpp>
+#include <cuzk/groth16/memory_plan_gpu.hpp>
 #include <cuzk/groth16/proof.hpp>
 #include <cuzk/groth16/prover.hpp>
 #include <cuzk/r1cs/shape.hpp>
@@ -91,9 +92,8 @@ struct gpu_prover_config {
   /// Keep the queries and the matrices on the host and stream them even
   /// when they fit (tests).
   bool force_streaming = false;
-  /// Terms per streamed chunk; 0: the largest power of two from 2^20 to
-  /// 2^25 that the plan leaves room for (a chunk is a whole MSM: at 2^22 the
-  /// 2^27-term H takes ~2.4x its resident time in 32 chunks, at 2^25 ~1.3x).
+  /// Terms per streamed chunk (H, L beside H, and L, A, B); 0: the memory
+  /// plan's choice, powers of two from 2^20 (memory_plan_gpu.hpp).
   std::size_t stream_chunk_terms = 0;
   /// Pippenger window of the H MSM (random scalars over the whole domain,
   /// the largest MSM of a proof); 0: the MSM's default for the size.
@@ -146,53 +146,6 @@ struct gpu_batch_member {
   /// True once the member's job is cancelled: read between stages; the
   /// member's remaining stages are then skipped (empty: never).
   std::function<bool()> cancelled;
-};
-
-/// Where a prover keeps its queries and per-proof vectors, chosen at
-/// construction against the usable device bytes (gpu_prover_config), first
-/// of: (1) everything resident, the five per-proof vectors apart; (2)
-/// everything resident, compact vectors; (3) compact vectors and as many
-/// queries, and the A/B matrices, resident as fit, largest first (each
-/// resident one saves its whole size of PCIe traffic per partition; the
-/// other queries are streamed in chunks, the matrices in row blocks through
-/// the SpMV: r1cs::gpu_spmv_config::stream_block_nnz). The H MSM streams
-/// through the NTT's scratch vector, dead by then (two chunks of up to
-/// 2^23 terms each: larger ones buy no time but take scratch that
-/// residency can use), the others through two chunk buffers of
-/// chunk_terms. Compact: three vectors of max(m, nv) values instead of 2 nv + 3 m
-/// (the 32 GiB PoRep: 12.9 GB instead of 21.2): w, dead once a and b are
-/// formed, holds the scratch of H and is expanded again from the host's
-/// coded witness after the H MSM (~90 MB moved; a witness sent as it is moves
-/// again whole), and the compacted A/B scalars reuse h's vector. With L
-/// and H both streamed and room for it, L's MSM runs beside H's
-/// (l_beside_h_chunk_terms).
-struct gpu_memory_plan {
-  bool compact_vectors = false;
-  /// Resident queries (b_g2 also when B_G2 runs on the CPU: nothing to stream).
-  bool h = false, l = false, a = false, b_g1 = false, b_g2 = false;
-  /// The A and B matrices on the device (false: streamed by every SpMV).
-  bool matrices = false;
-  /// Some queries stream and their host memory is pinned (by its owner:
-  /// pin_host_queries), so their copies run at the link's speed and overlap
-  /// the MSMs; false with streamed queries: pageable copies (measured on the
-  /// H200 host, 2026-12-04: 4-7 GB/s).
-  bool streamed_pinned = false;
-  /// Terms per streamed chunk of L, A and B_G1 (B_G2: half as many, the
-  /// same bytes); 0: none of them streams.
-  std::size_t chunk_terms = 0;
-  std::size_t h_chunk_terms = 0;  ///< terms per streamed chunk of H (0: H resident)
-  /// L and H both streamed: L's MSM runs beside H's on a second stream, in
-  /// chunks of this many terms through the tail of the vector H lends its
-  /// pairs from, with scratch of its own (0: L runs after H). Why: H's MSM
-  /// is bound by arithmetic and leaves the link idle ~70% of its time,
-  /// while L's is bound by the link (12.5 GB per 32 GiB partition), so L's
-  /// copy fits in H's idle link time.
-  std::size_t l_beside_h_chunk_terms = 0;
-  std::size_t spmv_block_nnz = 0;  ///< non-zeros per streamed matrix block (0: resident)
-  std::size_t planned_bytes = 0;   ///< device bytes the plan needs
-  std::size_t usable_bytes = 0;    ///< what it was chosen against
-  /// Every query resident (the matrices apart).
-  bool all_resident() const { return h && l && a && b_g1 && b_g2; }
 };
 
 /// Called by prove_start between its GPU stages (upload, SpMV, NTT, each

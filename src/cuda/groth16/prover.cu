@@ -43,6 +43,7 @@
 #include <cuzk/r1cs/spmv_gpu.hpp>
 
 #include "density_compact.cuh"
+#include "plan_sizes.cuh"
 
 namespace cuzk::groth16 {
 namespace {
@@ -99,50 +100,8 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
-/// Elements of each per-proof vector under a compact plan (gpu_memory_plan):
-/// each holds w, a domain vector or the compacted scalars in turn.
-std::size_t compact_vector_len(const r1cs::r1cs_shape& shape, std::size_t m) {
-  return std::max(m, shape.num_variables());
-}
-
-/// Elements of the vector the NTT uses as scratch (c), which the H MSM
-/// lends as its chunk buffers when H streams.
-std::size_t scratch_vector_len(const r1cs::r1cs_shape& shape, std::size_t m, bool compact) {
-  return compact ? compact_vector_len(shape, m) : m;
-}
-
-/// Terms per streamed H chunk: two chunks fill the scratch vector (at most
-/// |configured| terms when set, at most |h| terms).
-std::size_t h_chunk_for(const r1cs::r1cs_shape& shape, std::size_t m, bool compact, std::size_t h,
-                        std::size_t configured) {
-  std::size_t chunk = scratch_vector_len(shape, m, compact) * sizeof(fr) / (2 * sizeof(ec::g1_affine));
-  if (configured) chunk = std::min(chunk, configured);
-  return std::max<std::size_t>(1, std::min(chunk, h));
-}
-
-/// The vector H's MSM lends its pair buffer from (b, |vector_bytes|) when L
-/// runs beside it (gpu_memory_plan::l_beside_h_chunk_terms): the pairs
-/// first, then H's two chunk buffers, then L's.
-struct beside_layout {
-  std::size_t pair_bytes = 0, h_offset = 0, h_bytes = 0, l_offset = 0, l_bytes = 0;
-  /// Whether the pairs' part holds the most pairs H's MSM takes: one per
-  /// non-zero digit of a chunk, every window of it at once.
-  bool fits(std::size_t h_chunk, unsigned h_window_bits) const {
-    const std::size_t windows = (256 + h_window_bits - 1) / h_window_bits;
-    return pair_bytes >= windows * h_chunk * 8;
-  }
-};
-beside_layout beside_layout_for(std::size_t vector_bytes, std::size_t h_chunk, std::size_t l_chunk) {
-  auto two_chunks = [](std::size_t terms) { return 2 * ((terms * sizeof(ec::g1_affine) + 15) / 16 * 16); };
-  beside_layout z;
-  z.h_bytes = two_chunks(h_chunk);
-  z.l_bytes = two_chunks(l_chunk);
-  if (vector_bytes < z.h_bytes + z.l_bytes) return {};
-  z.pair_bytes = (vector_bytes - z.h_bytes - z.l_bytes) / 16 * 16;
-  z.h_offset = z.pair_bytes;
-  z.l_offset = z.h_offset + z.h_bytes;
-  return z;
-}
+using plan_sizes::beside_layout;
+using plan_sizes::beside_layout_for;
 
 /// |bytes| at |p| lent to a workspace as its pair buffer for a scope.
 struct pair_loan {
@@ -153,32 +112,13 @@ struct pair_loan {
   pair_loan& operator=(const pair_loan&) = delete;
 };
 
-/// Device bytes a prover of |shape| needs besides the queries, with MSMs of
-/// at most |msm_terms_g1| / |msm_terms_g2| terms at once, a streamed H MSM's
-/// |h_streamed_scratch| (gpu_msm_streamed_scratch_bytes, 0 when H is
-/// resident) and the matrices' |shape_bytes| (r1cs::gpu_shape_bytes,
-/// resident or streamed).
-std::size_t working_bytes_for(const r1cs::r1cs_shape& shape, unsigned lg_m, std::size_t msm_terms_g1,
-                              std::size_t msm_terms_g2, bool compact, std::size_t shape_bytes,
-                              std::size_t h_streamed_scratch = 0) {
-  const std::size_t nv = shape.num_variables(), m = std::size_t(1) << lg_m;
-  const std::size_t vectors = sizeof(fr) * (compact ? 3 * compact_vector_len(shape, m) : 2 * nv + 3 * m);
-  // the H MSM borrows the b vector (m values) as its pair buffer (run_h)
-  // every MSM of the prover takes its scalars in place (device vectors)
-  const std::size_t scratch =
-      std::max({msm::gpu_msm_scratch_bytes<ff::fp>(msm_terms_g1, 0, sizeof(fr) * m, /*host_scalars=*/false),
-                msm::gpu_msm_scratch_bytes<ff::fp2>(msm_terms_g2, 0, 0, /*host_scalars=*/false), h_streamed_scratch});
-  return vectors + scratch + shape_bytes + gpu_witness_uploader::device_bytes_for(nv) + ntt::gpu_twiddle_bytes(lg_m) +
-         (std::size_t(3) << 20);  // densities, CUB and runtime slack
-}
-
 }  // namespace
 
 std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms,
                                      bool compact) {
   const ntt::evaluation_domain domain(shape.num_constraints);
-  return working_bytes_for(shape, domain.lg_size(), g1_terms, g2_terms, compact,
-                           r1cs::gpu_shape_bytes(shape, /*with_c=*/false));
+  return plan_sizes::working_bytes_for(shape.num_variables(), domain.lg_size(), g1_terms, g2_terms, compact,
+                                       r1cs::gpu_shape_bytes(shape, /*with_c=*/false));
 }
 
 struct gpu_prover::impl {
@@ -236,14 +176,17 @@ struct gpu_prover::impl {
   ec::g1_jacobian run_h(const fr* d_scalars, std::size_t n, std::size_t& h2d) {
     const pair_loan lent(*ws, b, m * sizeof(fr));
     return run_msm(ctx_h.get(), params->h, d_scalars, n, h_window_bits.load(), msm::gpu_scalar_mix::random, h2d,
-                   plan.h_chunk_terms, c, sizeof(fr) * scratch_vector_len(*shape, m, plan.compact_vectors));
+                   plan.h_chunk_terms, c, sizeof(fr) * plan_sizes::scratch_vector_len(nv, m, plan.compact_vectors));
   }
-  /// Whether this partition's L MSM runs beside H's: planned, and a coded
-  /// witness with at most the other values its scratch was planned for (a
-  /// witness sent as it is has more: gpu_prover::prove_start).
-  bool l_beside_h_for(const coded_witness* cw) const {
-    return plan.l_beside_h_chunk_terms && cw && cw->others.size() <= gpu_coded_witness_max_others(nv);
+  /// Whether |cw| is a coded witness with at most the other values the
+  /// plan's sparse scratch is for (gpu_coded_witness_max_others; a witness
+  /// sent as it is may have any number: gpu_prover::prove_start).
+  bool others_within_plan(const coded_witness* cw) const {
+    return cw && cw->others.size() <= gpu_coded_witness_max_others(nv);
   }
+  /// Whether this partition's L MSM runs beside H's: planned, and a
+  /// witness within the plan's scratch.
+  bool l_beside_h_for(const coded_witness* cw) const { return plan.l_beside_h_chunk_terms && others_within_plan(cw); }
   /// The H MSM with the L MSM beside it on s_side (w already in place):
   /// H's pairs and both MSMs' chunk buffers in b (beside_layout). The two
   /// copies share the link, which H alone leaves idle most of its time.
@@ -280,16 +223,20 @@ struct gpu_prover::impl {
   /// ~1.7 M others among 130 M terms), one scalar vector per member of a
   /// batch over the same query, whose streamed chunks are copied once for
   /// all of them. |lent|: a per-proof vector dead for the call, which then
-  /// holds the two chunk buffers: chunks of up to a sixth of its values
-  /// (22 M G1 terms at 32 GiB) instead of chunk_terms. A streamed chunk
+  /// holds the two chunk buffers. |bounded|: every witness coded with at
+  /// most the other values the plan's scratch is for (others_within_plan):
+  /// its MSMs run in chunks of what is lent, up to a sixth of its values
+  /// (22 M G1 terms at 32 GiB), instead of chunk_terms. A streamed chunk
   /// MSM has a fixed cost (its window sums, host round trips: ~4 ms at
   /// 2^22 terms on an H200, more than its additions), so a batch, whose
-  /// MSMs no longer wait for the copies, runs fewer of them.
+  /// MSMs no longer wait for the copies, runs fewer of them. A witness sent
+  /// as it is may have any number of others: its MSMs keep to chunk_terms,
+  /// whose random-scalar scratch the plan charges.
   template <class F>
   std::vector<ec::jacobian<F>> run_witness_msm_batch(msm::gpu_msm_context_t<F>* ctx,
                                                      const std::vector<ec::affine<F>>& host,
                                                      const std::vector<const fr*>& d_scalars, std::size_t n,
-                                                     std::size_t& h2d, std::span<fr> lent = {}) {
+                                                     std::size_t& h2d, std::span<fr> lent, bool bounded) {
     const msm::gpu_scalar_mix mix = msm::gpu_scalar_mix::mostly_binary;
     std::vector<ec::jacobian<F>> out;
     if (ctx->n_bases() >= n) {
@@ -302,15 +249,15 @@ struct gpu_prover::impl {
     const std::size_t in_lent = lent.size_bytes() / (2 * sizeof(ec::affine<F>));
     const std::span<const ec::affine<F>> bases(host.data(), n);
     h2d += n * sizeof(ec::affine<F>);
-    if (in_lent >= own)
-      return ctx->run_streamed_batch(bases, d_scalars, in_lent, sparse_window_bits.load(), mix, lent.data(),
-                                     lent.size_bytes());
-    return ctx->run_streamed_batch(bases, d_scalars, own, sparse_window_bits.load(), mix);
+    const bool lend = in_lent >= own;
+    return ctx->run_streamed_batch(bases, d_scalars, lend && bounded ? in_lent : own, sparse_window_bits.load(), mix,
+                                   lend ? lent.data() : nullptr, lend ? lent.size_bytes() : 0);
   }
   template <class F>
   ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
-                                  const fr* d_scalars, std::size_t n, std::size_t& h2d, std::span<fr> lent = {}) {
-    return run_witness_msm_batch(ctx, host, {d_scalars}, n, h2d, lent).front();
+                                  const fr* d_scalars, std::size_t n, std::size_t& h2d, std::span<fr> lent,
+                                  bool bounded) {
+    return run_witness_msm_batch(ctx, host, {d_scalars}, n, h2d, lent, bounded).front();
   }
   /// Elements of the per-proof vector at |v|.
   std::size_t vector_len_of(const fr* v) const {
@@ -376,196 +323,28 @@ std::size_t usable_bytes(const gpu_prover_config& cfg, std::size_t present) {
   return usable;
 }
 
-/// gpu_memory_plan's choice. Queries already on the device (|on_device|)
-/// are resident by definition: only the vectors are chosen.
-gpu_memory_plan choose_plan(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu_prover_config& cfg,
-                            const query_sizes& q, bool on_device) {
-  using flag = bool gpu_memory_plan::*;
-  // a query, or (count 0) the A/B matrices
-  struct item {
-    flag resident;
-    std::size_t count;
-    bool g2;
-    std::size_t traffic;  // host bytes a partition moves when it is not resident
-  };
-  auto query = [](flag resident, std::size_t count, bool g2) {
-    return item{resident, count, g2, count * (g2 ? sizeof(ec::g2_affine) : sizeof(ec::g1_affine))};
-  };
-  const std::size_t m = std::size_t(1) << lg_m;
-  // the matrices streamed: 2^25 non-zeros per block (a 512 MiB staging
-  // buffer; the 32 GiB PoRep's A, 309 M non-zeros, in 10 blocks)
-  constexpr std::size_t spmv_block_nnz = std::size_t(1) << 25;
-  const std::size_t shape_resident = r1cs::gpu_shape_bytes(sh, /*with_c=*/false);
-  const std::size_t shape_streamed =
-      on_device ? shape_resident : r1cs::gpu_shape_bytes(sh, false, {.stream_block_nnz = spmv_block_nnz});
-  // largest traffic first: each resident one saves its whole size per partition
-  std::array<item, 6> items{{query(&gpu_memory_plan::h, q.h, false),
-                             query(&gpu_memory_plan::l, q.l, false),
-                             query(&gpu_memory_plan::a, q.a, false),
-                             query(&gpu_memory_plan::b_g1, q.b_g1, false),
-                             query(&gpu_memory_plan::b_g2, q.b_g2, true),
-                             {&gpu_memory_plan::matrices, 0, false, r1cs::gpu_shape_stream_bytes(sh, false)}}};
-  std::stable_sort(items.begin(), items.end(), [](const item& x, const item& y) { return x.traffic > y.traffic; });
-  constexpr std::size_t min_auto_chunk = std::size_t(1) << 20, max_auto_chunk = std::size_t(1) << 25;
-  std::size_t chunk = cfg.stream_chunk_terms ? cfg.stream_chunk_terms : min_auto_chunk;
-  // H's chunks: two fill the NTT's scratch vector, at most |h_cap| terms (0: no cap)
-  std::size_t h_cap = cfg.stream_chunk_terms;
-  auto h_chunk = [&](const gpu_memory_plan& p) { return h_chunk_for(sh, m, p.compact_vectors, q.h, h_cap); };
-  auto cpu_b2 = [&](const item& x) { return x.g2 && cfg.b_g2_on_cpu; };
-  // terms of a streamed chunk of |chunk| G1 terms' bytes
-  auto chunk_terms_of = [](std::size_t g1_terms, bool g2) {
-    return g2 ? std::max<std::size_t>(1, g1_terms / 2) : g1_terms;
-  };
-  // G1 terms of the two chunk buffers a dead per-proof vector of a compact
-  // plan holds (a G2 chunk: half the terms, the same bytes)
-  const std::size_t lent_chunk = sizeof(fr) * compact_vector_len(sh, m) / (2 * sizeof(ec::g1_affine));
-  // whether one of L, A and B streams (H's chunks live in the NTT's scratch vector)
-  auto witness_queries_stream = [&](const gpu_memory_plan& p) {
-    for (const item& x : items)
-      if (x.count && !(p.*x.resident) && !cpu_b2(x) && x.resident != &gpu_memory_plan::h) return true;
-    return false;
-  };
-  // device bytes of |p|: its resident queries (unless already there), the
-  // vectors, MSM scratch for the largest resident query of each group or a
-  // chunk of a streamed one, the two chunk buffers L, A and B share when
-  // one of them streams (a G2 chunk: half the terms, the same bytes), and
-  // the matrices resident or their streaming's staging
-  auto need = [&](const gpu_memory_plan& p) {
-    std::size_t g1_terms = 0, g2_terms = 0, held = 0, h_scratch = 0;
-    for (const item& x : items) {
-      if (x.count == 0 || cpu_b2(x)) continue;  // the matrices; finalize's CPU MSM
-      const bool resident = p.*x.resident;
-      if (resident) held += on_device ? 0 : x.traffic;
-      if (x.resident == &gpu_memory_plan::h && !resident) {
-        // one MSM over every chunk, its buckets held throughout
-        h_scratch = msm::gpu_msm_streamed_scratch_bytes<ff::fp>(x.count, h_chunk(p), cfg.h_window_bits, sizeof(fr) * m);
-        continue;
-      }
-      std::size_t& terms = x.g2 ? g2_terms : g1_terms;
-      terms = std::max(terms, resident ? x.count : std::min(x.count, chunk_terms_of(chunk, x.g2)));
-    }
-    // (none under compact vectors while a chunk fits a vector: the witness
-    // MSMs then take a dead one, run_witness_msm_batch)
-    const bool in_a_vector = p.compact_vectors && chunk <= lent_chunk;
-    const std::size_t chunk_buffers = witness_queries_stream(p) && !in_a_vector ? 2 * chunk * sizeof(ec::g1_affine) : 0;
-    // L beside H: its own scratch (its chunk buffers are in a vector), for
-    // a coded witness's most other values (l_beside_h_for)
-    const std::size_t beside = p.l_beside_h_chunk_terms
-                                   ? msm::gpu_msm_streamed_sparse_scratch_bytes<ff::fp>(
-                                         q.l, p.l_beside_h_chunk_terms,
-                                         gpu_coded_witness_max_others(sh.num_variables()), cfg.sparse_window_bits)
-                                   : 0;
-    return held + chunk_buffers + beside +
-           working_bytes_for(sh, lg_m, g1_terms, g2_terms, p.compact_vectors,
-                             p.matrices ? shape_resident : shape_streamed, h_scratch);
-  };
-  gpu_memory_plan plan;
-  plan.usable_bytes = usable_bytes(cfg, on_device ? q.bytes() : 0);
-  // L beside H when both stream (gpu_memory_plan::l_beside_h_chunk_terms),
-  // in the largest chunks from 2^23 down to 2^22 terms (or the configured
-  // size) for which b holds H's pairs and both MSMs' chunk buffers and the
-  // device L's scratch: each chunk of a mostly_binary held MSM costs ~2.6 ms
-  // of kernels beside H's (2^20-term chunks on an H100, 2026-12-06: H and L
-  // together 1138 ms, one after the other 1063)
-  auto try_beside = [&] {
-    if (plan.l || plan.h || !q.l || !q.h) return;
-    const std::size_t h_c = h_chunk(plan);
-    const unsigned h_bits = cfg.h_window_bits ? cfg.h_window_bits : msm::gpu_streamed_window_bits(q.h, h_c);
-    // b has the length of the NTT's scratch vector, under either layout
-    const std::size_t b_bytes = sizeof(fr) * scratch_vector_len(sh, m, plan.compact_vectors);
-    const std::size_t most = std::min(cfg.stream_chunk_terms ? cfg.stream_chunk_terms : std::size_t(1) << 23, q.l);
-    const std::size_t least = cfg.stream_chunk_terms ? most : std::min(std::size_t(1) << 22, q.l);
-    for (std::size_t l_c = most; l_c >= least && l_c > 0; l_c /= 2) {
-      plan.l_beside_h_chunk_terms = l_c;
-      const std::size_t with = need(plan);
-      if (with <= plan.usable_bytes && beside_layout_for(b_bytes, h_c, l_c).fits(h_c, h_bits)) {
-        plan.planned_bytes = with;
-        return;
-      }
-    }
-    plan.l_beside_h_chunk_terms = 0;
-  };
-  // the chunk sizes of what streams: L, A and B the largest chunk that fits
-  // beside the rest (fewer, larger MSMs); H two halves of the scratch vector
-  auto with_chunk = [&] {
-    if (!plan.h && q.h) plan.h_chunk_terms = h_chunk(plan);
-    if (!plan.matrices) plan.spmv_block_nnz = spmv_block_nnz;
-    if (!witness_queries_stream(plan)) return plan;
-    // (under compact vectors no larger than a dead vector holds: larger
-    // ones would need buffers of their own)
-    while (!cfg.stream_chunk_terms && chunk < max_auto_chunk && !(plan.compact_vectors && 2 * chunk > lent_chunk)) {
-      chunk *= 2;
-      const std::size_t with = need(plan);
-      if (with > plan.usable_bytes) {
-        chunk /= 2;
-        break;
-      }
-      plan.planned_bytes = with;
-    }
-    plan.chunk_terms = chunk;
-    return plan;
-  };
-  const bool may_reside = on_device || !cfg.force_streaming;
-  for (const item& x : items) plan.*x.resident = may_reside || cpu_b2(x);
-  for (const bool compact : {false, true}) {
-    plan.compact_vectors = compact;
-    plan.planned_bytes = need(plan);
-    if (plan.planned_bytes <= plan.usable_bytes) {
-      try_beside();
-      return with_chunk();
-    }
-  }
-  if (on_device)
-    throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
-                          "groth16::gpu_prover: device " + std::to_string(cfg.device) + " has " +
-                              std::to_string(plan.usable_bytes >> 20) +
-                              " MiB usable besides the resident parameters, proving needs " +
-                              std::to_string(plan.planned_bytes >> 20) + " MiB");
-  // stream: as many queries and matrices resident as fit, largest first,
-  // once the chunks are as large as the card allows up to |good_chunk| for
-  // L, A and B: their MSMs are mostly sums of ones, bound by the copy at
-  // 2^23 terms but by each chunk's fixed cost below (the 32 GiB PoRep's L,
-  // 12.5 GB, H200: 334 ms in chunks of 2^23, 518 in 2^21, 752 in 2^20)
-  // while H's chunk MSMs lose less (1061 ms in chunks of 22.4 M terms, 1215
-  // in 11.2 M, 1243 in 2^23); measured before run_streamed queued each
-  // copy ahead of the previous chunk's MSM (bench/RESULTS.md)
-  constexpr std::size_t good_chunk = std::size_t(1) << 23;
-  // H's chunks start at |good_h_chunk| terms, not two halves of the scratch
-  // vector: its one MSM holds its buckets across the chunks, so larger
-  // chunks buy no time but take scratch (the 32 GiB PoRep's H, H100
-  // 2026-12-06: 794 ms in chunks of 22.4 M terms at c = 22, 793 in 5.6 M at
-  // c = 20; 8.8 GB of scratch against 2.7), and at a 24 GiB limit those
-  // 6 GB keep the matrices off the device (SpMV 113 ms streamed, ~10 resident)
-  constexpr std::size_t good_h_chunk = std::size_t(1) << 23;
-  for (const item& x : items) plan.*x.resident = cpu_b2(x);
-  if (!cfg.stream_chunk_terms) {
-    chunk = good_chunk;
-    h_cap = good_h_chunk;
-  }
-  plan.planned_bytes = need(plan);
-  while (plan.planned_bytes > plan.usable_bytes && !cfg.stream_chunk_terms) {
-    if (h_chunk(plan) > std::max(chunk, min_auto_chunk)) h_cap = h_chunk(plan) / 2;
-    else if (chunk > min_auto_chunk) chunk /= 2;
-    else if (h_chunk(plan) > min_auto_chunk) h_cap = h_chunk(plan) / 2;
-    else break;
-    plan.planned_bytes = need(plan);
-  }
-  if (plan.planned_bytes > plan.usable_bytes)
-    throw gpu::cuda_error(int(cudaErrorMemoryAllocation),
-                          "groth16::gpu_prover: device " + std::to_string(cfg.device) + " has " +
-                              std::to_string(plan.usable_bytes >> 20) +
-                              " MiB usable, streaming every query and the matrices still needs " +
-                              std::to_string(plan.planned_bytes >> 20) + " MiB");
-  if (may_reside)
-    for (const item& x : items) {
-      if (plan.*x.resident) continue;
-      plan.*x.resident = true;
-      const std::size_t with = need(plan);
-      if (with <= plan.usable_bytes) plan.planned_bytes = with;
-      else plan.*x.resident = false;
-    }
-  try_beside();
-  return with_chunk();
+/// gpu_memory_plan's inputs for this prover (memory_plan_gpu.hpp).
+gpu_plan_inputs plan_inputs_for(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu_prover_config& cfg,
+                                const query_sizes& q, bool on_device) {
+  gpu_plan_inputs in;
+  in.lg_m = lg_m;
+  in.num_variables = sh.num_variables();
+  in.queries = q;
+  in.matrices_resident_bytes = r1cs::gpu_shape_bytes(sh, /*with_c=*/false);
+  // queries already on the device: the matrices go there too
+  in.matrices_streamed_bytes = on_device
+                                   ? in.matrices_resident_bytes
+                                   : r1cs::gpu_shape_bytes(sh, false, {.stream_block_nnz = gpu_plan_spmv_block_nnz});
+  in.matrices_stream_traffic = r1cs::gpu_shape_stream_bytes(sh, false);
+  in.queries_on_device = on_device;
+  in.usable_bytes = usable_bytes(cfg, on_device ? q.bytes() : 0);
+  in.device = cfg.device;
+  in.b_g2_on_cpu = cfg.b_g2_on_cpu;
+  in.force_streaming = cfg.force_streaming;
+  in.stream_chunk_terms = cfg.stream_chunk_terms;
+  in.h_window_bits = cfg.h_window_bits;
+  in.sparse_window_bits = cfg.sparse_window_bits;
+  return in;
 }
 }  // namespace
 
@@ -593,7 +372,7 @@ void gpu_prover::init() {
                           "groth16::gpu_prover: no CUDA device " + std::to_string(cfg.device));
 
   gpu::device_guard guard(cfg.device);
-  d.plan = choose_plan(sh, d.domain.lg_size(), cfg, q, d.device_params != nullptr);
+  d.plan = choose_gpu_memory_plan(plan_inputs_for(sh, d.domain.lg_size(), cfg, q, d.device_params != nullptr));
 
   d.s = std::make_unique<gpu::stream>();
   // A and B only: H comes from a and b (c = a o b on the domain); streamed
@@ -653,7 +432,7 @@ void gpu_prover::init() {
   if (d.plan.compact_vectors) {
     // X: w, H's scratch, w again; Y: the coded witness's others, a (then h),
     // the others again, the compacted scalars; Z: b (the H MSM's pair buffer)
-    const std::size_t len = compact_vector_len(sh, d.m);
+    const std::size_t len = plan_sizes::compact_vector_len(d.nv, d.m);
     for (int k = 0; k < 3; ++k) d.vectors.emplace_back(len);
     d.w = d.c = d.vectors[0].data();
     d.sel = d.a = d.vectors[1].data();
@@ -810,21 +589,22 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
   }
   // b is dead after the H MSM: the witness MSMs' chunk buffers
   const std::span<fr> dead_b(d.b, d.vector_len_of(d.b));
+  const bool bounded = d.others_within_plan(cw);
   if (!l_done) {
-    out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.w + d.ni, sh.num_aux, t.h2d_bytes, dead_b);
+    out.l_sum = d.run_witness_msm(d.ctx_l.get(), p.l, d.w + d.ni, sh.num_aux, t.h2d_bytes, dead_b, bounded);
     clock.end(t.msm_l_ms);
   }
 
   // A: every input, then aux[A density]
   CUZK_CUDA_CHECK(cudaMemcpyAsync(d.sel, d.w, d.ni * sizeof(fr), cudaMemcpyDeviceToDevice, s));
   d.a_aux.compact(d.w + d.ni, d.sel + d.ni, s);
-  out.a_sum = d.run_witness_msm(d.ctx_a.get(), p.a, d.sel, d.counts.a, t.h2d_bytes, dead_b);
+  out.a_sum = d.run_witness_msm(d.ctx_a.get(), p.a, d.sel, d.counts.a, t.h2d_bytes, dead_b, bounded);
   clock.end(t.msm_a_ms);
 
   // B: inputs[B density], then aux[B density]
   d.b_in.compact(d.w, d.sel, s);
   d.b_aux.compact(d.w + d.ni, d.sel + d.b_in.count, s);
-  out.b1_sum = d.run_witness_msm(d.ctx_b1.get(), p.b_g1, d.sel, d.counts.b_g1, t.h2d_bytes, dead_b);
+  out.b1_sum = d.run_witness_msm(d.ctx_b1.get(), p.b_g1, d.sel, d.counts.b_g1, t.h2d_bytes, dead_b, bounded);
   clock.end(t.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
     out.b_scalars.resize(d.counts.b_g2);
@@ -832,7 +612,7 @@ pending_proof gpu_prover::start(const coded_witness* cw, const witness* raw, dou
         cudaMemcpyAsync(out.b_scalars.data(), d.sel, out.b_scalars.size() * sizeof(fr), cudaMemcpyDeviceToHost, s));
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   } else {
-    out.b2_sum = d.run_witness_msm(d.ctx_b2.get(), p.b_g2, d.sel, d.counts.b_g2, t.h2d_bytes, dead_b);
+    out.b2_sum = d.run_witness_msm(d.ctx_b2.get(), p.b_g2, d.sel, d.counts.b_g2, t.h2d_bytes, dead_b, bounded);
     out.b2_done = true;
   }
   clock.end(t.msm_b2_ms);
@@ -932,6 +712,8 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
 
   stage_clock clock(s, device_lock, between_stages);
   gpu_prove_timings shared;
+  const bool bounded =
+      std::all_of(live.begin(), live.end(), [&](std::size_t i) { return d.others_within_plan(members[i].coded); });
   const std::vector<fr*> vec = witness_sized_vectors();
   // a vector that holds no live member's scalars (by_member), lent to the
   // pass as its chunk buffers
@@ -955,8 +737,8 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
   clock.end(shared.upload_ms);
   drop_cancelled();
   if (live.empty()) return out;
-  const std::vector<ec::g1_jacobian> l =
-      d.run_witness_msm_batch(d.ctx_l.get(), p.l, pointers(w_of, d.ni), sh.num_aux, shared.h2d_bytes, free_of(w_of));
+  const std::vector<ec::g1_jacobian> l = d.run_witness_msm_batch(d.ctx_l.get(), p.l, pointers(w_of, d.ni), sh.num_aux,
+                                                                 shared.h2d_bytes, free_of(w_of), bounded);
   for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->l_sum = l[k];
   clock.end(shared.msm_l_ms);
   drop_cancelled();
@@ -976,8 +758,8 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
       free_vector = w_of[i];
     }
   }
-  const std::vector<ec::g1_jacobian> a =
-      d.run_witness_msm_batch(d.ctx_a.get(), p.a, pointers(a_of, 0), d.counts.a, shared.h2d_bytes, free_of(a_of));
+  const std::vector<ec::g1_jacobian> a = d.run_witness_msm_batch(d.ctx_a.get(), p.a, pointers(a_of, 0), d.counts.a,
+                                                                 shared.h2d_bytes, free_of(a_of), bounded);
   for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->a_sum = a[k];
   clock.end(shared.msm_a_ms);
   drop_cancelled();
@@ -1000,8 +782,8 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
     clock.end(again_ms);
     shared.upload_ms += again_ms;
   }
-  const std::vector<ec::g1_jacobian> b1 = d.run_witness_msm_batch(d.ctx_b1.get(), p.b_g1, pointers(b_of, 0),
-                                                                  d.counts.b_g1, shared.h2d_bytes, free_of(b_of));
+  const std::vector<ec::g1_jacobian> b1 = d.run_witness_msm_batch(
+      d.ctx_b1.get(), p.b_g1, pointers(b_of, 0), d.counts.b_g1, shared.h2d_bytes, free_of(b_of), bounded);
   for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->b1_sum = b1[k];
   clock.end(shared.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
@@ -1012,8 +794,8 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
     }
     CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
   } else {
-    const std::vector<ec::g2_jacobian> b2 = d.run_witness_msm_batch(d.ctx_b2.get(), p.b_g2, pointers(b_of, 0),
-                                                                    d.counts.b_g2, shared.h2d_bytes, free_of(b_of));
+    const std::vector<ec::g2_jacobian> b2 = d.run_witness_msm_batch(
+        d.ctx_b2.get(), p.b_g2, pointers(b_of, 0), d.counts.b_g2, shared.h2d_bytes, free_of(b_of), bounded);
     for (std::size_t k = 0; k < live.size(); ++k) {
       out[live[k]]->b2_sum = b2[k];
       out[live[k]]->b2_done = true;
