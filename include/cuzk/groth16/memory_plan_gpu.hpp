@@ -90,7 +90,7 @@ struct gpu_plan_inputs {
   // gpu_prover_config's choices
   bool b_g2_on_cpu = false;
   bool force_streaming = false;        ///< nothing resident, the matrices included
-  std::size_t stream_chunk_terms = 0;  ///< every chunk this size (0: searched)
+  std::size_t stream_chunk_terms = 0;  ///< every chunk this size, lent ones too (0: searched)
   unsigned h_window_bits = 0, sparse_window_bits = 0;
 };
 

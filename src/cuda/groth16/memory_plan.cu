@@ -100,9 +100,10 @@ bool witness_queries_stream(const gpu_memory_plan& p, const gpu_plan_inputs& in)
 /// The vectors the witness MSMs are lent as their chunk buffers (b after
 /// the H MSM, a witness-sized one in a batch) hold two chunks of at least
 /// |least| and at most |most| G1 terms. While the plan's chunk fits the
-/// least, no chunk buffers of their own; a coded witness's MSMs then run in
-/// chunks of what they are lent (fewer, larger MSMs: gpu_prover's
-/// run_witness_msm_batch), a witness sent as it is in the plan's chunks.
+/// least, no chunk buffers of their own; unless the chunk is configured, a
+/// coded witness's MSMs then run in chunks of what they are lent (fewer,
+/// larger MSMs: gpu_prover's run_witness_msm_batch), a witness sent as it
+/// is in the plan's chunks.
 struct lent_chunks {
   std::size_t least, most;
 };
@@ -112,10 +113,14 @@ lent_chunks lent_for(const gpu_plan_inputs& in) {
   return {per_value * std::min(in.num_variables, m) / per_term, lent_chunk_terms(in.num_variables, m)};
 }
 
+/// Whether a coded witness's MSMs run in chunks of what they are lent.
+bool witness_runs_lent(const gpu_memory_plan& p, const gpu_plan_inputs& in) {
+  return !in.stream_chunk_terms && p.chunk_terms <= lent_for(in).least;
+}
+
 /// The G1 terms per chunk the witness MSMs of a coded witness run in.
 std::size_t witness_run_chunk(const gpu_memory_plan& p, const gpu_plan_inputs& in) {
-  const lent_chunks lent = lent_for(in);
-  return p.chunk_terms <= lent.least ? std::max(p.chunk_terms, lent.least) : p.chunk_terms;
+  return witness_runs_lent(p, in) ? std::max(p.chunk_terms, lent_for(in).least) : p.chunk_terms;
 }
 
 unsigned h_window_for(const gpu_plan_inputs& in, std::size_t h_chunk) {
@@ -157,9 +162,8 @@ std::size_t gpu_plan_device_bytes(const gpu_memory_plan& p, const gpu_plan_input
   std::size_t chunk_buffers = 0;
   if (streamed_g1 || streamed_g2) {
     const lent_chunks lent = lent_for(in);
-    if (p.chunk_terms > lent.least) {
-      chunk_buffers = 2 * p.chunk_terms * sizeof(ec::g1_affine);
-    } else {
+    if (p.chunk_terms > lent.least) chunk_buffers = 2 * p.chunk_terms * sizeof(ec::g1_affine);
+    if (witness_runs_lent(p, in)) {
       // a coded witness (at most max_others other values) in chunks of
       // what it is lent, up to lent.most: the held plan's scratch bounds
       // a batch's per-chunk MSMs too (theirs take the windows in turn)

@@ -231,7 +231,8 @@ struct gpu_prover::impl {
   /// 2^22 terms on an H200, more than its additions), so a batch, whose
   /// MSMs no longer wait for the copies, runs fewer of them. A witness sent
   /// as it is may have any number of others: its MSMs keep to chunk_terms,
-  /// whose random-scalar scratch the plan charges.
+  /// whose random-scalar scratch the plan charges; so does a configured
+  /// chunk (gpu_prover_config::stream_chunk_terms).
   template <class F>
   std::vector<ec::jacobian<F>> run_witness_msm_batch(msm::gpu_msm_context_t<F>* ctx,
                                                      const std::vector<ec::affine<F>>& host,
@@ -250,7 +251,8 @@ struct gpu_prover::impl {
     const std::span<const ec::affine<F>> bases(host.data(), n);
     h2d += n * sizeof(ec::affine<F>);
     const bool lend = in_lent >= own;
-    return ctx->run_streamed_batch(bases, d_scalars, lend && bounded ? in_lent : own, sparse_window_bits.load(), mix,
+    const bool lent_chunks = lend && bounded && !cfg.stream_chunk_terms;  // (a configured chunk is kept)
+    return ctx->run_streamed_batch(bases, d_scalars, lent_chunks ? in_lent : own, sparse_window_bits.load(), mix,
                                    lend ? lent.data() : nullptr, lend ? lent.size_bytes() : 0);
   }
   template <class F>
