@@ -3,7 +3,8 @@
 // from sizes alone: at the 32 GiB PoRep's real sizes under the limits the
 // operators' cards set, against plans measured on a device, and for the
 // properties every choice must have (fits, is the cheapest that fits, never
-// costs more with more memory, honours the configuration). No GPU needed.
+// costs more with more memory, honours the configuration), and the plans
+// the GPU prover's own limit sweeps rely on. No GPU needed.
 
 #include <gtest/gtest.h>
 
@@ -13,7 +14,12 @@
 
 #include <cuzk/gpu/runtime.hpp>
 #include <cuzk/groth16/memory_plan_gpu.hpp>
+#include <cuzk/groth16/prover_gpu.hpp>
+#include <cuzk/ntt/domain.hpp>
+#include <cuzk/r1cs/examples.hpp>
+#include <cuzk/r1cs/synthesize.hpp>
 
+#include "common/bits_circuit.hpp"
 #include "common/test_seed.hpp"
 
 namespace cuzk {
@@ -243,6 +249,86 @@ TEST(gpu_memory_plan, ChunksPastTheLentVectorAreCharged) {
   p.chunk_terms = std::size_t(1) << 25;
   const std::size_t own = groth16::gpu_plan_device_bytes(p, in);
   EXPECT_GE(own, lent + 2 * p.chunk_terms * sizeof(ec::g1_affine));
+}
+
+// The plans the GPU prover's limit sweeps reach on a device
+// (tests/gpu/groth16_gpu_test.cu), from the same circuits through the
+// prover's own inputs: those tests run only where a GPU is, so this keeps a
+// planner change from moving their cases out of reach unseen.
+
+/// The query counts setup gives |sh| (what sizes_of its parameters says):
+/// H m - 1, L every aux, A every input and the aux in A, B the inputs and
+/// aux in B.
+groth16::query_sizes queries_of(const r1cs::r1cs_shape& sh) {
+  groth16::query_sizes q;
+  q.h = ntt::evaluation_domain(sh.num_constraints).size() - 1;
+  q.l = sh.num_aux;
+  q.a = sh.num_inputs + sh.a_aux_density.count();
+  q.b_g1 = q.b_g2 = sh.b_input_density.count() + sh.b_aux_density.count();
+  return q;
+}
+
+// gpu_groth16.LBesideHGivesTheSameProof: separate vectors with L beside H,
+// then, 256 KiB lower at a time, compact vectors with L beside H.
+TEST(gpu_memory_plan, TheLBesideHTestReachesItsPlans) {
+  const r1cs::r1cs_shape sh = r1cs::make_shape(test::bits_circuit{std::size_t(1) << 16, std::nullopt});
+  const groth16::gpu_prover_config cfg{.device = 0, .force_streaming = true, .stream_chunk_terms = 2048};
+  gpu_plan_inputs in = groth16::gpu_plan_inputs_for(sh, queries_of(sh), cfg, false, 64 * gib);
+  const gpu_memory_plan separate = groth16::choose_gpu_memory_plan(in);
+  expect_consistent(separate, in);
+  EXPECT_FALSE(separate.compact_vectors);
+  EXPECT_EQ(separate.l_beside_h_chunk_terms, 2048u);
+  bool saw_compact = false;
+  std::size_t limit = separate.planned_bytes;
+  for (int step = 0; step < 64 && !saw_compact; ++step, limit -= std::size_t(256) << 10) {
+    in.usable_bytes = limit;
+    gpu_memory_plan p;
+    try {
+      p = groth16::choose_gpu_memory_plan(in);
+    } catch (const gpu::cuda_error&) {
+      break;
+    }
+    expect_consistent(p, in);
+    saw_compact = p.compact_vectors && p.l_beside_h_chunk_terms;
+  }
+  EXPECT_TRUE(saw_compact) << "no limit gave compact vectors with L beside H";
+}
+
+// gpu_groth16.EveryMemoryPlanUnderAVramLimitGivesTheSameProof: from compact
+// vectors with everything resident, down by 1/16 at a time, through plans
+// with some queries resident to plans with none, until none fits.
+TEST(gpu_memory_plan, TheVramLimitSweepReachesItsPlans) {
+  constexpr std::size_t steps = ((std::size_t(1) << 17) - 5) / 2;  // the test's chain: 2^17 - 1 constraints
+  const r1cs::r1cs_shape sh = r1cs::make_shape(r1cs::examples::chain_circuit{steps, std::nullopt});
+  const std::size_t nv = sh.num_variables(), m = ntt::evaluation_domain(sh.num_constraints).size();
+  gpu_plan_inputs in = groth16::gpu_plan_inputs_for(sh, queries_of(sh), {.device = 0}, false, 64 * gib);
+  const gpu_memory_plan roomy = groth16::choose_gpu_memory_plan(in);
+  ASSERT_TRUE(roomy.all_resident());
+  ASSERT_FALSE(roomy.compact_vectors);
+  in.stream_chunk_terms = 20000;
+  std::size_t limit = roomy.planned_bytes - sizeof(ff::fr) * (2 * nv + 3 * m) + sizeof(ff::fr) * 3 * std::max(m, nv);
+  bool saw_partial = false, saw_streamed = false, refused = false;
+  for (int step = 0; step < 60; ++step, limit = limit * 15 / 16) {
+    in.usable_bytes = limit;
+    gpu_memory_plan p;
+    try {
+      p = groth16::choose_gpu_memory_plan(in);
+    } catch (const gpu::cuda_error& e) {
+      EXPECT_NE(std::string(e.what()).find("MiB usable"), std::string::npos) << e.what();
+      refused = true;
+      break;
+    }
+    expect_consistent(p, in);
+    const int resident = p.h + p.l + p.a + p.b_g1 + p.b_g2;
+    if (step == 0) EXPECT_TRUE(p.compact_vectors && p.all_resident()) << describe(p);
+    if (resident > 0 && !p.all_resident()) saw_partial = true;
+    if (resident == 0) saw_streamed = true;
+    if (!(p.l && p.a && p.b_g1 && p.b_g2)) EXPECT_EQ(p.chunk_terms, 20000u);
+    if (!p.h) EXPECT_LE(p.h_chunk_terms, 20000u);
+  }
+  EXPECT_TRUE(saw_partial);
+  EXPECT_TRUE(saw_streamed);
+  EXPECT_TRUE(refused);
 }
 
 }  // namespace

@@ -38,6 +38,7 @@
 #include <cuzk/r1cs/spmv_gpu.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
 
+#include "common/bits_circuit.hpp"
 #include "common/test_seed.hpp"
 #include "gpu/gpu_test_util.hpp"
 
@@ -46,6 +47,7 @@ namespace {
 using namespace cuzk;
 using ff::fr;
 using r1cs::examples::chain_circuit;
+using test::bits_circuit;
 
 constexpr std::size_t steps = ((std::size_t(1) << 17) - 5) / 2;  // 2^17 - 1 constraints
 
@@ -67,34 +69,6 @@ std::shared_ptr<const groth16::parameters> params() {
 std::shared_ptr<const r1cs::r1cs_shape> shape_ptr() {
   return std::shared_ptr<const r1cs::r1cs_shape>(&shape(), [](const r1cs::r1cs_shape*) {});
 }
-
-/// A witness like a PoRep's: |bits| booleans (b (1 - b) = 0, a seeded
-/// pattern) and one public x copied into aux, so every aux value is 0 or 1
-/// but one, and the coded witness is within the GPU prover's bound of
-/// other values (gpu_coded_witness_max_others).
-struct bits_circuit {
-  std::size_t bits = 0;
-  std::optional<std::uint64_t> seed;
-
-  template <r1cs::constraint_system CS>
-  void synthesize(CS& cs) const {
-    using r1cs::linear_combination;
-    const std::optional<fr> x = seed ? std::optional<fr>(fr::from_uint(*seed)) : std::nullopt;
-    const r1cs::variable vx = cs.alloc_input("x", [&] { return r1cs::require(x); });
-    const r1cs::variable vc = cs.alloc("x copy", [&] { return r1cs::require(x); });
-    cs.enforce(
-        "copy", [&](linear_combination lc) { return lc + vx; }, [&](linear_combination lc) { return lc + CS::one(); },
-        [&](linear_combination lc) { return lc + vc; });
-    std::mt19937_64 pattern(seed.value_or(0));
-    for (std::size_t i = 0; i < bits; ++i) {
-      const std::uint64_t bit = pattern() & 1;
-      const r1cs::variable vb = cs.alloc("bit", [&] { return fr::from_uint(bit); });
-      cs.enforce(
-          "boolean", [&](linear_combination lc) { return lc + vb; },
-          [&](linear_combination lc) { return lc + CS::one() - vb; }, [&](linear_combination lc) { return lc; });
-    }
-  }
-};
 
 std::vector<fr> full_assignment(const groth16::witness& w) {
   std::vector<fr> v(w.inputs);

@@ -252,6 +252,14 @@ class gpu_prover {
 std::size_t gpu_prover_working_bytes(const r1cs::r1cs_shape& shape, std::size_t g1_terms, std::size_t g2_terms,
                                      bool compact = false);
 
+/// The memory plan's inputs (memory_plan_gpu.hpp) for a prover of |shape|
+/// with queries of |queries| (already on the device: |on_device|) under
+/// |cfg|, against |usable_bytes| (the prover's: cudaMemGetInfo's free bytes
+/// less vram_margin_bytes, at most vram_limit_bytes). Host code only: the
+/// matrices' sizes come from their row plans (r1cs::gpu_shape_bytes).
+gpu_plan_inputs gpu_plan_inputs_for(const r1cs::r1cs_shape& shape, const query_sizes& queries,
+                                    const gpu_prover_config& cfg, bool on_device, std::size_t usable_bytes);
+
 /// Pins the host memory of |p|'s five queries for DMA (gpu::pin_host_range)
 /// while the handle lives; null when the driver refuses (the prover then
 /// streams from pageable memory). For the owner of the parameters: the

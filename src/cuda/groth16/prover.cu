@@ -325,11 +325,12 @@ std::size_t usable_bytes(const gpu_prover_config& cfg, std::size_t present) {
   return usable;
 }
 
-/// gpu_memory_plan's inputs for this prover (memory_plan_gpu.hpp).
-gpu_plan_inputs plan_inputs_for(const r1cs::r1cs_shape& sh, unsigned lg_m, const gpu_prover_config& cfg,
-                                const query_sizes& q, bool on_device) {
+}  // namespace
+
+gpu_plan_inputs gpu_plan_inputs_for(const r1cs::r1cs_shape& sh, const query_sizes& q, const gpu_prover_config& cfg,
+                                    bool on_device, std::size_t usable) {
   gpu_plan_inputs in;
-  in.lg_m = lg_m;
+  in.lg_m = ntt::evaluation_domain(sh.num_constraints).lg_size();
   in.num_variables = sh.num_variables();
   in.queries = q;
   in.matrices_resident_bytes = r1cs::gpu_shape_bytes(sh, /*with_c=*/false);
@@ -339,7 +340,7 @@ gpu_plan_inputs plan_inputs_for(const r1cs::r1cs_shape& sh, unsigned lg_m, const
                                    : r1cs::gpu_shape_bytes(sh, false, {.stream_block_nnz = gpu_plan_spmv_block_nnz});
   in.matrices_stream_traffic = r1cs::gpu_shape_stream_bytes(sh, false);
   in.queries_on_device = on_device;
-  in.usable_bytes = usable_bytes(cfg, on_device ? q.bytes() : 0);
+  in.usable_bytes = usable;
   in.device = cfg.device;
   in.b_g2_on_cpu = cfg.b_g2_on_cpu;
   in.force_streaming = cfg.force_streaming;
@@ -348,7 +349,6 @@ gpu_plan_inputs plan_inputs_for(const r1cs::r1cs_shape& sh, unsigned lg_m, const
   in.sparse_window_bits = cfg.sparse_window_bits;
   return in;
 }
-}  // namespace
 
 void gpu_prover::init() {
   impl& d = *_impl;
@@ -374,7 +374,9 @@ void gpu_prover::init() {
                           "groth16::gpu_prover: no CUDA device " + std::to_string(cfg.device));
 
   gpu::device_guard guard(cfg.device);
-  d.plan = choose_gpu_memory_plan(plan_inputs_for(sh, d.domain.lg_size(), cfg, q, d.device_params != nullptr));
+  const bool on_device = d.device_params != nullptr;
+  d.plan =
+      choose_gpu_memory_plan(gpu_plan_inputs_for(sh, q, cfg, on_device, usable_bytes(cfg, on_device ? q.bytes() : 0)));
 
   d.s = std::make_unique<gpu::stream>();
   // A and B only: H comes from a and b (c = a o b on the domain); streamed
