@@ -57,8 +57,6 @@ std::size_t working_bytes_for(std::size_t nv, unsigned lg_m, std::size_t msm_ter
 
 namespace {
 
-using plan_sizes::lent_chunk_terms;
-
 constexpr double link_bytes_per_ms = 50e6;
 constexpr double witness_chunk_ms = 0.25, h_chunk_ms = 0.1;
 constexpr double beside_share = 0.5, h_streamed_share = 0.2;
@@ -108,9 +106,8 @@ struct lent_chunks {
   std::size_t least, most;
 };
 lent_chunks lent_for(const gpu_plan_inputs& in) {
-  const std::size_t m = std::size_t(1) << in.lg_m;
-  const std::size_t per_value = sizeof(ff::fr), per_term = 2 * sizeof(ec::g1_affine);
-  return {per_value * std::min(in.num_variables, m) / per_term, lent_chunk_terms(in.num_variables, m)};
+  const std::size_t m = std::size_t(1) << in.lg_m, nv = in.num_variables;
+  return {plan_sizes::two_chunk_terms(std::min(nv, m)), plan_sizes::two_chunk_terms(std::max(nv, m))};
 }
 
 /// Whether a coded witness's MSMs run in chunks of what they are lent.
@@ -120,7 +117,7 @@ bool witness_runs_lent(const gpu_memory_plan& p, const gpu_plan_inputs& in) {
 
 /// The G1 terms per chunk the witness MSMs of a coded witness run in.
 std::size_t witness_run_chunk(const gpu_memory_plan& p, const gpu_plan_inputs& in) {
-  return witness_runs_lent(p, in) ? std::max(p.chunk_terms, lent_for(in).least) : p.chunk_terms;
+  return witness_runs_lent(p, in) ? lent_for(in).least : p.chunk_terms;
 }
 
 unsigned h_window_for(const gpu_plan_inputs& in, std::size_t h_chunk) {
@@ -156,7 +153,8 @@ std::size_t gpu_plan_device_bytes(const gpu_memory_plan& p, const gpu_plan_input
     } else {
       // a witness sent as it is: random-scalar scratch for a chunk
       terms = std::max(terms, std::min(x.count, chunk_terms_of(p.chunk_terms, x.g2)));
-      (x.g2 ? streamed_g2 : streamed_g1) = std::max(x.g2 ? streamed_g2 : streamed_g1, x.count);
+      std::size_t& streamed = x.g2 ? streamed_g2 : streamed_g1;
+      streamed = std::max(streamed, x.count);
     }
   }
   std::size_t chunk_buffers = 0;

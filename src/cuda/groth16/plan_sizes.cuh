@@ -23,19 +23,17 @@ inline std::size_t scratch_vector_len(std::size_t nv, std::size_t m, bool compac
   return compact ? compact_vector_len(nv, m) : m;
 }
 
+/// G1 terms of each of two chunk buffers a vector of |values| Fr values
+/// holds (a G2 chunk: half the terms, the same bytes).
+inline std::size_t two_chunk_terms(std::size_t values) { return values * sizeof(ff::fr) / (2 * sizeof(ec::g1_affine)); }
+
 /// Terms per streamed H chunk: two chunks fill the scratch vector (at most
 /// |cap| terms when set, at most |h| terms).
 inline std::size_t h_chunk_for(std::size_t nv, std::size_t m, bool compact, std::size_t h, std::size_t cap) {
-  std::size_t chunk = scratch_vector_len(nv, m, compact) * sizeof(ff::fr) / (2 * sizeof(ec::g1_affine));
+  std::size_t chunk = two_chunk_terms(scratch_vector_len(nv, m, compact));
   if (cap && cap < chunk) chunk = cap;
   if (h < chunk) chunk = h;
   return chunk > 0 ? chunk : 1;
-}
-
-/// G1 terms of the two chunk buffers a dead per-proof vector of a compact
-/// plan holds (a G2 chunk: half the terms, the same bytes).
-inline std::size_t lent_chunk_terms(std::size_t nv, std::size_t m) {
-  return sizeof(ff::fr) * compact_vector_len(nv, m) / (2 * sizeof(ec::g1_affine));
 }
 
 /// The vector H's MSM lends its pair buffer from (b, |vector_bytes|) when L
