@@ -33,8 +33,9 @@ constexpr std::size_t gib = std::size_t(1) << 30;
 /// The 32 GiB PoRep (StackedDrg32GiBV1_1): nv and the query counts from
 /// circuits::porep_shape and its densities, the matrices' device bytes from
 /// r1cs::gpu_shape_bytes / gpu_shape_stream_bytes of that shape (printed by
-/// a probe on 2026-12-06; building the shape takes ~9 GB and minutes, too
-/// much for this suite). The query bytes add up to the 47.55 GB per
+/// a probe on 2026-12-06, the resident bytes again for the packed matrices
+/// later that day: 3.70 GB, 5.62 GB as the host holds them; building the
+/// shape takes ~9 GB and a minute, too much for this suite). The query bytes add up to the 47.55 GB per
 /// partition the prover reported with the matrices resident
 /// (bench/RESULTS.md, 2026-12-06).
 gpu_plan_inputs porep_32g(std::size_t usable) {
@@ -42,7 +43,7 @@ gpu_plan_inputs porep_32g(std::size_t usable) {
   in.lg_m = 27;
   in.num_variables = 130170221;
   in.queries = {.h = 134217727, .l = 130169893, .a = 129753620, .b_g1 = 33112282, .b_g2 = 33112282};
-  in.matrices_resident_bytes = 5622707960;
+  in.matrices_resident_bytes = 3701521130;
   in.matrices_streamed_bytes = 557169784;
   in.matrices_stream_traffic = 5602321048;
   in.usable_bytes = usable;
@@ -107,6 +108,21 @@ TEST(gpu_memory_plan, PoRep32GiBAt24GiBHoldsTheMatricesAndRunsLBesideH) {
   slower.spmv_block_nnz = groth16::gpu_plan_spmv_block_nnz;
   EXPECT_LT(groth16::gpu_plan_streaming_ms(faster, in), groth16::gpu_plan_streaming_ms(slower, in));
   EXPECT_LE(groth16::gpu_plan_streaming_ms(p, in), groth16::gpu_plan_streaming_ms(faster, in));
+}
+
+// Packed, the matrices (3.70 GB) fit beside L-beside-H under a 20 GB card's
+// limit; as the host holds them (5.62 GB) they did not, and each SpMV moved
+// 5.6 GB over the link (~113 ms measured at 16 GiB).
+TEST(gpu_memory_plan, PoRep32GiBAt20GiBHoldsThePackedMatrices) {
+  gpu_plan_inputs in = porep_32g(20 * gib);
+  const gpu_memory_plan p = groth16::choose_gpu_memory_plan(in);
+  expect_consistent(p, in);
+  EXPECT_TRUE(p.matrices) << describe(p);
+  EXPECT_EQ(p.l_beside_h_chunk_terms, std::size_t(1) << 23) << describe(p);
+  in.matrices_resident_bytes = 5622707960;  // unpacked
+  const gpu_memory_plan unpacked = groth16::choose_gpu_memory_plan(in);
+  EXPECT_FALSE(unpacked.matrices) << describe(unpacked);
+  EXPECT_LT(groth16::gpu_plan_streaming_ms(p, porep_32g(20 * gib)), groth16::gpu_plan_streaming_ms(unpacked, in));
 }
 
 TEST(gpu_memory_plan, EverythingResidentApartWhenItFits) {

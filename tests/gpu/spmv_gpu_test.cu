@@ -12,7 +12,9 @@
 // them in row blocks per call: blocks of a few rows (every long row a block
 // of its own, tasks and partial sums numbered over the whole matrix), a
 // middle size, and one block for everything. device_bytes() must equal
-// gpu_shape_bytes(). Seeds printed (CUZK_TEST_SEED replays one).
+// gpu_shape_bytes(). Resident matrices are packed (32-bit row offsets per
+// group of rows, 16-bit ids for small dictionaries): group ends and both id
+// widths are covered. Seeds printed (CUZK_TEST_SEED replays one).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -224,6 +226,30 @@ TEST(gpu_spmv, EmptyRowsAndUniformIdsMatchCpu) {
   check_shape(random_shape(5000, 6000, rng, porep_like, {0.0, 0.0}, 1000), rng, "all dictionary");
   // an empty dictionary beyond 1 and -1
   check_shape(random_shape(5000, 6000, rng, porep_like, {0.5, 0.5}, 0), rng, "only +-1");
+}
+
+TEST(gpu_spmv, PackedOffsetsAndIdsMatchCpu) {
+  // resident matrices are packed: row offsets within groups of 4096 rows
+  // (a row count that ends a group exactly, long rows across group ends),
+  // 16-bit ids up to a dictionary of 2^16 entries (the largest id used) and
+  // 32-bit ids beyond it
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(test::test_seed("gpu_spmv.PackedOffsetsAndIdsMatchCpu"));
+  const auto long_at_group_ends = [](std::size_t i, std::mt19937_64& r) -> std::size_t {
+    return (i + 1) % 4096 < 2 ? 3000 + r() % 2000 : porep_like(i, r);
+  };
+  check_shape(random_shape(8192, 9000, rng, long_at_group_ends), rng, "two whole groups");
+  check_shape(random_shape(3 * 4096 + 17, 9000, rng, long_at_group_ends), rng, "three groups and a part");
+  auto largest_id = [](r1cs::r1cs_shape s) {
+    for (r1cs::csr_matrix* m : {&s.a, &s.b, &s.c})
+      if (!m->coeff_ids.empty()) m->coeff_ids.back() = std::uint32_t(s.coeffs.size() - 1);
+    return s;
+  };
+  const std::size_t short_max = std::size_t(1) << 16;
+  check_shape(largest_id(random_shape(6000, 7000, rng, porep_like, {0.1, 0.1}, short_max - 2)), rng,
+              "2^16 coefficients: 16-bit ids, the largest used");
+  check_shape(largest_id(random_shape(6000, 7000, rng, porep_like, {0.1, 0.1}, short_max - 1)), rng,
+              "2^16 + 1 coefficients: 32-bit ids");
 }
 
 TEST(gpu_spmv, RejectsBadConfigAndMisalignedVectors) {

@@ -173,6 +173,14 @@ struct spmv {
   static constexpr unsigned warp_chunk = 512;
   /// Non-zeros a thread loads before it adds them (loads in flight per thread).
   static constexpr unsigned batch = 4;
+  /// Resident matrices keep their row offsets as 32-bit values relative to
+  /// groups of 2^lg_row_group rows (one 64-bit base per group): 4 bytes a
+  /// row instead of 8, 8 bytes per 4096 rows for the bases, and a group may
+  /// hold up to 2^32 - 1 non-zeros (a whole 32 GiB PoRep matrix holds 0.3 G).
+  static constexpr unsigned lg_row_group = 12;
+  /// Dictionaries of at most this many coefficients keep 16-bit ids when
+  /// resident (the 32 GiB PoRep has ~2.5 k); larger ones keep 32-bit ids.
+  static constexpr std::size_t max_short_id_coeffs = std::size_t(1) << 16;
 };
 static_assert(is_pow2(spmv::threads) && spmv::threads % 32 == 0 && spmv::threads <= 1024);
 static_assert(spmv::short_row_max >= 1 && spmv::short_row_max <= spmv::short_row_cap);

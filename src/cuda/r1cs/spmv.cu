@@ -10,7 +10,11 @@
 //   warp_tasks_kernel  x = warp tasks, one warp per task, lanes striding by 32;
 //   long_rows_kernel   x = long rows, one warp per row adding its partials.
 // The first two write disjoint rows of the output; the second writes the
-// partial sums the third reads. Row offsets are 64-bit as on the host.
+// partial sums the third reads. Resident matrices are packed when uploaded
+// (packed_bytes): row offsets as 32-bit values within groups of
+// 2^lg_row_group rows plus one 64-bit base per group, and 16-bit coefficient
+// ids where the dictionary allows; streamed blocks are read as the host
+// holds them (64-bit offsets, 32-bit ids), copied in place.
 // A view of a row block (matrix_view::row_base, nnz_base) reads its row
 // offsets, columns and ids from the staging copy, indexed relative to the
 // block; warp tasks, long rows and partial sums keep the whole matrix's
@@ -30,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
 
 #include <cuzk/ff/detail/cuda_arith.cuh>
@@ -62,10 +67,17 @@ constexpr std::uint32_t partial_flag = 0x80000000u;
 /// Coefficient id of a lane slot past the end of its row (never a dictionary id).
 constexpr std::uint32_t no_id = 0xffffffffu;
 
+/// Row offsets and coefficient ids either as on the host (row_ptr, ids: a
+/// streamed block's staging copy) or packed (resident matrices): offset(r) =
+/// group_base[r >> lg_group] + row_rel[r], and 16-bit ids where the
+/// dictionary has at most 2^16 entries. The choice is uniform over a launch.
 struct matrix_view {
-  const std::uint64_t* row_ptr;  ///< rows + 1 offsets, from row row_base on
-  const std::uint32_t* cols;     ///< non-zeros from nnz_base on
-  const std::uint32_t* ids;
+  const std::uint64_t* row_ptr;    ///< rows + 1 offsets, from row row_base on; null when packed
+  const std::uint32_t* row_rel;    ///< packed: offset less its group's base
+  const std::uint64_t* group_base; ///< packed: the offset of each group's first row
+  const std::uint32_t* cols;       ///< non-zeros from nnz_base on
+  const std::uint32_t* ids;        ///< 32-bit ids, or null
+  const std::uint16_t* ids16;      ///< 16-bit ids, or null
   fr_d* out;  ///< the whole output (row 0)
   const warp_task* tasks;
   const long_row* longs;
@@ -79,6 +91,17 @@ struct matrix_views {
 
 using gpu::load16_ro;
 using gpu::store16;
+
+/// Row |i|'s first non-zero (i relative to the view's row_base).
+__device__ __forceinline__ std::uint64_t row_offset(const matrix_view& m, std::uint64_t i) {
+  if (m.row_ptr) return __ldg(m.row_ptr + i);
+  return __ldg(m.group_base + (i >> tune::spmv::lg_row_group)) + __ldg(m.row_rel + i);
+}
+
+/// Coefficient id of non-zero |e| (absolute).
+__device__ __forceinline__ std::uint32_t coeff_id(const matrix_view& m, std::uint64_t e) {
+  return m.ids16 ? std::uint32_t(__ldg(m.ids16 + (e - m.nnz_base))) : __ldg(m.ids + (e - m.nnz_base));
+}
 
 /// acc += coefficient(id) * w[col] for the |batch| non-zeros k, k + stride,
 /// ... that lie before |end|: all index loads first, then all w gathers,
@@ -95,7 +118,7 @@ __device__ __forceinline__ void add_batch(fr_d& acc, const matrix_view& m, std::
     col[j] = 0;
     if (e < end) {
       col[j] = __ldg(m.cols + (e - m.nnz_base));
-      id[j] = __ldg(m.ids + (e - m.nnz_base));
+      id[j] = coeff_id(m, e);
     }
   }
   fr_d x[B];
@@ -130,7 +153,7 @@ __global__ void __launch_bounds__(tune::spmv::threads)
   const std::uint64_t i = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
   const matrix_view& m = v.m[blockIdx.y];
   if (i >= m.rows) return;
-  const std::uint64_t begin = __ldg(m.row_ptr + i), end = __ldg(m.row_ptr + i + 1);
+  const std::uint64_t begin = row_offset(m, i), end = row_offset(m, i + 1);
   if (end - begin > short_row_max) return;
   fr_d acc = fr_d::zero();
   for (std::uint64_t k = begin; k < end; k += tune::spmv::batch) add_batch(acc, m, k, end, 1, w, coeffs);
@@ -217,7 +240,21 @@ host_plan make_plan(const csr_matrix& m, const gpu_spmv_config& cfg) {
   return p;
 }
 
+/// Bytes of |m| as the host holds it (what a streamed call moves).
 std::size_t csr_bytes(const csr_matrix& m) { return m.row_ptr.size() * 8 + m.cols.size() * 4 + m.coeff_ids.size() * 4; }
+
+constexpr unsigned lg_group = tune::spmv::lg_row_group;
+/// Groups of rows of a matrix of |rows| rows: one base per group holding a
+/// row offset, the end offset (row |rows|) included.
+std::size_t row_groups(std::size_t rows) { return (rows >> lg_group) + 1; }
+bool short_ids(std::size_t dictionary) { return dictionary <= tune::spmv::max_short_id_coeffs; }
+
+/// Bytes of |m| packed for residence: 32-bit row offsets within their
+/// group, the group bases, columns, and 16- or 32-bit ids.
+std::size_t packed_bytes(const csr_matrix& m, std::size_t dictionary) {
+  return m.row_ptr.size() * 4 + row_groups(m.rows()) * 8 + m.cols.size() * 4 +
+         m.coeff_ids.size() * (short_ids(dictionary) ? 2 : 4);
+}
 
 /// Rows [r0, r1) of a streamed matrix: non-zeros [nz0, nz1), warp tasks
 /// [t0, t1), long rows [l0, l1) (every task of a row lies in its block).
@@ -260,9 +297,32 @@ struct staging_size {
   }
   std::size_t bytes() const { return nnz * 8 + offsets * 8; }
 };
+/// Host elements converted per upload while packing: the temporary host
+/// memory of a resident build (a few tens of MB, not a second matrix).
+constexpr std::size_t pack_slice = std::size_t(1) << 22;
+
+/// Converts [0, n) of a host array through |fn| (index -> device element) in
+/// slices, uploading each to |dst| (synchronous: the slice is reused).
+template <class T, class Fn>
+void upload_converted(gpu::device_buffer<T>& dst, std::size_t n, Fn&& fn, cudaStream_t s) {
+  std::vector<T> slice(std::min(n, pack_slice));
+  for (std::size_t lo = 0; lo < n; lo += pack_slice) {
+    const std::size_t len = std::min(pack_slice, n - lo);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, len, std::size_t(1) << 16),
+                      [&](const tbb::blocked_range<std::size_t>& r) {
+                        for (std::size_t k = r.begin(); k < r.end(); ++k) slice[k] = fn(lo + k);
+                      });
+    dst.upload(slice.data(), len, s, lo);
+    CUZK_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+}
+
 struct device_csr {
-  gpu::device_buffer<std::uint64_t> row_ptr;    // resident only
-  gpu::device_buffer<std::uint32_t> cols, ids;  // resident only
+  // resident only, packed (packed_bytes)
+  gpu::device_buffer<std::uint32_t> row_rel;
+  gpu::device_buffer<std::uint64_t> group_base;
+  gpu::device_buffer<std::uint32_t> cols, ids;
+  gpu::device_buffer<std::uint16_t> ids16;
   gpu::device_buffer<warp_task> tasks;
   gpu::device_buffer<long_row> longs;
   gpu::device_buffer<ff::fr> partials;
@@ -270,8 +330,8 @@ struct device_csr {
 
   device_csr() = default;
   /// Resident, or (|streamed|) read from |m| in |streamed_blocks| by every call.
-  device_csr(const csr_matrix& m, const host_plan& p, bool streamed, std::vector<row_block> streamed_blocks,
-             cudaStream_t s)
+  device_csr(const csr_matrix& m, const host_plan& p, std::size_t dictionary, bool streamed,
+             std::vector<row_block> streamed_blocks, cudaStream_t s)
       : tasks(p.tasks.size()), longs(p.longs.size()), partials(p.partials) {
     tasks.upload(p.tasks.data(), p.tasks.size(), s);
     longs.upload(p.longs.data(), p.longs.size(), s);
@@ -279,15 +339,34 @@ struct device_csr {
       blocks = std::move(streamed_blocks);
       return;
     }
-    row_ptr = gpu::device_buffer<std::uint64_t>(m.row_ptr.size());
+    const std::size_t groups = row_groups(m.rows());
+    std::vector<std::uint64_t> base(groups);
+    for (std::size_t g = 0; g < groups; ++g) base[g] = m.row_ptr[g << lg_group];
+    for (std::size_t g = 0; g + 1 < groups; ++g)
+      if (base[g + 1] - base[g] > 0xffffffffull)
+        throw std::invalid_argument("r1cs::gpu_shape: rows " + std::to_string(g << lg_group) + ".." +
+                                    std::to_string(((g + 1) << lg_group) - 1) + " hold " +
+                                    std::to_string(base[g + 1] - base[g]) +
+                                    " non-zeros, more than 32-bit row offsets within a group allow");
+    group_base = gpu::device_buffer<std::uint64_t>(groups);
+    group_base.upload(base.data(), groups, s);
+    row_rel = gpu::device_buffer<std::uint32_t>(m.row_ptr.size());
+    upload_converted(
+        row_rel, m.row_ptr.size(), [&](std::size_t r) { return std::uint32_t(m.row_ptr[r] - base[r >> lg_group]); },
+        s);
     cols = gpu::device_buffer<std::uint32_t>(m.cols.size());
-    ids = gpu::device_buffer<std::uint32_t>(m.coeff_ids.size());
-    row_ptr.upload(m.row_ptr.data(), m.row_ptr.size(), s);
     cols.upload(m.cols.data(), m.cols.size(), s);
-    ids.upload(m.coeff_ids.data(), m.coeff_ids.size(), s);
+    if (short_ids(dictionary)) {
+      ids16 = gpu::device_buffer<std::uint16_t>(m.coeff_ids.size());
+      upload_converted(ids16, m.coeff_ids.size(), [&](std::size_t e) { return std::uint16_t(m.coeff_ids[e]); }, s);
+    } else {
+      ids = gpu::device_buffer<std::uint32_t>(m.coeff_ids.size());
+      ids.upload(m.coeff_ids.data(), m.coeff_ids.size(), s);
+    }
   }
   std::size_t bytes() const {
-    return row_ptr.bytes() + cols.bytes() + ids.bytes() + tasks.bytes() + longs.bytes() + partials.bytes();
+    return row_rel.bytes() + group_base.bytes() + cols.bytes() + ids.bytes() + ids16.bytes() + tasks.bytes() +
+           longs.bytes() + partials.bytes();
   }
 };
 
@@ -341,7 +420,7 @@ std::size_t gpu_shape_bytes(const r1cs_shape& shape, bool with_c, gpu_spmv_confi
     const host_plan p = make_plan(m, cfg);
     bytes += p.bytes();
     if (cfg.stream_block_nnz) stage.fit(make_blocks(m, p, cfg.stream_block_nnz));
-    else bytes += csr_bytes(m);
+    else bytes += packed_bytes(m, shape.coeffs.size());
   }
   return bytes + stage.bytes();
 }
@@ -371,7 +450,7 @@ void gpu_shape::impl::build(const r1cs_shape& shape, int dev, bool c, gpu_spmv_c
       blocks = make_blocks(mat, p, cfg.stream_block_nnz);
       stage.fit(blocks);
     }
-    m[k] = device_csr(mat, p, streamed(), std::move(blocks), s);
+    m[k] = device_csr(mat, p, shape.coeffs.size(), streamed(), std::move(blocks), s);
     s.synchronize();  // |p| is freed at the end of this iteration
   }
   coeffs = gpu::device_buffer<ff::fr>(shape.coeffs.size());
@@ -474,9 +553,12 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
     matrix_views v{};
     for (unsigned k = 0; k < mats; ++k) {
       const device_csr& d = _impl->m[k];
-      v.m[k] = {d.row_ptr.data(),
+      v.m[k] = {nullptr,
+                d.row_rel.data(),
+                d.group_base.data(),
                 d.cols.data(),
-                d.ids.data(),
+                d.ids16.size() ? nullptr : d.ids.data(),
+                d.ids16.size() ? d.ids16.data() : nullptr,
                 reinterpret_cast<fr_d*>(outs[k]),
                 d.tasks.data(),
                 d.longs.data(),
@@ -504,8 +586,11 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
       }
       matrix_views v{};
       v.m[0] = {_impl->stage_offsets.data(),
+                nullptr,
+                nullptr,
                 _impl->stage_cols.data(),
                 _impl->stage_ids.data(),
+                nullptr,
                 reinterpret_cast<fr_d*>(outs[k]),
                 d.tasks.data() + b.t0,
                 d.longs.data() + b.l0,
