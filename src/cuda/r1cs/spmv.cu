@@ -72,13 +72,13 @@ constexpr std::uint32_t no_id = 0xffffffffu;
 /// group_base[r >> lg_group] + row_rel[r], and 16-bit ids where the
 /// dictionary has at most 2^16 entries. The choice is uniform over a launch.
 struct matrix_view {
-  const std::uint64_t* row_ptr;    ///< rows + 1 offsets, from row row_base on; null when packed
-  const std::uint32_t* row_rel;    ///< packed: offset less its group's base
-  const std::uint64_t* group_base; ///< packed: the offset of each group's first row
-  const std::uint32_t* cols;       ///< non-zeros from nnz_base on
-  const std::uint32_t* ids;        ///< 32-bit ids, or null
-  const std::uint16_t* ids16;      ///< 16-bit ids, or null
-  fr_d* out;  ///< the whole output (row 0)
+  const std::uint64_t* row_ptr;     ///< rows + 1 offsets, from row row_base on; null when packed
+  const std::uint32_t* row_rel;     ///< packed: offset less its group's base
+  const std::uint64_t* group_base;  ///< packed: the offset of each group's first row
+  const std::uint32_t* cols;        ///< non-zeros from nnz_base on
+  const std::uint32_t* ids;         ///< 32-bit ids, or null
+  const std::uint16_t* ids16;       ///< 16-bit ids, or null
+  fr_d* out;                        ///< the whole output (row 0)
   const warp_task* tasks;
   const long_row* longs;
   fr_d* partials;
@@ -352,13 +352,13 @@ struct device_csr {
     group_base.upload(base.data(), groups, s);
     row_rel = gpu::device_buffer<std::uint32_t>(m.row_ptr.size());
     upload_converted(
-        row_rel, m.row_ptr.size(), [&](std::size_t r) { return std::uint32_t(m.row_ptr[r] - base[r >> lg_group]); },
-        s);
+        row_rel, m.row_ptr.size(), [&](std::size_t r) { return std::uint32_t(m.row_ptr[r] - base[r >> lg_group]); }, s);
     cols = gpu::device_buffer<std::uint32_t>(m.cols.size());
     cols.upload(m.cols.data(), m.cols.size(), s);
     if (short_ids(dictionary)) {
       ids16 = gpu::device_buffer<std::uint16_t>(m.coeff_ids.size());
-      upload_converted(ids16, m.coeff_ids.size(), [&](std::size_t e) { return std::uint16_t(m.coeff_ids[e]); }, s);
+      upload_converted(
+          ids16, m.coeff_ids.size(), [&](std::size_t e) { return std::uint16_t(m.coeff_ids[e]); }, s);
     } else {
       ids = gpu::device_buffer<std::uint32_t>(m.coeff_ids.size());
       ids.upload(m.coeff_ids.data(), m.coeff_ids.size(), s);
