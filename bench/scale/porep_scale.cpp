@@ -378,9 +378,10 @@ int main(int argc, char** argv) try {
         const groth16::gpu_prove_timings& ti = bt[i];
         std::printf(
             "  batch of %zu, member %zu: GPU %.0f ms (upload %.0f, spmv %.0f, ntt %.0f, H %.0f, L %.0f, A %.0f, "
-            "B1 %.0f, B2 %.0f ms: the witness MSMs a share of the pass), host to device %.2f GB%s\n",
+            "B1 %.0f, B2 %.0f ms: the witness MSMs a share of a %s pass of %zu), host to device %.2f GB%s\n",
             k, i, ti.total_ms, ti.upload_ms, ti.spmv_ms, ti.ntt_ms, ti.msm_h_ms, ti.msm_l_ms, ti.msm_a_ms, ti.msm_b1_ms,
-            ti.msm_b2_ms, double(ti.h2d_bytes) / 1e9, same ? "" : " -- PROOF DIFFERS");
+            ti.msm_b2_ms, ti.coded_pass ? "coded" : "vector", ti.pass_members, double(ti.h2d_bytes) / 1e9,
+            same ? "" : " -- PROOF DIFFERS");
         if (!same) throw std::runtime_error("a batched proof differs from the warm-up proof");
       }
       std::printf("  batch of %zu: %.3f s on the device, %.0f ms per partition; prover holds %.1f GiB VRAM\n", k,

@@ -412,6 +412,133 @@ TEST(gpu_groth16, BatchCompletesTheOthersWhenOneIsCancelled) {
   EXPECT_TRUE(prover.prove(w[1], r[1], s[1]) == want[1]) << "usable after the cancelled batches";
 }
 
+/// Booleans with a squaring chain woven in (every 40th aux value the square
+/// of the chain's last: neither 0 nor 1), so a coded witness has other
+/// values spread over its code words and groups and stays within the GPU
+/// prover's bound (1/32 of the values); the chain runs through A and B.
+struct woven_circuit {
+  std::size_t values = 0;
+  std::optional<std::uint64_t> seed;
+
+  template <r1cs::constraint_system CS>
+  void synthesize(CS& cs) const {
+    using r1cs::linear_combination;
+    std::optional<fr> y = seed ? std::optional<fr>(fr::from_uint(*seed + 2)) : std::nullopt;
+    r1cs::variable vy = cs.alloc_input("x", [&] { return r1cs::require(y); });
+    std::mt19937_64 pattern(seed.value_or(0));
+    for (std::size_t i = 0; i < values; ++i) {
+      if (i % 40 == 39) {
+        const std::optional<fr> y2 = y ? std::optional<fr>(*y * *y) : std::nullopt;
+        const r1cs::variable v2 = cs.alloc("square", [&] { return r1cs::require(y2); });
+        cs.enforce(
+            "square", [&](linear_combination lc) { return lc + vy; }, [&](linear_combination lc) { return lc + vy; },
+            [&](linear_combination lc) { return lc + v2; });
+        y = y2;
+        vy = v2;
+        continue;
+      }
+      const std::uint64_t bit = pattern() & 1;
+      const r1cs::variable vb = cs.alloc("bit", [&] { return fr::from_uint(bit); });
+      cs.enforce(
+          "boolean", [&](linear_combination lc) { return lc + vb; },
+          [&](linear_combination lc) { return lc + CS::one() - vb; }, [&](linear_combination lc) { return lc; });
+    }
+  }
+};
+
+// A batch larger than the per-proof vectors hold: the coded members within
+// the plan's bound share one coded pass (kept coded on the device, their
+// scalars expanded a chunk at a time through the A and B densities), a
+// witness sent as it is goes in a vector pass. Every proof equals the CPU
+// proof for the same r, s: with separate and compact vectors, with B_G2 on
+// the GPU and on the CPU, and with a member cancelled inside the coded pass.
+TEST(gpu_groth16, CodedBatchPassGivesTheSameProofs) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(test::test_seed("gpu_groth16.CodedBatchPassGivesTheSameProofs"));
+  constexpr std::size_t values = std::size_t(1) << 16;
+  const auto sh = std::make_shared<const r1cs::r1cs_shape>(r1cs::make_shape(woven_circuit{values, std::nullopt}));
+  const auto p = std::make_shared<const groth16::parameters>(groth16::generate_parameters(*sh, rng()));
+  constexpr std::size_t n = 6;  // five coded, the last sent as it is
+  std::vector<groth16::witness> w;
+  std::vector<groth16::coded_witness> cw;
+  std::vector<fr> r, s;
+  std::vector<groth16::proof> want;
+  for (std::size_t k = 0; k < n; ++k) {
+    const auto cs = r1cs::make_witness(woven_circuit{values, rng() % 1000000}, sh->num_inputs, sh->num_aux);
+    w.push_back({{cs.inputs().begin(), cs.inputs().end()}, {cs.aux().begin(), cs.aux().end()}});
+    cw.push_back(groth16::encode_witness(w.back().inputs, w.back().aux));
+    ASSERT_LE(cw.back().others.size(), groth16::gpu_coded_witness_max_others(sh->num_variables()));
+    ASSERT_GT(cw.back().others.size(), values / 50);
+    r.push_back(fr::random(rng));
+    s.push_back(fr::random(rng));
+    want.push_back(groth16::prove(*p, *sh, w.back(), r.back(), s.back()));
+  }
+  auto members = [&] {
+    std::vector<groth16::gpu_batch_member> m;
+    for (std::size_t k = 0; k + 1 < n; ++k) m.push_back({.coded = &cw[k]});
+    m.push_back({.raw = &w[n - 1]});
+    return m;
+  };
+  auto check = [&](groth16::gpu_prover& prover, const char* what) {
+    SCOPED_TRACE(what);
+    std::printf("%s: batch capacity %zu, compact vectors %d\n", what, prover.batch_capacity(),
+                int(prover.memory_plan().compact_vectors));
+    ASSERT_GE(prover.batch_capacity(), n);
+    auto out = prover.prove_start_batch(members());
+    ASSERT_EQ(out.size(), n);
+    const auto times = prover.last_batch_timings();
+    for (std::size_t k = 0; k < n; ++k) {
+      ASSERT_TRUE(out[k].has_value()) << "member " << k;
+      EXPECT_TRUE(prover.finalize(std::move(*out[k]), r[k], s[k]) == want[k]) << "member " << k;
+      EXPECT_EQ(times[k].coded_pass, k + 1 < n) << "member " << k;
+      EXPECT_EQ(times[k].pass_members, k + 1 < n ? n - 1 : 1) << "member " << k;
+    }
+    // cancelled inside the coded pass: after its upload, then after A
+    // (each member's own stages end at 4 boundaries)
+    for (const int cancel_at : {4 * int(n) + 1, 4 * int(n) + 3}) {
+      SCOPED_TRACE("cancelled at boundary " + std::to_string(cancel_at));
+      std::atomic<bool> cancelled{false};
+      int boundaries = 0;
+      std::vector<groth16::gpu_batch_member> m = members();
+      m[2].cancelled = [&] { return cancelled.load(); };
+      auto res = prover.prove_start_batch(m, [&] {
+        if (++boundaries == cancel_at) cancelled = true;
+      });
+      ASSERT_GT(boundaries, cancel_at);
+      EXPECT_FALSE(res[2].has_value());
+      for (std::size_t k = 0; k < n; ++k) {
+        if (k == 2) continue;
+        ASSERT_TRUE(res[k].has_value()) << "member " << k;
+        EXPECT_TRUE(prover.finalize(std::move(*res[k]), r[k], s[k]) == want[k]) << "member " << k;
+      }
+    }
+  };
+  for (const bool b2_on_cpu : {false, true}) {
+    groth16::gpu_prover separate(
+        p, sh, {.device = 0, .b_g2_on_cpu = b2_on_cpu, .force_streaming = true, .stream_chunk_terms = 3000});
+    check(separate, b2_on_cpu ? "separate vectors, B_G2 on the CPU" : "separate vectors");
+  }
+  // compact vectors: a vector pass takes 2; lower limits until a plan has them
+  groth16::gpu_prover unlimited(p, sh, {.device = 0, .force_streaming = true});
+  constexpr std::size_t step_bytes = std::size_t(256) << 10;
+  bool saw_compact = false;
+  for (std::size_t limit = unlimited.memory_plan().planned_bytes; limit > 64 * step_bytes && !saw_compact;
+       limit -= step_bytes) {
+    std::unique_ptr<groth16::gpu_prover> prover;
+    try {
+      prover = std::make_unique<groth16::gpu_prover>(
+          p, sh, groth16::gpu_prover_config{.device = 0, .vram_limit_bytes = limit, .force_streaming = true});
+    } catch (const gpu::cuda_error&) {
+      break;
+    }
+    if (!prover->memory_plan().compact_vectors) continue;
+    saw_compact = true;
+    check(*prover, "compact vectors");
+    EXPECT_LE(prover->device_bytes(), limit) << "what the prover holds after proving";
+  }
+  EXPECT_TRUE(saw_compact) << "no limit gave compact vectors";
+}
+
 // L's MSM beside H's (gpu_memory_plan::l_beside_h_chunk_terms): with L and
 // H streamed, a coded witness within the bound of other values gives the
 // CPU proof byte for byte with the two MSMs on two streams, under separate

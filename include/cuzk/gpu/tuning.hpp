@@ -187,4 +187,13 @@ static_assert(spmv::short_row_max >= 1 && spmv::short_row_max <= spmv::short_row
 static_assert(spmv::warp_chunk >= 32 && spmv::warp_chunk % 32 == 0);
 static_assert(spmv::batch >= 1 && spmv::batch <= 8);
 
+/// The Groth16 GPU prover (src/cuda/groth16/prover.cu).
+struct groth16 {
+  /// Coded witnesses one coded batch pass takes at most (gpu_prover::
+  /// batch_capacity). Memory allows ~20 at 32 GiB; each member adds an MSM
+  /// per streamed chunk with its fixed cost (~4 ms), and the engine's
+  /// max_batch_size bounds it first in practice.
+  static constexpr std::size_t max_coded_batch = 16;
+};
+
 }  // namespace cuzk::gpu::tuning

@@ -136,6 +136,11 @@ struct gpu_prove_timings {
   /// (gpu_memory_plan::l_beside_h_chunk_terms): msm_l_ms is L's own time,
   /// inside msm_h_ms (the two together), not after it.
   bool l_beside_h = false;
+  /// Its witness MSMs ran in a coded batch pass (the witness kept coded on
+  /// the device and expanded a chunk at a time: prove_start_batch).
+  bool coded_pass = false;
+  /// Members of the pass its witness MSMs ran in (1 outside a batch).
+  std::size_t pass_members = 1;
 };
 
 /// One partition of gpu_prover::prove_start_batch: its witness coded
@@ -184,18 +189,27 @@ class gpu_prover {
   /// it too dense to code); encode_ms is then 0.
   pending_proof prove_start_uncoded(const witness& w, const gpu_stage_check& between_stages = {});
   /// Cross-sector batching: how many partitions prove_start_batch takes
-  /// in one pass with a saving. 1 when the L, A and B queries are all
-  /// resident (nothing to share) or the per-proof vectors hold fewer than
-  /// three witnesses; else one less than the vectors that hold a witness
-  /// (a compact plan: 2, five vectors: 4 when m >= the variable count).
+  /// in one call with a saving. 1 when the L, A and B queries are all
+  /// resident (nothing to share). Else the larger of two passes' sizes: a
+  /// coded pass takes coded witnesses within the plan's bound of other
+  /// values (any witness the engine codes), as many as one per-proof
+  /// vector holds beside a chunk of scalars (~165 MB each at 32 GiB, at most
+  /// gpu::tuning::groth16::max_coded_batch); a vector pass takes any
+  /// witnesses, one less than the vectors that hold one (a compact plan: 2,
+  /// five vectors: 4 when m >= the variable count).
   std::size_t batch_capacity() const;
-  /// Several witnesses of this prover's shape in one pass (at most
+  /// Several witnesses of this prover's shape in one call (at most
   /// batch_capacity(); std::invalid_argument beyond, or on a bad witness):
   /// each member's upload, SpMV, transforms and H MSM as prove_start's;
-  /// then the L, A, B_G1 and B_G2 MSMs of every member run chunk by chunk
-  /// over one copy of each streamed query (run_streamed_batch). Each
-  /// witness is expanded twice more on the device (for L, then for the
-  /// compacted B scalars; A's are compacted from L's). Result i: member i's
+  /// then the L, A, B_G1 and B_G2 MSMs of the members run chunk by chunk
+  /// over one copy of each streamed query per pass. The coded members
+  /// within the plan's bound (two or more) share one pass
+  /// (run_streamed_batch_filled): each is kept coded on the device and its
+  /// scalars of a chunk are expanded just before that chunk's MSM. The rest
+  /// go in vector passes of at most the vector pass's size
+  /// (run_streamed_batch), each witness expanded twice more on the device
+  /// (for L, then for the compacted B scalars; A's are compacted from
+  /// L's). Result i: member i's
   /// sums, the same as prove_start's for that witness (so the same proof
   /// bytes for the same r, s), or nullopt when it was cancelled; between
   /// stages |between_stages| runs as in prove_start and every member's
@@ -239,6 +253,17 @@ class gpu_prover {
   /// The witness into d_w (a coded one's others through d_others).
   void upload_witness(const coded_witness* cw, const witness* raw, ff::fr* d_w, ff::fr* d_others, gpu_prove_timings& t);
   std::vector<ff::fr*> witness_sized_vectors() const;
+  std::size_t vector_batch_capacity() const;
+  std::size_t coded_batch_capacity() const;
+  /// A batch's witness MSMs for the members |live| (indices into |members|;
+  /// cancelled ones leave it, their result reset).
+  void shared_pass_vectors(std::span<const gpu_batch_member> members, std::vector<std::size_t>& live,
+                           std::vector<std::optional<pending_proof>>& out, gpu_prove_timings& shared,
+                           stage_clock& clock);
+  void shared_pass_coded(std::span<const gpu_batch_member> members, std::vector<std::size_t>& live,
+                         std::vector<std::optional<pending_proof>>& out, gpu_prove_timings& shared, stage_clock& clock);
+  static void drop_cancelled(std::span<const gpu_batch_member> members, std::vector<std::size_t>& live,
+                             std::vector<std::optional<pending_proof>>& out);
   struct impl;
   std::unique_ptr<impl> _impl;
 };

@@ -38,6 +38,7 @@
 // cuzk::gpu::cuda_error on any CUDA failure (including no device).
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <span>
 #include <vector>
@@ -153,6 +154,12 @@ class gpu_msm_workspace {
   std::unique_ptr<impl> _impl;
 };
 
+/// Writes |count| Montgomery scalars of scalar vector |vector|, its terms
+/// [first, first + count), to |d_dst| (device memory), queued on |stream|
+/// (gpu_msm_context_t::run_streamed_batch_filled).
+using gpu_scalar_fill =
+    std::function<void(std::size_t vector, std::size_t first, std::size_t count, ff::fr* d_dst, CUstream_st* stream)>;
+
 /// Bases resident on one device (G1: F = ff::fp, G2: F = ff::fp2).
 template <class F>
 class gpu_msm_context_t {
@@ -223,8 +230,28 @@ class gpu_msm_context_t {
                                                   std::span<const ff::fr* const> d_scalars, std::size_t chunk_terms,
                                                   unsigned window_bits = 0, gpu_scalar_mix mix = gpu_scalar_mix::random,
                                                   void* lent = nullptr, std::size_t lent_bytes = 0);
+  /// run_streamed_batch for |vectors| scalar vectors that are not in device
+  /// memory as they are (a batch's coded witnesses, expanded piece by
+  /// piece): before vector v's MSM of a chunk, |fill| writes that chunk's
+  /// scalars of v to |d_chunk_scalars| (min(chunk_terms, n) elements of this
+  /// device's memory, reused by every chunk and vector, so a batch's scalars
+  /// take one chunk of memory instead of a vector each). Every chunk of
+  /// every vector is an MSM of its own, as in a batch.
+  std::vector<ec::jacobian<F>> run_streamed_batch_filled(std::span<const ec::affine<F>> h_bases, std::size_t vectors,
+                                                         const gpu_scalar_fill& fill, ff::fr* d_chunk_scalars,
+                                                         std::size_t chunk_terms, unsigned window_bits = 0,
+                                                         gpu_scalar_mix mix = gpu_scalar_mix::random,
+                                                         void* lent = nullptr, std::size_t lent_bytes = 0);
 
  private:
+  /// The chunk loop of both streamed batches: |scalars_at(v, first, len)|
+  /// gives vector v's scalars of a chunk (device memory); |held_scalars|
+  /// non-null (one vector in device memory): one MSM with its buckets held
+  /// across the chunks instead.
+  std::vector<ec::jacobian<F>> streamed_batch(
+      std::span<const ec::affine<F>> h_bases, std::size_t vectors,
+      const std::function<const ff::fr*(std::size_t, std::size_t, std::size_t)>& scalars_at, const ff::fr* held_scalars,
+      std::size_t chunk_terms, unsigned window_bits, gpu_scalar_mix mix, void* lent, std::size_t lent_bytes);
   void check_terms(std::size_t first, std::size_t n) const;
   struct impl;
   std::unique_ptr<impl> _impl;

@@ -255,6 +255,42 @@ struct gpu_prover::impl {
     return ctx->run_streamed_batch(bases, d_scalars, lent_chunks ? in_lent : own, sparse_window_bits.load(), mix,
                                    lend ? lent.data() : nullptr, lend ? lent.size_bytes() : 0);
   }
+  /// The chunk of one query's scalars a coded batch pass holds (16-byte
+  /// multiple) when |lent_bytes| serve as the query's chunk buffers: the
+  /// largest G1 chunk of run_witness_msm_filled, at most a query's terms.
+  std::size_t coded_chunk_scalar_bytes(std::size_t lent_bytes) const {
+    const std::size_t in_lent = lent_bytes / (2 * sizeof(ec::g1_affine));
+    return std::min(nv, std::max(plan.chunk_terms, cfg.stream_chunk_terms ? 0 : in_lent)) * sizeof(fr);
+  }
+  /// run_witness_msm_batch for a coded batch (shared_pass_coded): |fill|
+  /// writes each vector's scalars of a chunk; |lent| holds the chunk
+  /// buffers (or, for a resident query, one member's whole scalars at a
+  /// time), |chunk_scalars| coded_chunk_scalar_bytes(lent) of them.
+  template <class F>
+  std::vector<ec::jacobian<F>> run_witness_msm_filled(msm::gpu_msm_context_t<F>* ctx,
+                                                      const std::vector<ec::affine<F>>& host, std::size_t vectors,
+                                                      const msm::gpu_scalar_fill& fill, std::size_t n, std::size_t& h2d,
+                                                      std::span<fr> lent, fr* chunk_scalars) {
+    const msm::gpu_scalar_mix mix = msm::gpu_scalar_mix::mostly_binary;
+    std::vector<ec::jacobian<F>> out;
+    if (ctx->n_bases() >= n) {
+      require(lent.size() >= n, "a resident query's scalars do not fit the lent vector");
+      for (std::size_t v = 0; v < vectors; ++v) {
+        fill(v, 0, n, lent.data(), *s);
+        out.push_back(ctx->run_device(lent.data(), n, 0, sparse_window_bits.load(), mix));
+      }
+      return out;
+    }
+    const std::size_t own =
+        std::is_same_v<F, ff::fp2> ? std::max<std::size_t>(1, plan.chunk_terms / 2) : plan.chunk_terms;
+    const std::size_t in_lent = lent.size_bytes() / (2 * sizeof(ec::affine<F>));
+    const bool lend = in_lent >= own;
+    const std::size_t chunk = lend && !cfg.stream_chunk_terms ? in_lent : own;
+    h2d += n * sizeof(ec::affine<F>);
+    return ctx->run_streamed_batch_filled(std::span<const ec::affine<F>>(host.data(), n), vectors, fill, chunk_scalars,
+                                          chunk, sparse_window_bits.load(), mix, lend ? lent.data() : nullptr,
+                                          lend ? lent.size_bytes() : 0);
+  }
   template <class F>
   ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
                                   const fr* d_scalars, std::size_t n, std::size_t& h2d, std::span<fr> lent,
@@ -646,8 +682,27 @@ std::size_t gpu_prover::batch_capacity() const {
   // queries are resident
   const bool witness_query_streams = !pl.l || !pl.a || !pl.b_g1 || (!pl.b_g2 && !d.cfg.b_g2_on_cpu);
   if (!witness_query_streams) return 1;
+  return std::max<std::size_t>({1, vector_batch_capacity(), coded_batch_capacity()});
+}
+
+/// Members a vector pass takes: one per witness-sized vector, less a spare.
+std::size_t gpu_prover::vector_batch_capacity() const {
   const std::size_t vectors = witness_sized_vectors().size();
   return vectors >= 3 ? vectors - 1 : 1;
+}
+
+/// Coded members a coded pass takes (0: none): what the second
+/// witness-sized vector holds beside a chunk of scalars, at most
+/// gpu::tuning::groth16::max_coded_batch.
+std::size_t gpu_prover::coded_batch_capacity() const {
+  const impl& d = *_impl;
+  const std::vector<fr*> vec = witness_sized_vectors();
+  if (vec.size() < 2) return 0;
+  const std::size_t y_bytes = d.vector_len_of(vec[1]) * sizeof(fr);
+  const std::size_t scalar_bytes = d.coded_chunk_scalar_bytes(d.vector_len_of(vec[0]) * sizeof(fr));
+  const std::size_t member_bytes = gpu_coded_store_bytes(d.nv, gpu_coded_witness_max_others(d.nv));
+  if (y_bytes < scalar_bytes + 2 * member_bytes) return 0;
+  return std::min<std::size_t>(gpu::tuning::groth16::max_coded_batch, (y_bytes - scalar_bytes) / member_bytes);
 }
 
 std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::span<const gpu_batch_member> members,
@@ -700,22 +755,82 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
       if (!device_lock.owns_lock()) device_lock.lock();  // thrown while released
     }
   }
-  // the live members share one pass over each witness query
-  std::vector<std::size_t> live;
-  auto drop_cancelled = [&] {
-    std::erase_if(live, [&](std::size_t i) {
-      if (!cancelled(i)) return false;
+  // the live members share passes over each witness query: the coded ones
+  // within the plan's bound in one pass, their scalars expanded a chunk at a
+  // time (shared_pass_coded); the others in passes of what the per-proof
+  // vectors hold (shared_pass_vectors)
+  std::vector<std::size_t> coded, rest;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!out[i]) continue;
+    if (cancelled(i)) {
       out[i].reset();
-      return true;
-    });
-  };
-  for (std::size_t i = 0; i < n; ++i)
-    if (out[i]) live.push_back(i);
-  drop_cancelled();
-  if (live.empty()) return out;
+      continue;
+    }
+    (d.others_within_plan(members[i].coded) ? coded : rest).push_back(i);
+  }
+  if (coded.size() < 2 || coded_batch_capacity() < coded.size()) {
+    rest.insert(rest.end(), coded.begin(), coded.end());
+    std::sort(rest.begin(), rest.end());
+    coded.clear();
+  }
+  const std::size_t per_pass = std::max<std::size_t>(1, vector_batch_capacity());
+  std::vector<std::vector<std::size_t>> passes;
+  if (!coded.empty()) passes.push_back(coded);
+  for (std::size_t k = 0; k < rest.size(); k += per_pass)
+    passes.emplace_back(rest.begin() + std::ptrdiff_t(k),
+                        rest.begin() + std::ptrdiff_t(std::min(rest.size(), k + per_pass)));
+  for (std::size_t pass = 0; pass < passes.size(); ++pass) {
+    std::vector<std::size_t>& live = passes[pass];
+    stage_clock clock(s, device_lock, between_stages);
+    gpu_prove_timings shared;
+    if (!coded.empty() && pass == 0) shared_pass_coded(members, live, out, shared, clock);
+    else shared_pass_vectors(members, live, out, shared, clock);
+    // each live member: its own stages, and its share of the pass
+    const double share = live.empty() ? 0 : 1.0 / double(live.size());
+    const double shared_total = clock.total_ms();
+    for (const std::size_t i : live) {
+      if (!out[i]) continue;
+      t[i].coded_pass = !coded.empty() && pass == 0;
+      t[i].pass_members = live.size();
+      t[i].upload_ms += shared.upload_ms * share;
+      t[i].msm_l_ms = shared.msm_l_ms * share;
+      t[i].msm_a_ms = shared.msm_a_ms * share;
+      t[i].msm_b1_ms = shared.msm_b1_ms * share;
+      t[i].msm_b2_ms = shared.msm_b2_ms * share;
+      t[i].h2d_bytes += std::size_t(double(shared.h2d_bytes) * share);
+      t[i].total_ms = own_ms[i] + shared_total * share;
+    }
+  }
+  {
+    std::lock_guard tl(d.timings_mutex);
+    std::size_t first = 0;
+    while (first + 1 < n && !out[first]) ++first;
+    d.timings = t[first];
+    d.batch_timings = t;
+  }
+  return out;
+}
 
-  stage_clock clock(s, device_lock, between_stages);
-  gpu_prove_timings shared;
+/// Drops from |live| the members cancelled now (their results reset).
+void gpu_prover::drop_cancelled(std::span<const gpu_batch_member> members, std::vector<std::size_t>& live,
+                                std::vector<std::optional<pending_proof>>& out) {
+  std::erase_if(live, [&](std::size_t i) {
+    if (!members[i].cancelled || !members[i].cancelled()) return false;
+    out[i].reset();
+    return true;
+  });
+}
+
+/// One pass of a batch's witness MSMs with every member's scalars in a
+/// per-proof vector: |live| at most vector_batch_capacity() members.
+void gpu_prover::shared_pass_vectors(std::span<const gpu_batch_member> members, std::vector<std::size_t>& live,
+                                     std::vector<std::optional<pending_proof>>& out, gpu_prove_timings& shared,
+                                     stage_clock& clock) {
+  impl& d = *_impl;
+  const r1cs::r1cs_shape& sh = *d.shape;
+  const parameters& p = *d.params;
+  const cudaStream_t s = *d.s;
+  const std::size_t n = members.size();
   const bool bounded =
       std::all_of(live.begin(), live.end(), [&](std::size_t i) { return d.others_within_plan(members[i].coded); });
   const std::vector<fr*> vec = witness_sized_vectors();
@@ -739,14 +854,14 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
       upload_witness(members[i].coded, members[i].raw, w_of[i] = vec[k++], vec[live.size()], shared);
   }
   clock.end(shared.upload_ms);
-  drop_cancelled();
-  if (live.empty()) return out;
+  drop_cancelled(members, live, out);
+  if (live.empty()) return;
   const std::vector<ec::g1_jacobian> l = d.run_witness_msm_batch(d.ctx_l.get(), p.l, pointers(w_of, d.ni), sh.num_aux,
                                                                  shared.h2d_bytes, free_of(w_of), bounded);
   for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->l_sum = l[k];
   clock.end(shared.msm_l_ms);
-  drop_cancelled();
-  if (live.empty()) return out;
+  drop_cancelled(members, live, out);
+  if (live.empty()) return;
 
   // A: every input, then aux[A density], each member compacted into the
   // vector the previous one left
@@ -766,8 +881,8 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
                                                                  shared.h2d_bytes, free_of(a_of), bounded);
   for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->a_sum = a[k];
   clock.end(shared.msm_a_ms);
-  drop_cancelled();
-  if (live.empty()) return out;
+  drop_cancelled(members, live, out);
+  if (live.empty()) return;
 
   // B: member k's w expanded again into the spare (its others in the vector
   // of the last member, not yet written), then inputs[B density] and
@@ -806,26 +921,104 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
     }
   }
   clock.end(shared.msm_b2_ms);
-  drop_cancelled();
-  // each live member: its own stages, and its share of the shared pass
-  const double share = 1.0 / double(live.size());
-  const double shared_total = clock.total_ms();
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!out[i]) continue;
-    t[i].upload_ms += shared.upload_ms * share;
-    t[i].msm_l_ms = shared.msm_l_ms * share;
-    t[i].msm_a_ms = shared.msm_a_ms * share;
-    t[i].msm_b1_ms = shared.msm_b1_ms * share;
-    t[i].msm_b2_ms = shared.msm_b2_ms * share;
-    t[i].h2d_bytes += std::size_t(double(shared.h2d_bytes) * share);
-    t[i].total_ms = own_ms[i] + shared_total * share;
+  drop_cancelled(members, live, out);
+}
+
+/// One pass of a batch's witness MSMs over coded witnesses within the
+/// plan's bound (shared_pass_coded's members): each kept coded on the
+/// device, its scalars of every streamed chunk expanded just before that
+/// chunk's MSM (run_streamed_batch_filled). Two per-proof vectors serve any
+/// number of members (coded_batch_capacity): X holds the query's chunk
+/// buffers, Y a chunk of scalars and then every member's coded witness
+/// (~165 MB at 32 GiB, against a 4.2 GB vector each in a vector pass).
+void gpu_prover::shared_pass_coded(std::span<const gpu_batch_member> members, std::vector<std::size_t>& live,
+                                   std::vector<std::optional<pending_proof>>& out, gpu_prove_timings& shared,
+                                   stage_clock& clock) {
+  impl& d = *_impl;
+  const r1cs::r1cs_shape& sh = *d.shape;
+  const parameters& p = *d.params;
+  const cudaStream_t s = *d.s;
+  const std::vector<fr*> vec = witness_sized_vectors();
+  const std::span<fr> x(vec[0], d.vector_len_of(vec[0]));
+  auto* y = reinterpret_cast<unsigned char*>(vec[1]);
+  const std::size_t y_bytes = d.vector_len_of(vec[1]) * sizeof(fr);
+  const std::size_t scalar_bytes = d.coded_chunk_scalar_bytes(x.size_bytes());
+  fr* const chunk_scalars = vec[1];
+  const std::size_t member_bytes = gpu_coded_store_bytes(d.nv, gpu_coded_witness_max_others(d.nv));
+  require(scalar_bytes + live.size() * member_bytes <= y_bytes,
+          "a coded batch of " + num(live.size()) + " does not fit its vector");
+  std::vector<gpu_coded_view> view_of(members.size());
+  for (std::size_t k = 0; k < live.size(); ++k) {
+    const coded_witness& cw = *members[live[k]].coded;
+    view_of[live[k]] = d.uploader->upload_coded(cw, y + scalar_bytes + k * member_bytes, member_bytes, s);
+    shared.h2d_bytes += cw.bytes();
   }
-  {
-    std::lock_guard tl(d.timings_mutex);
-    d.timings = t[live.empty() ? 0 : live.front()];
-    d.batch_timings = t;
+  clock.end(shared.upload_ms);
+  drop_cancelled(members, live, out);
+  if (live.empty()) return;
+
+  // a query's scalars: ranges of the witness, each through its density
+  struct segment {
+    std::size_t value_lo, n_bits, rank_off;
+    gpu_value_selection sel;
+    std::size_t count() const { return sel.words ? sel.count : n_bits; }
+  };
+  const gpu_value_selection all{};
+  const std::vector<segment> l_scalars{{d.ni, sh.num_aux, 0, all}};
+  const std::vector<segment> a_scalars{{0, d.ni, 0, all}, {d.ni, sh.num_aux, d.ni, d.a_aux.selection()}};
+  const std::vector<segment> b_scalars{{0, d.ni, 0, d.b_in.selection()},
+                                       {d.ni, sh.num_aux, d.b_in.count, d.b_aux.selection()}};
+  auto fill_of = [&](const std::vector<segment>& query) -> msm::gpu_scalar_fill {
+    return [&, query](std::size_t v, std::size_t first, std::size_t count, fr* dst, CUstream_st* st) {
+      for (const segment& g : query) {
+        const std::size_t lo = std::max(first, g.rank_off), hi = std::min(first + count, g.rank_off + g.count());
+        if (lo < hi)
+          gpu_expand_selected(view_of[live[v]], g.value_lo, g.n_bits, g.sel, lo - g.rank_off, hi - lo,
+                              dst + (lo - first), st);
+      }
+    };
+  };
+  const std::vector<ec::g1_jacobian> l = d.run_witness_msm_filled(d.ctx_l.get(), p.l, live.size(), fill_of(l_scalars),
+                                                                  sh.num_aux, shared.h2d_bytes, x, chunk_scalars);
+  for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->l_sum = l[k];
+  clock.end(shared.msm_l_ms);
+  drop_cancelled(members, live, out);
+  if (live.empty()) return;
+  const std::vector<ec::g1_jacobian> a = d.run_witness_msm_filled(d.ctx_a.get(), p.a, live.size(), fill_of(a_scalars),
+                                                                  d.counts.a, shared.h2d_bytes, x, chunk_scalars);
+  for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->a_sum = a[k];
+  clock.end(shared.msm_a_ms);
+  drop_cancelled(members, live, out);
+  if (live.empty()) return;
+  const msm::gpu_scalar_fill b_fill = fill_of(b_scalars);
+  const std::vector<ec::g1_jacobian> b1 = d.run_witness_msm_filled(d.ctx_b1.get(), p.b_g1, live.size(), b_fill,
+                                                                   d.counts.b_g1, shared.h2d_bytes, x, chunk_scalars);
+  for (std::size_t k = 0; k < live.size(); ++k) out[live[k]]->b1_sum = b1[k];
+  clock.end(shared.msm_b1_ms);
+  if (d.cfg.b_g2_on_cpu) {
+    // each member's B scalars to the host a chunk at a time
+    const std::size_t piece = scalar_bytes / sizeof(fr);
+    for (std::size_t k = 0; k < live.size(); ++k) {
+      std::vector<fr>& host = out[live[k]]->b_scalars;
+      host.resize(d.counts.b_g2);
+      for (std::size_t first = 0; first < host.size(); first += piece) {
+        const std::size_t len = std::min(piece, host.size() - first);
+        b_fill(k, first, len, chunk_scalars, s);
+        CUZK_CUDA_CHECK(
+            cudaMemcpyAsync(host.data() + first, chunk_scalars, len * sizeof(fr), cudaMemcpyDeviceToHost, s));
+        CUZK_CUDA_CHECK(cudaStreamSynchronize(s));  // the buffer is filled again next
+      }
+    }
+  } else {
+    const std::vector<ec::g2_jacobian> b2 = d.run_witness_msm_filled(d.ctx_b2.get(), p.b_g2, live.size(), b_fill,
+                                                                     d.counts.b_g2, shared.h2d_bytes, x, chunk_scalars);
+    for (std::size_t k = 0; k < live.size(); ++k) {
+      out[live[k]]->b2_sum = b2[k];
+      out[live[k]]->b2_done = true;
+    }
   }
-  return out;
+  clock.end(shared.msm_b2_ms);
+  drop_cancelled(members, live, out);
 }
 
 proof gpu_prover::finalize(pending_proof&& pending, const fr& r, const fr& s) const {

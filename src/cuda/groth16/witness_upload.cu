@@ -8,6 +8,11 @@
 // thread adds the counts of the warps before its own to the group's prefix
 // and the others below it in its word, which is its slot in |others|. The
 // writes of a warp are 1 KiB contiguous; the other values are read in order.
+// expand_selected_kernel (gpu_expand_selected): a chunk of an MSM's scalars
+// from a witness kept coded on the device (upload_coded): one thread per bit
+// of the density words spanning the chunk's ranks; a selected value in range
+// is decoded by coded_value, which counts the other values of the code words
+// before it in its group (at most 7 loads, cached).
 // Invariants: codes 0, 1, 2 only (the encoder's); Montgomery one is written
 // for code 1.
 
@@ -63,6 +68,49 @@ __global__ void __launch_bounds__(expand_threads)
   else v = others[slot];
   d_w[i] = v;
 }
+
+/// The value at index |i| of a coded witness: expand_kernel's rule for one
+/// value, the other values of the code words before i in its group counted
+/// here (at most group_size / 32 - 1 words, read through the cache).
+__device__ __forceinline__ fr_d coded_value(const std::uint64_t* __restrict__ codes,
+                                            const std::uint32_t* __restrict__ group_others,
+                                            const fr_d* __restrict__ others, std::uint64_t i) {
+  constexpr std::uint64_t words_per_group = coded_witness::group_size / 32;
+  const std::uint64_t wi = i / 32;
+  const std::uint64_t word = __ldg(codes + wi);
+  const unsigned lane = unsigned(i % 32);
+  const unsigned code = unsigned(word >> (2 * lane)) & 3;
+  if (code == coded_witness::code_zero) return fr_d::zero();
+  if (code == coded_witness::code_one) return fr_d::one();
+  std::uint64_t slot = __ldg(group_others + i / coded_witness::group_size);
+  for (std::uint64_t w = wi - wi % words_per_group; w < wi; ++w)
+    slot += unsigned(__popcll(other_bits(__ldg(codes + w))));
+  const std::uint64_t below = lane ? other_bits(word) & (~std::uint64_t(0) >> (64 - 2 * lane)) : 0;
+  return others[slot + unsigned(__popcll(below))];
+}
+
+/// dst[rank - rank_lo] = value(value_lo + j) for every j in [j0, j1) that
+/// |words| selects (all when null) whose rank lies in [rank_lo, rank_hi).
+__global__ void __launch_bounds__(expand_threads)
+    expand_selected_kernel(const std::uint64_t* __restrict__ codes, const std::uint32_t* __restrict__ group_others,
+                           const fr_d* __restrict__ others, std::uint64_t value_lo, std::uint64_t j0, std::uint64_t j1,
+                           const std::uint64_t* __restrict__ words, const std::uint64_t* __restrict__ word_off,
+                           std::uint64_t rank_lo, std::uint64_t rank_hi, fr_d* __restrict__ dst) {
+  const std::uint64_t j = j0 + std::uint64_t(blockIdx.x) * expand_threads + threadIdx.x;
+  if (j >= j1) return;
+  std::uint64_t rank = j;
+  if (words) {
+    const std::uint64_t word = __ldg(words + j / 64);
+    const unsigned bit = unsigned(j % 64);
+    if (!((word >> bit) & 1)) return;
+    const std::uint64_t below = bit ? word & (~std::uint64_t(0) >> (64 - bit)) : 0;
+    rank = __ldg(word_off + j / 64) + unsigned(__popcll(below));
+  }
+  if (rank < rank_lo || rank >= rank_hi) return;
+  dst[rank - rank_lo] = coded_value(codes, group_others, others, value_lo + j);
+}
+
+constexpr std::size_t round16(std::size_t b) { return (b + 15) / 16 * 16; }
 
 /// Pinned staging for witness uploads, one per device, behind its mutex.
 /// Why: cudaMemcpyAsync from pageable memory moved ~5.7 GB/s on the H200
@@ -205,6 +253,66 @@ void gpu_witness_uploader::upload_raw(std::span<const fr> inputs, std::span<cons
                            {reinterpret_cast<const unsigned char*>(aux.data()), aux.size_bytes(),
                             reinterpret_cast<unsigned char*>(d_w + inputs.size())}};
   staged_copy(_impl->device, segs, reinterpret_cast<cudaStream_t>(stream));
+}
+
+std::size_t gpu_coded_store_bytes(std::size_t values, std::size_t max_others) {
+  return round16(coded_witness::code_words(values) * sizeof(std::uint64_t)) +
+         round16(coded_witness::groups(values) * sizeof(std::uint32_t)) + max_others * sizeof(fr);
+}
+
+gpu_coded_view gpu_witness_uploader::upload_coded(const coded_witness& cw, void* store, std::size_t store_bytes,
+                                                  CUstream_st* stream) {
+  if (cw.size > _impl->max_values)
+    throw std::invalid_argument("groth16::gpu_witness_uploader: " + std::to_string(cw.size) +
+                                " values, uploader holds " + std::to_string(_impl->max_values));
+  if (cw.codes.size() != coded_witness::code_words(cw.size) || cw.group_others.size() != coded_witness::groups(cw.size))
+    throw std::invalid_argument("groth16::gpu_witness_uploader: inconsistent coded witness");
+  const std::size_t need = gpu_coded_store_bytes(cw.size, cw.others.size());
+  if (!store || (reinterpret_cast<std::uintptr_t>(store) & 15) != 0 || store_bytes < need)
+    throw std::invalid_argument("groth16::gpu_witness_uploader: a coded store of " + std::to_string(store_bytes) +
+                                " bytes cannot hold " + std::to_string(need) + " 16-byte aligned");
+  auto* at = static_cast<unsigned char*>(store);
+  unsigned char* counts = at + round16(cw.codes.size() * sizeof(std::uint64_t));
+  unsigned char* others = counts + round16(cw.group_others.size() * sizeof(std::uint32_t));
+  gpu_coded_view v{reinterpret_cast<const std::uint64_t*>(at), reinterpret_cast<const std::uint32_t*>(counts),
+                   reinterpret_cast<const fr*>(others), cw.size};
+  if (cw.size == 0) return v;
+  gpu::device_guard guard(_impl->device);
+  const segment segs[3] = {seg_of(cw.codes, at), seg_of(cw.group_others, counts), seg_of(cw.others, others)};
+  staged_copy(_impl->device, segs, reinterpret_cast<cudaStream_t>(stream));
+  return v;
+}
+
+void gpu_expand_selected(const gpu_coded_view& cw, std::size_t value_lo, std::size_t n_bits,
+                         const gpu_value_selection& sel, std::size_t rank_lo, std::size_t count, fr* d_dst,
+                         CUstream_st* stream) {
+  if (count == 0) return;
+  if (value_lo + n_bits > cw.size)
+    throw std::invalid_argument("groth16::gpu_expand_selected: values [" + std::to_string(value_lo) + ", " +
+                                std::to_string(value_lo + n_bits) + ") past the witness's " + std::to_string(cw.size));
+  const std::size_t selected = sel.words ? sel.count : n_bits;
+  if (rank_lo + count > selected)
+    throw std::invalid_argument("groth16::gpu_expand_selected: ranks up to " + std::to_string(rank_lo + count) +
+                                " of a selection of " + std::to_string(selected));
+  if (!d_dst) throw std::invalid_argument("groth16::gpu_expand_selected: null device pointer");
+  const std::size_t rank_hi = rank_lo + count;
+  std::size_t j0 = rank_lo, j1 = rank_hi;
+  if (sel.words) {
+    // the words holding ranks rank_lo and rank_hi - 1
+    const auto& off = sel.host_word_off;
+    if (off.size() != (n_bits + 63) / 64)
+      throw std::invalid_argument("groth16::gpu_expand_selected: selection of " + std::to_string(off.size()) +
+                                  " words for " + std::to_string(n_bits) + " bits");
+    const std::size_t w0 = std::size_t(std::upper_bound(off.begin(), off.end(), rank_lo) - off.begin()) - 1;
+    const std::size_t w1 = std::size_t(std::upper_bound(off.begin(), off.end(), rank_hi - 1) - off.begin()) - 1;
+    j0 = 64 * w0;
+    j1 = std::min(n_bits, 64 * (w1 + 1));
+  }
+  const auto s = reinterpret_cast<cudaStream_t>(stream);
+  expand_selected_kernel<<<unsigned((j1 - j0 + expand_threads - 1) / expand_threads), expand_threads, 0, s>>>(
+      cw.codes, cw.group_others, reinterpret_cast<const fr_d*>(cw.others), value_lo, j0, j1, sel.words, sel.word_off,
+      rank_lo, rank_hi, reinterpret_cast<fr_d*>(d_dst));
+  CUZK_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace cuzk::groth16

@@ -62,7 +62,10 @@
 // window and paid every chunk's window sums: the 32 GiB PoRep's H at a 16
 // GiB limit, 24 chunks of 5.6 M terms, did 15 windows of additions where
 // the held MSM does 13 (gpu_streamed_window_bits). Batches of several
-// scalar vectors (run_streamed_batch) still run an MSM per chunk and vector.
+// scalar vectors (run_streamed_batch) still run an MSM per chunk and vector;
+// run_streamed_batch_filled has the caller write each vector's chunk of
+// scalars into one buffer just before its MSM (coded witnesses expanded a
+// chunk at a time), so a batch holds one chunk of scalars, not a vector each.
 // Where the time goes (2^27 G1, c = 22, four batches; H100, 2026-12-06,
 // CUZK_MSM_PHASES=1): level 0 568 of 741 ms (77%), the scatter 107 (14%),
 // the count 22, the window sums 37. Level 0 keeps the multiply-add pipe
@@ -1038,11 +1041,34 @@ std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch(std::span<
                                                                       std::size_t chunk_terms, unsigned window_bits,
                                                                       gpu_scalar_mix mix, void* lent,
                                                                       std::size_t lent_bytes) {
-  const std::size_t n = h_bases.size();
-  std::vector<ec::jacobian<F>> acc(d_scalars.size(), ec::jacobian<F>::identity());
-  if (n == 0 || d_scalars.empty()) return acc;
   for (const fr* v : d_scalars)
     if (!v) throw std::invalid_argument("cuzk::msm gpu: null device scalars");
+  const auto at = [&](std::size_t v, std::size_t first, std::size_t) { return d_scalars[v] + first; };
+  return streamed_batch(h_bases, d_scalars.size(), at, d_scalars.size() == 1 ? d_scalars[0] : nullptr, chunk_terms,
+                        window_bits, mix, lent, lent_bytes);
+}
+
+template <class F>
+std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch_filled(
+    std::span<const ec::affine<F>> h_bases, std::size_t vectors, const gpu_scalar_fill& fill, fr* d_chunk_scalars,
+    std::size_t chunk_terms, unsigned window_bits, gpu_scalar_mix mix, void* lent, std::size_t lent_bytes) {
+  if (vectors && !h_bases.empty() && (!fill || !d_chunk_scalars))
+    throw std::invalid_argument("cuzk::msm gpu: a filled batch needs its fill and chunk scalars");
+  const auto at = [&](std::size_t v, std::size_t first, std::size_t len) -> const fr* {
+    fill(v, first, len, d_chunk_scalars, _impl->s);
+    return d_chunk_scalars;
+  };
+  return streamed_batch(h_bases, vectors, at, nullptr, chunk_terms, window_bits, mix, lent, lent_bytes);
+}
+
+template <class F>
+std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::streamed_batch(
+    std::span<const ec::affine<F>> h_bases, std::size_t vectors,
+    const std::function<const fr*(std::size_t, std::size_t, std::size_t)>& scalars_at, const fr* held_scalars,
+    std::size_t chunk_terms, unsigned window_bits, gpu_scalar_mix mix, void* lent, std::size_t lent_bytes) {
+  const std::size_t n = h_bases.size();
+  std::vector<ec::jacobian<F>> acc(vectors, ec::jacobian<F>::identity());
+  if (n == 0 || vectors == 0) return acc;
   if (chunk_terms == 0) throw std::invalid_argument("cuzk::msm gpu: chunk of 0 terms");
   gpu::device_guard guard(_impl->device);
   impl& m = *_impl;
@@ -1102,12 +1128,11 @@ std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch(std::span<
   cudaPointerAttributes attr{};
   const bool pinned = cudaPointerGetAttributes(&attr, h_bases.data()) == cudaSuccess && attr.type == cudaMemoryTypeHost;
   if (!pinned) (void)cudaGetLastError();
-  const std::size_t vectors = d_scalars.size();
   // one vector: one MSM whose buckets are held across the chunks; several
   // (a batch): an MSM per chunk and vector, each vector's buckets would
   // need their own memory
   std::optional<typename gpu_msm_workspace::impl::held_msm> held;
-  if (vectors == 1) held.emplace(w.template begin_held<F>(n, chunk, d_scalars[0], window_bits, mix, m.s));
+  if (held_scalars) held.emplace(w.template begin_held<F>(n, chunk, held_scalars, window_bits, mix, m.s));
   queue_copy(0);
   for (std::size_t k = 0; k < chunks; ++k) {
     const std::size_t first = k * chunk, len = std::min(chunk, n - first);
@@ -1115,7 +1140,7 @@ std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch(std::span<
     CUZK_CUDA_CHECK(cudaStreamWaitEvent(m.s, w.copied[k % 2]->get(), 0));
     const auto* d_chunk = reinterpret_cast<const affine_d<fd_of<F>>*>(chunk_ptr(k));
     if (held) {
-      w.template add_chunk<F>(*held, d_chunk, len, d_scalars[0] + first, m.s);
+      w.template add_chunk<F>(*held, d_chunk, len, held_scalars + first, m.s);
       w.consumed[k % 2]->record(m.s);
       if (!pinned && k + 1 < chunks) queue_copy(k + 1);
       continue;
@@ -1127,7 +1152,7 @@ std::vector<ec::jacobian<F>> gpu_msm_context_t<F>::run_streamed_batch(std::span<
         if (v + 1 == vectors) w.consumed[k % 2]->record(m.s);
         if (!pinned && v + 1 == vectors && k + 1 < chunks) queue_copy(k + 1);
       };
-      acc[v] += w.template run<F>(d_chunk, len, nullptr, d_scalars[v] + first, window_bits, mix, m.s, next);
+      acc[v] += w.template run<F>(d_chunk, len, nullptr, scalars_at(v, first, len), window_bits, mix, m.s, next);
     }
   }
   if (held) acc[0] = w.template finish_held<F>(*held, n, m.s);
