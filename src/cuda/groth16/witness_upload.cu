@@ -11,8 +11,9 @@
 // expand_selected_kernel (gpu_expand_selected): a chunk of an MSM's scalars
 // from a witness kept coded on the device (upload_coded): one thread per bit
 // of the density words spanning the chunk's ranks; a selected value in range
-// is decoded by coded_value, which counts the other values of the code words
-// before it in its group (at most 7 loads, cached).
+// is decoded by detail::coded_value (cuzk/groth16/detail/coded_expand.cuh,
+// also run on the host by tests/device_host), which counts the other values
+// of the code words before it in its group (at most 7 loads, cached).
 // Invariants: codes 0, 1, 2 only (the encoder's); Montgomery one is written
 // for code 1.
 
@@ -31,6 +32,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/groth16/detail/coded_expand.cuh>
 #include <cuzk/groth16/prover_gpu.hpp>
 
 namespace cuzk::groth16 {
@@ -42,9 +44,7 @@ using gpu::fr_d;
 constexpr unsigned expand_threads = unsigned(coded_witness::group_size);
 static_assert(expand_threads % 32 == 0 && expand_threads <= 1024);
 
-__device__ __forceinline__ std::uint64_t other_bits(std::uint64_t word) {
-  return (word >> 1) & ~word & 0x5555555555555555ull;
-}
+using detail::other_bits;
 
 __global__ void __launch_bounds__(expand_threads)
     expand_kernel(const std::uint64_t* __restrict__ codes, const std::uint32_t* __restrict__ group_others,
@@ -69,28 +69,9 @@ __global__ void __launch_bounds__(expand_threads)
   d_w[i] = v;
 }
 
-/// The value at index |i| of a coded witness: expand_kernel's rule for one
-/// value, the other values of the code words before i in its group counted
-/// here (at most group_size / 32 - 1 words, read through the cache).
-__device__ __forceinline__ fr_d coded_value(const std::uint64_t* __restrict__ codes,
-                                            const std::uint32_t* __restrict__ group_others,
-                                            const fr_d* __restrict__ others, std::uint64_t i) {
-  constexpr std::uint64_t words_per_group = coded_witness::group_size / 32;
-  const std::uint64_t wi = i / 32;
-  const std::uint64_t word = __ldg(codes + wi);
-  const unsigned lane = unsigned(i % 32);
-  const unsigned code = unsigned(word >> (2 * lane)) & 3;
-  if (code == coded_witness::code_zero) return fr_d::zero();
-  if (code == coded_witness::code_one) return fr_d::one();
-  std::uint64_t slot = __ldg(group_others + i / coded_witness::group_size);
-  for (std::uint64_t w = wi - wi % words_per_group; w < wi; ++w)
-    slot += unsigned(__popcll(other_bits(__ldg(codes + w))));
-  const std::uint64_t below = lane ? other_bits(word) & (~std::uint64_t(0) >> (64 - 2 * lane)) : 0;
-  return others[slot + unsigned(__popcll(below))];
-}
-
 /// dst[rank - rank_lo] = value(value_lo + j) for every j in [j0, j1) that
-/// |words| selects (all when null) whose rank lies in [rank_lo, rank_hi).
+/// |words| selects (all when null) whose rank lies in [rank_lo, rank_hi)
+/// (detail::expand_selected_one).
 __global__ void __launch_bounds__(expand_threads)
     expand_selected_kernel(const std::uint64_t* __restrict__ codes, const std::uint32_t* __restrict__ group_others,
                            const fr_d* __restrict__ others, std::uint64_t value_lo, std::uint64_t j0, std::uint64_t j1,
@@ -98,16 +79,7 @@ __global__ void __launch_bounds__(expand_threads)
                            std::uint64_t rank_lo, std::uint64_t rank_hi, fr_d* __restrict__ dst) {
   const std::uint64_t j = j0 + std::uint64_t(blockIdx.x) * expand_threads + threadIdx.x;
   if (j >= j1) return;
-  std::uint64_t rank = j;
-  if (words) {
-    const std::uint64_t word = __ldg(words + j / 64);
-    const unsigned bit = unsigned(j % 64);
-    if (!((word >> bit) & 1)) return;
-    const std::uint64_t below = bit ? word & (~std::uint64_t(0) >> (64 - bit)) : 0;
-    rank = __ldg(word_off + j / 64) + unsigned(__popcll(below));
-  }
-  if (rank < rank_lo || rank >= rank_hi) return;
-  dst[rank - rank_lo] = coded_value(codes, group_others, others, value_lo + j);
+  detail::expand_selected_one(codes, group_others, others, value_lo, j, words, word_off, rank_lo, rank_hi, dst);
 }
 
 constexpr std::size_t round16(std::size_t b) { return (b + 15) / 16 * 16; }
@@ -296,18 +268,12 @@ void gpu_expand_selected(const gpu_coded_view& cw, std::size_t value_lo, std::si
                                 " of a selection of " + std::to_string(selected));
   if (!d_dst) throw std::invalid_argument("groth16::gpu_expand_selected: null device pointer");
   const std::size_t rank_hi = rank_lo + count;
-  std::size_t j0 = rank_lo, j1 = rank_hi;
-  if (sel.words) {
-    // the words holding ranks rank_lo and rank_hi - 1
-    const auto& off = sel.host_word_off;
-    if (off.size() != (n_bits + 63) / 64)
-      throw std::invalid_argument("groth16::gpu_expand_selected: selection of " + std::to_string(off.size()) +
-                                  " words for " + std::to_string(n_bits) + " bits");
-    const std::size_t w0 = std::size_t(std::upper_bound(off.begin(), off.end(), rank_lo) - off.begin()) - 1;
-    const std::size_t w1 = std::size_t(std::upper_bound(off.begin(), off.end(), rank_hi - 1) - off.begin()) - 1;
-    j0 = 64 * w0;
-    j1 = std::min(n_bits, 64 * (w1 + 1));
-  }
+  if (sel.words && sel.host_word_off.size() != (n_bits + 63) / 64)
+    throw std::invalid_argument("groth16::gpu_expand_selected: selection of " +
+                                std::to_string(sel.host_word_off.size()) + " words for " + std::to_string(n_bits) +
+                                " bits");
+  const auto [j0, j1] = detail::selected_bit_range(sel.words ? sel.host_word_off : std::span<const std::uint64_t>{},
+                                                   n_bits, rank_lo, rank_hi);
   const auto s = reinterpret_cast<cudaStream_t>(stream);
   expand_selected_kernel<<<unsigned((j1 - j0 + expand_threads - 1) / expand_threads), expand_threads, 0, s>>>(
       cw.codes, cw.group_others, reinterpret_cast<const fr_d*>(cw.others), value_lo, j0, j1, sel.words, sel.word_off,
