@@ -925,7 +925,7 @@ void gpu_prover::shared_pass_vectors(std::span<const gpu_batch_member> members, 
 }
 
 /// One pass of a batch's witness MSMs over coded witnesses within the
-/// plan's bound (shared_pass_coded's members): each kept coded on the
+/// plan's bound (prove_start_batch's coded members): each kept coded on the
 /// device, its scalars of every streamed chunk expanded just before that
 /// chunk's MSM (run_streamed_batch_filled). Two per-proof vectors serve any
 /// number of members (coded_batch_capacity): X holds the query's chunk
