@@ -20,6 +20,7 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
+#include <cuzk/groth16/detail/coded_expand.cuh>
 #include <cuzk/groth16/witness_upload_gpu.hpp>
 
 namespace cuzk::gpu {
@@ -29,12 +30,9 @@ static __global__ void density_compact_kernel(const fr_d* __restrict__ d_src, st
                                               const std::uint64_t* __restrict__ d_words,
                                               const std::uint64_t* __restrict__ d_word_off, fr_d* __restrict__ d_dst) {
   const std::uint64_t j = std::uint64_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (j >= n_bits) return;
-  const std::uint64_t word = d_words[j / 64];
-  const unsigned bit = unsigned(j % 64);
-  if (!((word >> bit) & 1)) return;
-  const std::uint64_t below = bit ? (word & (~std::uint64_t(0) >> (64 - bit))) : 0;
-  d_dst[d_word_off[j / 64] + std::uint64_t(__popcll(below))] = d_src[j];
+  std::uint64_t rank = 0;
+  if (j >= n_bits || !groth16::detail::selected_rank(d_words, d_word_off, j, rank)) return;
+  d_dst[rank] = d_src[j];
 }
 
 /// A density mask on the device: its words and the set bits before each word.

@@ -218,6 +218,24 @@ struct gpu_prover::impl {
     t.l_beside_h = true;
     return h;
   }
+  /// A streamed witness MSM's chunks: their terms, and the memory that holds
+  /// the two chunk buffers (null: the workspace's own). |lent| holds them
+  /// when two of the plan's chunks fit there (a G2 chunk: half the terms of
+  /// a G1 one, the same bytes); a |bounded| witness's chunks then grow to
+  /// what it holds unless the chunk is configured.
+  struct witness_chunking {
+    std::size_t terms;
+    void* lent;
+    std::size_t lent_bytes;
+  };
+  template <class F>
+  witness_chunking witness_chunks(std::span<fr> lent, bool bounded) const {
+    const std::size_t own =
+        std::is_same_v<F, ff::fp2> ? std::max<std::size_t>(1, plan.chunk_terms / 2) : plan.chunk_terms;
+    const std::size_t in_lent = lent.size_bytes() / (2 * sizeof(ec::affine<F>));
+    if (in_lent < own) return {own, nullptr, 0};
+    return {bounded && !cfg.stream_chunk_terms ? in_lent : own, lent.data(), lent.size_bytes()};
+  }
   /// L, A, B: witness scalars, mostly 0 and 1 (the MSM counts the others
   /// and takes its window and batches from that count: the 32 GiB PoRep has
   /// ~1.7 M others among 130 M terms), one scalar vector per member of a
@@ -244,28 +262,36 @@ struct gpu_prover::impl {
       for (const fr* v : d_scalars) out.push_back(ctx->run_device(v, n, 0, sparse_window_bits.load(), mix));
       return out;
     }
-    // a G2 chunk: half the terms of a G1 one, the same bytes (gpu_memory_plan)
-    const std::size_t own =
-        std::is_same_v<F, ff::fp2> ? std::max<std::size_t>(1, plan.chunk_terms / 2) : plan.chunk_terms;
-    const std::size_t in_lent = lent.size_bytes() / (2 * sizeof(ec::affine<F>));
-    const std::span<const ec::affine<F>> bases(host.data(), n);
+    const witness_chunking c = witness_chunks<F>(lent, bounded);
     h2d += n * sizeof(ec::affine<F>);
-    const bool lend = in_lent >= own;
-    const bool lent_chunks = lend && bounded && !cfg.stream_chunk_terms;  // (a configured chunk is kept)
-    return ctx->run_streamed_batch(bases, d_scalars, lent_chunks ? in_lent : own, sparse_window_bits.load(), mix,
-                                   lend ? lent.data() : nullptr, lend ? lent.size_bytes() : 0);
+    return ctx->run_streamed_batch(std::span<const ec::affine<F>>(host.data(), n), d_scalars, c.terms,
+                                   sparse_window_bits.load(), mix, c.lent, c.lent_bytes);
   }
-  /// The chunk of one query's scalars a coded batch pass holds (16-byte
-  /// multiple) when |lent_bytes| serve as the query's chunk buffers: the
-  /// largest G1 chunk of run_witness_msm_filled, at most a query's terms.
-  std::size_t coded_chunk_scalar_bytes(std::size_t lent_bytes) const {
-    const std::size_t in_lent = lent_bytes / (2 * sizeof(ec::g1_affine));
-    return std::min(nv, std::max(plan.chunk_terms, cfg.stream_chunk_terms ? 0 : in_lent)) * sizeof(fr);
+  /// A coded batch pass's memory (shared_pass_coded), in the first two
+  /// witness-sized vectors |vec|: x holds a query's chunk buffers (or one
+  /// member's scalars of a resident query), y a chunk of scalars (the
+  /// largest G1 chunk of run_witness_msm_filled, at most a query's terms),
+  /// then each member's coded witness.
+  struct coded_layout {
+    std::span<fr> x;
+    unsigned char* y;
+    std::size_t y_bytes, scalar_bytes, member_bytes;
+    /// Members it holds: 0 below two, at most tuning::groth16::max_coded_batch.
+    std::size_t capacity() const {
+      if (y_bytes < scalar_bytes + 2 * member_bytes) return 0;
+      return std::min<std::size_t>(gpu::tuning::groth16::max_coded_batch, (y_bytes - scalar_bytes) / member_bytes);
+    }
+  };
+  coded_layout coded_layout_of(const std::vector<fr*>& vec) const {
+    const std::span<fr> x(vec[0], vector_len_of(vec[0]));
+    return {x, reinterpret_cast<unsigned char*>(vec[1]), vector_len_of(vec[1]) * sizeof(fr),
+            std::min(nv, witness_chunks<ff::fp>(x, true).terms) * sizeof(fr),
+            gpu_coded_store_bytes(nv, gpu_coded_witness_max_others(nv))};
   }
   /// run_witness_msm_batch for a coded batch (shared_pass_coded): |fill|
   /// writes each vector's scalars of a chunk; |lent| holds the chunk
   /// buffers (or, for a resident query, one member's whole scalars at a
-  /// time), |chunk_scalars| coded_chunk_scalar_bytes(lent) of them.
+  /// time), |chunk_scalars| coded_layout::scalar_bytes of them.
   template <class F>
   std::vector<ec::jacobian<F>> run_witness_msm_filled(msm::gpu_msm_context_t<F>* ctx,
                                                       const std::vector<ec::affine<F>>& host, std::size_t vectors,
@@ -281,15 +307,10 @@ struct gpu_prover::impl {
       }
       return out;
     }
-    const std::size_t own =
-        std::is_same_v<F, ff::fp2> ? std::max<std::size_t>(1, plan.chunk_terms / 2) : plan.chunk_terms;
-    const std::size_t in_lent = lent.size_bytes() / (2 * sizeof(ec::affine<F>));
-    const bool lend = in_lent >= own;
-    const std::size_t chunk = lend && !cfg.stream_chunk_terms ? in_lent : own;
+    const witness_chunking c = witness_chunks<F>(lent, /*bounded=*/true);
     h2d += n * sizeof(ec::affine<F>);
     return ctx->run_streamed_batch_filled(std::span<const ec::affine<F>>(host.data(), n), vectors, fill, chunk_scalars,
-                                          chunk, sparse_window_bits.load(), mix, lend ? lent.data() : nullptr,
-                                          lend ? lent.size_bytes() : 0);
+                                          c.terms, sparse_window_bits.load(), mix, c.lent, c.lent_bytes);
   }
   template <class F>
   ec::jacobian<F> run_witness_msm(msm::gpu_msm_context_t<F>* ctx, const std::vector<ec::affine<F>>& host,
@@ -695,14 +716,8 @@ std::size_t gpu_prover::vector_batch_capacity() const {
 /// witness-sized vector holds beside a chunk of scalars, at most
 /// gpu::tuning::groth16::max_coded_batch.
 std::size_t gpu_prover::coded_batch_capacity() const {
-  const impl& d = *_impl;
   const std::vector<fr*> vec = witness_sized_vectors();
-  if (vec.size() < 2) return 0;
-  const std::size_t y_bytes = d.vector_len_of(vec[1]) * sizeof(fr);
-  const std::size_t scalar_bytes = d.coded_chunk_scalar_bytes(d.vector_len_of(vec[0]) * sizeof(fr));
-  const std::size_t member_bytes = gpu_coded_store_bytes(d.nv, gpu_coded_witness_max_others(d.nv));
-  if (y_bytes < scalar_bytes + 2 * member_bytes) return 0;
-  return std::min<std::size_t>(gpu::tuning::groth16::max_coded_batch, (y_bytes - scalar_bytes) / member_bytes);
+  return vec.size() < 2 ? 0 : _impl->coded_layout_of(vec).capacity();
 }
 
 std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::span<const gpu_batch_member> members,
@@ -781,16 +796,17 @@ std::vector<std::optional<pending_proof>> gpu_prover::prove_start_batch(std::spa
                         rest.begin() + std::ptrdiff_t(std::min(rest.size(), k + per_pass)));
   for (std::size_t pass = 0; pass < passes.size(); ++pass) {
     std::vector<std::size_t>& live = passes[pass];
+    const bool coded_pass = !coded.empty() && pass == 0;
     stage_clock clock(s, device_lock, between_stages);
     gpu_prove_timings shared;
-    if (!coded.empty() && pass == 0) shared_pass_coded(members, live, out, shared, clock);
+    if (coded_pass) shared_pass_coded(members, live, out, shared, clock);
     else shared_pass_vectors(members, live, out, shared, clock);
     // each live member: its own stages, and its share of the pass
     const double share = live.empty() ? 0 : 1.0 / double(live.size());
     const double shared_total = clock.total_ms();
     for (const std::size_t i : live) {
       if (!out[i]) continue;
-      t[i].coded_pass = !coded.empty() && pass == 0;
+      t[i].coded_pass = coded_pass;
       t[i].pass_members = live.size();
       t[i].upload_ms += shared.upload_ms * share;
       t[i].msm_l_ms = shared.msm_l_ms * share;
@@ -938,19 +954,14 @@ void gpu_prover::shared_pass_coded(std::span<const gpu_batch_member> members, st
   const r1cs::r1cs_shape& sh = *d.shape;
   const parameters& p = *d.params;
   const cudaStream_t s = *d.s;
-  const std::vector<fr*> vec = witness_sized_vectors();
-  const std::span<fr> x(vec[0], d.vector_len_of(vec[0]));
-  auto* y = reinterpret_cast<unsigned char*>(vec[1]);
-  const std::size_t y_bytes = d.vector_len_of(vec[1]) * sizeof(fr);
-  const std::size_t scalar_bytes = d.coded_chunk_scalar_bytes(x.size_bytes());
-  fr* const chunk_scalars = vec[1];
-  const std::size_t member_bytes = gpu_coded_store_bytes(d.nv, gpu_coded_witness_max_others(d.nv));
-  require(scalar_bytes + live.size() * member_bytes <= y_bytes,
-          "a coded batch of " + num(live.size()) + " does not fit its vector");
+  const impl::coded_layout z = d.coded_layout_of(witness_sized_vectors());
+  require(live.size() <= z.capacity(), "a coded batch of " + num(live.size()) + " does not fit its vector");
+  const std::span<fr> x = z.x;
+  fr* const chunk_scalars = reinterpret_cast<fr*>(z.y);
   std::vector<gpu_coded_view> view_of(members.size());
   for (std::size_t k = 0; k < live.size(); ++k) {
     const coded_witness& cw = *members[live[k]].coded;
-    view_of[live[k]] = d.uploader->upload_coded(cw, y + scalar_bytes + k * member_bytes, member_bytes, s);
+    view_of[live[k]] = d.uploader->upload_coded(cw, z.y + z.scalar_bytes + k * z.member_bytes, z.member_bytes, s);
     shared.h2d_bytes += cw.bytes();
   }
   clock.end(shared.upload_ms);
@@ -997,7 +1008,7 @@ void gpu_prover::shared_pass_coded(std::span<const gpu_batch_member> members, st
   clock.end(shared.msm_b1_ms);
   if (d.cfg.b_g2_on_cpu) {
     // each member's B scalars to the host a chunk at a time
-    const std::size_t piece = scalar_bytes / sizeof(fr);
+    const std::size_t piece = z.scalar_bytes / sizeof(fr);
     for (std::size_t k = 0; k < live.size(); ++k) {
       std::vector<fr>& host = out[live[k]]->b_scalars;
       host.resize(d.counts.b_g2);

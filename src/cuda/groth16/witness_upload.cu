@@ -59,7 +59,7 @@ __global__ void __launch_bounds__(expand_threads)
   if (i >= n) return;
   std::uint32_t slot = __ldg(group_others + blockIdx.x);
   for (unsigned k = 0; k < warp; ++k) slot += warp_others[k];
-  const std::uint64_t below = lane ? ob & (~std::uint64_t(0) >> (64 - 2 * lane)) : 0;
+  const std::uint64_t below = ob & detail::low_bits(2 * lane);
   slot += unsigned(__popcll(below));
   const unsigned code = unsigned(word >> (2 * lane)) & 3;
   fr_d v;

@@ -557,8 +557,8 @@ void gpu_shape::evaluate(const ff::fr* d_w, ff::fr* d_a, ff::fr* d_b, ff::fr* d_
                 d.row_rel.data(),
                 d.group_base.data(),
                 d.cols.data(),
-                d.ids16.size() ? nullptr : d.ids.data(),
-                d.ids16.size() ? d.ids16.data() : nullptr,
+                d.ids.data(),  // one of the two is empty (null)
+                d.ids16.data(),
                 reinterpret_cast<fr_d*>(outs[k]),
                 d.tasks.data(),
                 d.longs.data(),
