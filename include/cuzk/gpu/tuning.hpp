@@ -140,7 +140,7 @@ struct msm {
   /// SM (bench/RESULTS.md 2026-12-03).
   static constexpr bool affine_by_default = false;
   static constexpr unsigned affine_threads = 128;
-  static constexpr unsigned affine_min_blocks = 4;
+  static constexpr unsigned affine_min_blocks = 3;
   static constexpr unsigned affine_batch = 16;
   static constexpr std::size_t affine_min_threads = std::size_t(1) << 16;
 };

@@ -219,6 +219,11 @@ unsigned affine_batch_for(std::size_t segments, gpu_scalar_mix mix) {
   return segments / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
 }
 
+/// 16-byte units of one slot of the batch-affine level 0: its accumulator
+/// (an affine point) and its prefix product (an Fp element).
+constexpr std::size_t affine_slot_units_acc = sizeof(ec::affine<ff::fp>) / 16;
+constexpr std::size_t affine_slot_units = affine_slot_units_acc + sizeof(ff::fp) / 16;
+
 /// Accumulators the batch-affine level 0 needs (one per segment, rounded
 /// up to whole blocks of threads).
 std::size_t affine_accumulators(std::size_t segments, unsigned k) {
@@ -466,7 +471,7 @@ struct gpu_msm_workspace::impl {
   /// accumulators only when level 0 is batch-affine (|affine_k| segments per
   /// thread).
   void reserve(const plan& p, bool partitioned, unsigned affine_k) {
-    if (affine_k) grow(accs, affine_accumulators(p.seg0, affine_k) * (sizeof(affine_d<fp_d>) / 16));
+    if (affine_k) grow(accs, affine_accumulators(p.seg0, affine_k) * affine_slot_units);
     grow(entries, p.entries);
     if (partitioned) {
       if (lent_pair_count >= p.pairs) {
@@ -816,19 +821,29 @@ struct gpu_msm_workspace::impl {
   /// The batch-affine level 0 with K = |k| segments per thread.
   void launch_affine(unsigned k, const affine_d<fp_d>* d_bases, std::uint32_t bound, const detail::level_view& lv,
                      xyzz_d<fp_d>* d_buckets, xyzz_d<fp_d>* pa, cudaStream_t s) {
-    const unsigned blocks = unsigned(affine_accumulators(bound, k) / (std::size_t(tune::affine_threads) * k));
+    const std::size_t slots = affine_accumulators(bound, k);
+    const unsigned blocks = unsigned(slots / (std::size_t(tune::affine_threads) * k));
     auto* a = reinterpret_cast<affine_d<fp_d>*>(accs.data());
+    auto* pre = reinterpret_cast<fp_d*>(accs.data() + slots * affine_slot_units_acc);
     switch (k) {
-      case 16:
-        detail::accumulate_affine_kernel<16><<<blocks, tune::affine_threads, 0, s>>>(
-            d_bases, entries.data(), seg_order.data(), bound, lv, a, d_buckets, pa);
-        break;
-      case 32:
-        detail::accumulate_affine_kernel<32><<<blocks, tune::affine_threads, 0, s>>>(
-            d_bases, entries.data(), seg_order.data(), bound, lv, a, d_buckets, pa);
-        break;
+      case 16: launch_affine_k<16>(blocks, d_bases, bound, lv, a, pre, d_buckets, pa, s); break;
+      case 32: launch_affine_k<32>(blocks, d_bases, bound, lv, a, pre, d_buckets, pa, s); break;
       default: throw std::logic_error("cuzk::msm gpu: batch-affine K " + std::to_string(k));
     }
+  }
+  template <unsigned K>
+  void launch_affine_k(unsigned blocks, const affine_d<fp_d>* d_bases, std::uint32_t bound,
+                       const detail::level_view& lv, affine_d<fp_d>* a, fp_d* pre, xyzz_d<fp_d>* d_buckets,
+                       xyzz_d<fp_d>* pa, cudaStream_t s) {
+    constexpr std::size_t shared = detail::affine_shared_bytes<K>;
+    // above the default 48 KB of dynamic shared memory (a per-device
+    // setting, so asked at every launch: a host-side call)
+    CUZK_CUDA_CHECK(
+        cudaFuncSetAttribute(detail::accumulate_affine_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+    detail::accumulate_affine_kernel<K><<<blocks, tune::affine_threads, shared, s>>>(d_bases, entries.data(),
+                                                                                    seg_order.data(), bound, lv, a,
+                                                                                    pre, d_buckets, pa);
+    CUZK_CUDA_CHECK_LAUNCH();
   }
 
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
@@ -1169,9 +1184,10 @@ std::size_t scratch_bytes_of(const plan& p, std::size_t lent_pair_bytes, bool ho
   // the pair buffer is charged even where the direct scatter will be taken
   // (that choice needs the device's L2 size)
   const std::size_t words = p.entries + 2 * own_pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
-  // the batch-affine level 0's accumulators (affine: half an XYZZ point)
+  // the batch-affine level 0's slots (an affine point and an Fp element:
+  // three quarters of an XYZZ point)
   const std::size_t points = p.nb + p.part_a + p.part_b + p.sums() +
-                             affine_accumulators(p.seg0, affine_batch_for<F>(p.seg0, gpu_scalar_mix::random)) / 2;
+                             affine_accumulators(p.seg0, affine_batch_for<F>(p.seg0, gpu_scalar_mix::random)) * 3 / 4;
   // CUB's scratch: the segment sort's is about one more copy of its keys
   // and values; the scans' a few bytes per 1 K items; plus slack
   const std::size_t cub = 8 * p.seg0 + (p.nb + 1) / 64 + (std::size_t(1) << 20);
