@@ -596,6 +596,7 @@ struct gpu_msm_workspace::impl {
     plan p;
     scatter_plan sp;
     std::size_t per_bin;
+    unsigned affine_k;  // level 0's segments per thread when batch-affine (affine_batch_for)
     std::size_t chunks_done = 0;
     phase_timer phases;
   };
@@ -614,11 +615,12 @@ struct gpu_msm_workspace::impl {
     if (!c && mix == gpu_scalar_mix::random) c = forced_window_bits();
     std::optional<std::size_t> multi;
     if (mix == gpu_scalar_mix::mostly_binary) multi = count_multi_digit(d_scalars, n, s);
-    held_msm h{held_plan<F>(n, chunk, multi, c), {}, 0};
+    held_msm h{held_plan<F>(n, chunk, multi, c), {}, 0, 0};
     const std::size_t forced = forced_bin_entries();
     h.per_bin = forced ? forced : l2_bin_entries();
     h.sp = plan_scatter(h.p, 0, h.p.windows, h.per_bin, forced != 0);
-    reserve(h.p, h.sp.partitioned, /*affine_k=*/0);
+    h.affine_k = affine_batch_for<F>(h.p.seg0, mix);
+    reserve(h.p, h.sp.partitioned, h.affine_k);
     h.phases.mark(s, "start");
     return h;
   }
@@ -631,7 +633,7 @@ struct gpu_msm_workspace::impl {
     gpu::device_guard guard(device);
     const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(len), h.p.c, 0, h.p.windows};
     sort_batch(bv, h.p, h.p.nb, h.sp, h.per_bin, s, h.phases);
-    sum_buckets<F>(d_bases, h.p, h.p.nb, reinterpret_cast<xyzz_d<fd_of<F>>*>(buckets.data()), 0,
+    sum_buckets<F>(d_bases, h.p, h.p.nb, reinterpret_cast<xyzz_d<fd_of<F>>*>(buckets.data()), h.affine_k,
                    /*accumulate=*/h.chunks_done > 0, s, h.phases);
     h.phases.mark(s, "levels");
     ++h.chunks_done;
@@ -849,13 +851,12 @@ struct gpu_msm_workspace::impl {
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
   /// Level 0 by batch-affine additions when |affine_k| (G1 only).
   /// |accumulate|: add to the sums the buckets hold (a held MSM's later
-  /// chunks; XYZZ level 0 only) instead of starting from infinity.
+  /// chunks) instead of starting from infinity.
   template <class F>
   void sum_buckets(const affine_d<fd_of<F>>* d_bases, const plan& p, std::size_t nb, xyzz_d<fd_of<F>>* d_buckets,
                    unsigned affine_k, bool accumulate, cudaStream_t s, phase_timer& ph) {
     using Fd = fd_of<F>;
     using xyzz_t = xyzz_d<Fd>;
-    if (accumulate && affine_k) throw std::logic_error("cuzk::msm gpu: the batch-affine level 0 cannot accumulate");
     if (!accumulate) CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, nb * sizeof(xyzz_t), s));
     const std::uint32_t nb32 = std::uint32_t(nb);
     const unsigned slot_blocks = blocks_for(nb + 1, 256);

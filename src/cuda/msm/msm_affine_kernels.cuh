@@ -218,8 +218,9 @@ __global__ void __launch_bounds__(tune::affine_threads, tune::affine_min_blocks)
     const std::uint32_t b = find_bucket(lv.seg_off, lv.nb, s);
     const std::uint32_t j = s - lv.seg_off[b];
     const xyzz_d<fp_d> sum = xyzz_d<fp_d>::from_affine(m.load_acc(k));
-    if (lv.seg_off[b + 1] - lv.seg_off[b] == 1) store16(buckets + b, sum);
-    else store16(parts + lv.part_off[b] + j, sum);
+    if (lv.seg_off[b + 1] - lv.seg_off[b] != 1) store16(parts + lv.part_off[b] + j, sum);
+    else if (lv.accumulate) store16(buckets + b, load16(buckets + b) + sum);  // a held MSM's later chunk
+    else store16(buckets + b, sum);
   }
 }
 
