@@ -508,7 +508,8 @@ TEST(gpu_msm, StreamedMsmWithBatchAffineLevelZero) {
     std::span<const g1_affine> bases;
     const std::vector<fr>* scalars;
   };
-  const case_t cases[] = {{"random", plain, &random}, {"first chunk only", plain, &first}, {"mixed bases", mixed, &pairs}};
+  const case_t cases[] = {
+      {"random", plain, &random}, {"first chunk only", plain, &first}, {"mixed bases", mixed, &pairs}};
   msm::gpu_msm_context ctx;
   for (const case_t& cs : cases) {
     const g1_jacobian want = msm::msm<fp>(cs.bases, *cs.scalars);

@@ -840,11 +840,10 @@ struct gpu_msm_workspace::impl {
     constexpr std::size_t shared = detail::affine_shared_bytes<K>;
     // above the default 48 KB of dynamic shared memory (a per-device
     // setting, so asked at every launch: a host-side call)
-    CUZK_CUDA_CHECK(
-        cudaFuncSetAttribute(detail::accumulate_affine_kernel<K>, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
-    detail::accumulate_affine_kernel<K><<<blocks, tune::affine_threads, shared, s>>>(d_bases, entries.data(),
-                                                                                    seg_order.data(), bound, lv, a,
-                                                                                    pre, d_buckets, pa);
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(detail::accumulate_affine_kernel<K>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+    detail::accumulate_affine_kernel<K><<<blocks, tune::affine_threads, shared, s>>>(
+        d_bases, entries.data(), seg_order.data(), bound, lv, a, pre, d_buckets, pa);
     CUZK_CUDA_CHECK_LAUNCH();
   }
 

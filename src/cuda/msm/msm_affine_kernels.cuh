@@ -64,8 +64,8 @@ struct affine_thread_memory {
   affine_d<fp_d>* accs;
   fp_d* prefixes;
   std::uint32_t threads, t;
-  std::uint32_t *cur_, *end_;  // shared: [k * blockDim.x + threadIdx.x]
-  uint4* stage_;               // shared: this thread's column of the rows
+  std::uint32_t *cur_, *end_;     // shared: [k * blockDim.x + threadIdx.x]
+  uint4* stage_;                  // shared: this thread's column of the rows
   std::uint32_t* stage_entries_;  // shared: this thread's two entries, blockDim.x apart
   std::uint32_t staged_v1 = 0;
   bool staged_has_next = false;
@@ -96,7 +96,7 @@ struct affine_thread_memory {
     return e;
   }
   __device__ __forceinline__ affine_step<fp_d> load_step(unsigned k, std::uint32_t v1, std::uint32_t v2,
-                                                          bool has_next) const {
+                                                         bool has_next) const {
     affine_step<fp_d> st;
     st.acc = load_acc(k);
     st.q = point(v1);
@@ -164,8 +164,8 @@ struct affine_thread_memory {
 
 /// Shared memory of accumulate_affine_kernel<K> per block.
 template <unsigned K>
-constexpr std::size_t affine_shared_bytes =
-    std::size_t(tune::affine_threads) * (affine_thread_memory::rows * 16 + (2 * K + 2) * sizeof(std::uint32_t));
+constexpr std::size_t affine_shared_bytes = std::size_t(tune::affine_threads) *
+                                            (affine_thread_memory::rows * 16 + (2 * K + 2) * sizeof(std::uint32_t));
 
 /// Level 0 by batch-affine additions: thread t sums the K segments
 /// order[t K + k] (segments sorted longest first, so its K have nearly
