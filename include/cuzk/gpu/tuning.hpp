@@ -143,6 +143,7 @@ struct msm {
   static constexpr unsigned affine_min_blocks = 3;
   static constexpr unsigned affine_batch = 16;
   static constexpr std::size_t affine_min_threads = std::size_t(1) << 16;
+  static constexpr std::size_t affine_min_mean_entries = 16;
 };
 static_assert(msm::min_window >= 2 && msm::max_window <= 24 && msm::min_window <= msm::max_window);
 static_assert(msm::min_explicit_window >= 2 && msm::min_explicit_window <= msm::min_window);

@@ -200,25 +200,6 @@ std::size_t env_mib_or(const char* name, std::size_t fallback) {
 std::size_t batch_bytes_limit() { return env_mib_or("CUZK_MSM_BATCH_MB", tune::batch_bytes); }
 std::size_t pair_bytes_limit() { return env_mib_or("CUZK_MSM_PAIR_MB", tune::partition_pair_bytes); }
 
-/// Segments per thread of the batch-affine level 0 for an MSM over F with
-/// |segments| level-0 segments (plan::seg0) of |mix| scalars, 0 for the XYZZ
-/// kernel. By default (tuning::msm::affine_by_default) G1 random-scalar
-/// MSMs with at least tuning::msm::affine_min_threads threads take it with
-/// tuning::msm::affine_batch; CUZK_MSM_AFFINE (read at every MSM, so tests
-/// may change it between runs) = 0 turns it off, = 16 or 32 forces it
-/// with that K at any size (tuning runs, and tests at small sizes).
-template <class F>
-unsigned affine_batch_for(std::size_t segments, gpu_scalar_mix mix) {
-  if constexpr (!std::is_same_v<F, ff::fp>) return 0;
-  const char* e = std::getenv("CUZK_MSM_AFFINE");
-  if (e && *e) {
-    const long v = std::atol(e);
-    return v == 16 || v == 32 ? unsigned(v) : 0;
-  }
-  if (!tune::affine_by_default || mix != gpu_scalar_mix::random) return 0;
-  return segments / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
-}
-
 /// 16-byte units of one slot of the batch-affine level 0: its accumulator
 /// (an affine point) and its prefix product (an Fp element).
 constexpr std::size_t affine_slot_units_acc = sizeof(ec::affine<ff::fp>) / 16;
@@ -321,6 +302,29 @@ struct plan {
   std::size_t sums() const { return block_sums() + windows; }
   unsigned levels_after() const { return unsigned(level_parts.size()); }
 };
+
+/// Segments per thread of the batch-affine level 0 for an MSM over F under
+/// plan |p| of |mix| scalars, 0 for the XYZZ kernel. By default
+/// (tuning::msm::affine_by_default) G1 random-scalar MSMs take it with
+/// tuning::msm::affine_batch when they have at least
+/// tuning::msm::affine_min_threads threads and their level-0 segments hold
+/// tuning::msm::affine_min_mean_entries entries on average (a held MSM's
+/// chunks hold a few per bucket: there each slot's set-up would cost more
+/// than its additions save). CUZK_MSM_AFFINE (read at every MSM, so tests
+/// may change it between runs) = 0 turns it off, = 16 or 32 forces it
+/// with that K at any size (tuning runs, and tests at small sizes).
+template <class F>
+unsigned affine_batch_for(const plan& p, gpu_scalar_mix mix) {
+  if constexpr (!std::is_same_v<F, ff::fp>) return 0;
+  const char* e = std::getenv("CUZK_MSM_AFFINE");
+  if (e && *e) {
+    const long v = std::atol(e);
+    return v == 16 || v == 32 ? unsigned(v) : 0;
+  }
+  if (!tune::affine_by_default || mix != gpu_scalar_mix::random) return 0;
+  if (p.entries < tune::affine_min_mean_entries * p.seg0) return 0;
+  return p.seg0 / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
+}
 
 unsigned choose_window(std::size_t n, unsigned requested) {
   if (requested) {
@@ -558,7 +562,7 @@ struct gpu_msm_workspace::impl {
       scatters.push_back(plan_scatter(p, w_first, w_end, per_bin, forced != 0));
       partitioned |= scatters.back().partitioned;
     }
-    const unsigned affine_k = affine_batch_for<F>(p.seg0, mix);
+    const unsigned affine_k = affine_batch_for<F>(p, mix);
     reserve(p, partitioned, affine_k);
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
     phase_timer phases;
@@ -619,7 +623,7 @@ struct gpu_msm_workspace::impl {
     const std::size_t forced = forced_bin_entries();
     h.per_bin = forced ? forced : l2_bin_entries();
     h.sp = plan_scatter(h.p, 0, h.p.windows, h.per_bin, forced != 0);
-    h.affine_k = affine_batch_for<F>(h.p.seg0, mix);
+    h.affine_k = affine_batch_for<F>(h.p, mix);
     reserve(h.p, h.sp.partitioned, h.affine_k);
     h.phases.mark(s, "start");
     return h;
@@ -1187,7 +1191,7 @@ std::size_t scratch_bytes_of(const plan& p, std::size_t lent_pair_bytes, bool ho
   // the batch-affine level 0's slots (an affine point and an Fp element:
   // three quarters of an XYZZ point)
   const std::size_t points = p.nb + p.part_a + p.part_b + p.sums() +
-                             affine_accumulators(p.seg0, affine_batch_for<F>(p.seg0, gpu_scalar_mix::random)) * 3 / 4;
+                             affine_accumulators(p.seg0, affine_batch_for<F>(p, gpu_scalar_mix::random)) * 3 / 4;
   // CUB's scratch: the segment sort's is about one more copy of its keys
   // and values; the scans' a few bytes per 1 K items; plus slack
   const std::size_t cub = 8 * p.seg0 + (p.nb + 1) / 64 + (std::size_t(1) << 20);

@@ -26,3 +26,12 @@
 #define CUZK_HD_TEMPLATE
 #endif
 #define CUZK_HD CUZK_HD_TEMPLATE CUZK_HD_ATTR
+
+// `#pragma unroll 1` for the device pass of code both passes compile (a
+// loop too large to unroll); nothing on the host, whose compiler does not
+// know the pragma and warns under -Wall.
+#if defined(__CUDA_ARCH__)
+#define CUZK_HD_NO_UNROLL _Pragma("unroll 1")
+#else
+#define CUZK_HD_NO_UNROLL
+#endif
