@@ -41,8 +41,9 @@
 //     lanes of a warp do nearly equal work. G1 MSMs of random scalars
 //     can run level 0 by batch-affine additions instead
 //     (msm_affine_kernels.cuh: 5M + 1S per addition and a share of one
-//     inversion, against 8M + 2S), with the same outputs; off by default
-//     (tuning::msm::affine_by_default: slower on the H200, memory-bound).
+//     inversion, against 8M + 2S), with the same outputs, held MSMs'
+//     chunks included; off by default (tuning::msm::affine_by_default:
+//     the first kernel measured slower, the woven one is not yet measured).
 //  5. reduce_buckets_kernel: sum_d d S_d per window by running sums over
 //     chunks of buckets, then per block a shared-memory tree and a suffix
 //     scan, which replace each thread's multiplication by its chunk's
