@@ -147,7 +147,7 @@ CUZK_HD_TEMPLATE
 template <class Fd, class M>
 CUZK_HD_ATTR void run_affine_rounds(M& m, Fd prod, unsigned mask) {
   bool down = true;  // the slots were started upwards
-CUZK_HD_NO_UNROLL
+  CUZK_HD_NO_UNROLL
   while (mask) {
     Fd inv = m.invert(prod);  // 1 / (product of this round's dx)
     prod = Fd::one();
@@ -162,7 +162,7 @@ CUZK_HD_NO_UNROLL
     unsigned kn = has_kn ? end_bit(left, down) : 0u;
     if (has_kn) left &= ~(1u << kn);
     step_entries en = has_kn ? m.load_entries(kn) : step_entries{};
-CUZK_HD_NO_UNROLL
+    CUZK_HD_NO_UNROLL
     for (;;) {
       const bool has_knn = left != 0;
       const unsigned knn = has_knn ? end_bit(left, down) : 0u;
