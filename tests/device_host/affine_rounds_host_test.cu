@@ -99,11 +99,11 @@ struct host_memory {
     e.v2 = e.has_next ? entries.at(c + 1) : 0u;
     return e;
   }
-  md::affine_step<gpu::fp_d> load_step(unsigned k, std::uint32_t v1, std::uint32_t v2, bool has_next) const {
+  md::affine_step<gpu::fp_d> load_step(unsigned k, const md::step_entries& e) const {
     md::affine_step<gpu::fp_d> st;
     st.acc = accs.at(k);
-    st.q = point(v1);
-    st.qn_x = has_next ? point_x(v2) : gpu::fp_d::zero();
+    st.q = point(e.v1);
+    st.qn_x = e.has_next ? point_x(e.v2) : gpu::fp_d::zero();
     st.prefix = prefixes.at(k);
     return st;
   }
@@ -114,7 +114,7 @@ struct host_memory {
     if (pending) fail("stage() while another is outstanding");
     if (!same_entries(e, load_entries(k))) fail("stage(): the entries are not the slot's next ones");
     pending = true, staged_k = k, staged_e = e, ++stages;
-    staged = load_step(k, e.v1, e.v2, e.has_next);
+    staged = load_step(k, e);
     pending_entries = then, staged_k2 = k2;
     if (then) staged_e2 = load_entries(k2);
   }
@@ -123,7 +123,7 @@ struct host_memory {
   md::affine_step<gpu::fp_d> take_staged() {
     if (!pending) fail("take_staged() with nothing staged");
     pending = false;
-    if (!same_step(staged, load_step(staged_k, staged_e.v1, staged_e.v2, staged_e.has_next), staged_e.has_next))
+    if (!same_step(staged, load_step(staged_k, staged_e), staged_e.has_next))
       fail("staged data changed before it was taken");
     return staged;
   }

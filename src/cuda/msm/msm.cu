@@ -1189,14 +1189,13 @@ std::size_t scratch_bytes_of(const plan& p, std::size_t lent_pair_bytes, bool ho
   // the pair buffer is charged even where the direct scatter will be taken
   // (that choice needs the device's L2 size)
   const std::size_t words = p.entries + 2 * own_pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
-  // the batch-affine level 0's slots (an affine point and an Fp element:
-  // three quarters of an XYZZ point)
-  const std::size_t points = p.nb + p.part_a + p.part_b + p.sums() +
-                             affine_accumulators(p.seg0, affine_batch_for<F>(p, gpu_scalar_mix::random)) * 3 / 4;
+  const std::size_t points = p.nb + p.part_a + p.part_b + p.sums();
+  // the batch-affine level 0's slots (reserve)
+  const std::size_t affine_slots = affine_accumulators(p.seg0, affine_batch_for<F>(p, gpu_scalar_mix::random));
   // CUB's scratch: the segment sort's is about one more copy of its keys
   // and values; the scans' a few bytes per 1 K items; plus slack
   const std::size_t cub = 8 * p.seg0 + (p.nb + 1) / 64 + (std::size_t(1) << 20);
-  return (host_scalars ? p.n * sizeof(fr) : 0) + words * 4 + points * xb + cub;
+  return (host_scalars ? p.n * sizeof(fr) : 0) + words * 4 + points * xb + affine_slots * affine_slot_units * 16 + cub;
 }
 }  // namespace
 

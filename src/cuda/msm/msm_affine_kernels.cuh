@@ -87,20 +87,21 @@ struct affine_thread_memory {
     return add_outside_batch(acc, q);
   }
 
+  /// Whether slot k has an entry after its entry c.
+  __device__ __forceinline__ bool has_after(unsigned k, std::uint32_t c) const { return c + 1 < end(k); }
   __device__ __forceinline__ step_entries load_entries(unsigned k) const {
     step_entries e;
     const std::uint32_t c = cur(k);
-    e.has_next = c + 1 < end(k);
+    e.has_next = has_after(k, c);
     e.v1 = entries[c];
     e.v2 = e.has_next ? entries[c + 1] : 0u;
     return e;
   }
-  __device__ __forceinline__ affine_step<fp_d> load_step(unsigned k, std::uint32_t v1, std::uint32_t v2,
-                                                         bool has_next) const {
+  __device__ __forceinline__ affine_step<fp_d> load_step(unsigned k, const step_entries& e) const {
     affine_step<fp_d> st;
     st.acc = load_acc(k);
-    st.q = point(v1);
-    st.qn_x = has_next ? point_x(v2) : fp_d::zero();
+    st.q = point(e.v1);
+    st.qn_x = e.has_next ? point_x(e.v2) : fp_d::zero();
     st.prefix = load16(prefix_at(k));
     return st;
   }
@@ -127,7 +128,7 @@ struct affine_thread_memory {
     staged_v1 = e.v1;
     if (then) {
       const std::uint32_t c = cur(k2);
-      staged_has_next = c + 1 < end(k2);
+      staged_has_next = has_after(k2, c);
       copy_entry(0, c);
       if (staged_has_next) copy_entry(1, c + 1);
     }

@@ -43,7 +43,7 @@
 //   load_acc(k), store_acc(k, a), store_prefix(k, p)
 //   cur(k), set_cur(k, c), end(k)   the segment's next entry and its end
 //   load_entries(k)                 slot k's step_entries, read at once
-//   load_step(k, v1, v2, has_next)  slot k's step data, read at once
+//   load_step(k, e)                 slot k's step data for entries e, read at once
 //   stage(k, e, then, k2)           slot k's step data for entries e, and
 //                                   when |then| slot k2's step_entries,
 //                                   fetched in the background
@@ -155,9 +155,9 @@ CUZK_HD_ATTR void run_affine_rounds(M& m, Fd prod, unsigned mask) {
     // the round's first segment and the entries of its second, read at once
     unsigned k = end_bit(left, down);
     left &= ~(1u << k);
-    const std::uint32_t c0 = m.cur(k);
-    bool has_next = c0 + 1 < m.end(k);
-    affine_step<Fd> st = m.load_step(k, m.entry(c0), has_next ? m.entry(c0 + 1) : 0u, has_next);
+    const step_entries e0 = m.load_entries(k);
+    bool has_next = e0.has_next;
+    affine_step<Fd> st = m.load_step(k, e0);
     bool has_kn = left != 0;
     unsigned kn = has_kn ? end_bit(left, down) : 0u;
     if (has_kn) left &= ~(1u << kn);
