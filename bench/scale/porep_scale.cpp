@@ -6,7 +6,8 @@
 //                    [--devices 0,1] [--gpu-workers 2] [--synthesis N]
 //                    [--batches "0;0,1"] [--h-windows 17,19,20]
 //                    [--seed 20261130] [--vram-limit 16GiB,24GiB]
-//                    [--max-batch-size 1,2,4] [--out DIR]
+//                    [--max-batch-size 1,2,4] [--variant NAME=VALUE]...
+//                    [--out DIR]
 //
 // Why a program of its own: the parameters of a 32 GiB PoRep are ~47 GB of
 // points; no published file is available to us and writing ours to the
@@ -38,6 +39,11 @@
 // PCIe every partition). A limit the 32 GiB PoRep cannot fit under is
 // reported ("warm-up failed: ...") and the next one runs.
 //
+// --variant NAME=VALUE: a GPU tuning setting the code reads at every call
+// (CUZK_MSM_AFFINE=32, CUZK_MSM_WINDOW=...), set in the environment before
+// its own warm-up and batches; several compare settings on one shape and
+// one set of parameters (the shape alone takes ~80 s at 32 GiB).
+//
 // --max-batch-size: cross-sector batching (scheduler.max_batch_size). The
 // warm-up also proves the largest size the prover takes
 // (gpu_prover::batch_capacity) straight on it, from copies of its witness,
@@ -47,8 +53,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -101,6 +109,10 @@ struct options {
   // --max-batch-size: the engine's cross-sector batching
   // (scheduler.max_batch_size), one run of the batch per size
   std::vector<std::size_t> max_batch_sizes{1};
+  // --variant NAME=VALUE (repeatable): each one set in the environment for
+  // its own pass over the limits and batch sizes (tuning settings the GPU
+  // code reads at every call, e.g. CUZK_MSM_AFFINE=32); none: one pass as is
+  std::vector<std::string> variants;
 };
 
 [[noreturn]] void usage(const std::string& why) {
@@ -108,7 +120,7 @@ struct options {
       stderr,
       "cuzk-porep-scale: %s\nusage: cuzk-porep-scale [--sector-size 32GiB] [--proofs N] "
       "[--concurrency N] [--devices 0,1] [--batches \"0;0,1\"] [--h-windows 17,19] [--sparse-windows 15,16] [--gpu-workers N] [--synthesis N] [--seed N] "
-      "[--vram-limit 16GiB,24GiB] [--max-batch-size 1,2,4] [--out DIR]\n",
+      "[--vram-limit 16GiB,24GiB] [--max-batch-size 1,2,4] [--variant NAME=VALUE]... [--out DIR]\n",
       why.c_str());
   std::exit(2);
 }
@@ -127,7 +139,11 @@ options parse(int argc, char** argv) {
       else if (a == "--synthesis") o.synthesis = std::stoul(v);
       else if (a == "--seed") o.seed = std::stoull(v);
       else if (a == "--out") o.out = v;
-      else if (a == "--vram-limit") {
+      else if (a == "--variant") {
+        const std::size_t eq = v.find('=');
+        if (eq == 0 || eq == std::string::npos) usage("--variant takes NAME=VALUE");
+        o.variants.push_back(v);
+      } else if (a == "--vram-limit") {
         std::stringstream ss(v);
         for (std::string one; std::getline(ss, one, ',');) {
           std::size_t pos = 0;
@@ -524,31 +540,43 @@ int main(int argc, char** argv) try {
   bool all_ok = true;
   std::vector<std::uint64_t> limits = opt.vram_limits;
   if (limits.empty()) limits.push_back(0);  // the device-resident parameters
-  for (const std::uint64_t limit : limits) {
-    vram_limit = limit;
-    const std::string suffix = limit ? "-v" + std::to_string(limit >> 30) : "";
-    if (limit) std::printf("==== --vram-limit %.1f GiB\n", double(limit) / double(1ull << 30));
-    try {
-      warm_up();
-    } catch (const std::exception& e) {  // e.g. too little VRAM: said, and the next limit
-      std::printf("warm-up failed: %s\n", e.what());
-      std::fflush(stdout);
-      all_ok = false;
-      continue;
-    }
-    for (std::size_t b = 0; b < opt.batches.size(); ++b) {
-      std::vector<int> subset;
-      for (int d : opt.batches[b])
-        if (std::find(devices.begin(), devices.end(), d) == devices.end())
-          throw std::runtime_error("batch device " + std::to_string(d) + " has no parameters (not in --devices)");
-        else subset.push_back(d);
-      for (const std::size_t max_batch : opt.max_batch_sizes) {
-        std::string label = std::to_string(subset.size()) + "gpu" + suffix;
-        if (opt.max_batch_sizes.size() > 1 || max_batch > 1) label += "-b" + std::to_string(max_batch);
-        all_ok = run_batch(label, subset, max_batch) && all_ok;
+  std::vector<std::string> variants = opt.variants;
+  if (variants.empty()) variants.emplace_back();
+  for (const std::string& variant : variants)
+    for (const std::uint64_t limit : limits) {
+      std::string suffix = limit ? "-v" + std::to_string(limit >> 30) : "";
+      if (!variant.empty()) {
+        const std::size_t eq = variant.find('=');
+        setenv(variant.substr(0, eq).c_str(), variant.substr(eq + 1).c_str(), 1);
+        std::printf("==== --variant %s\n", variant.c_str());
+        std::string tag = variant;
+        for (char& ch : tag)
+          if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+        suffix += "-" + tag;
+      }
+      vram_limit = limit;
+      if (limit) std::printf("==== --vram-limit %.1f GiB\n", double(limit) / double(1ull << 30));
+      try {
+        warm_up();
+      } catch (const std::exception& e) {  // e.g. too little VRAM: said, and the next limit
+        std::printf("warm-up failed: %s\n", e.what());
+        std::fflush(stdout);
+        all_ok = false;
+        continue;
+      }
+      for (std::size_t b = 0; b < opt.batches.size(); ++b) {
+        std::vector<int> subset;
+        for (int d : opt.batches[b])
+          if (std::find(devices.begin(), devices.end(), d) == devices.end())
+            throw std::runtime_error("batch device " + std::to_string(d) + " has no parameters (not in --devices)");
+          else subset.push_back(d);
+        for (const std::size_t max_batch : opt.max_batch_sizes) {
+          std::string label = std::to_string(subset.size()) + "gpu" + suffix;
+          if (opt.max_batch_sizes.size() > 1 || max_batch > 1) label += "-b" + std::to_string(max_batch);
+          all_ok = run_batch(label, subset, max_batch) && all_ok;
+        }
       }
     }
-  }
   return all_ok ? 0 : 1;
 } catch (const std::exception& e) {
   std::fprintf(stderr, "cuzk-porep-scale: %s\n", e.what());

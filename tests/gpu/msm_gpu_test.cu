@@ -483,6 +483,48 @@ TEST(gpu_msm, StreamedMsmHoldsItsBucketsAcrossChunks) {
   }
 }
 
+// A held (streamed) MSM with the batch-affine level 0 forced: each chunk's
+// sums are added to what the buckets hold (a chunk's accumulators, made
+// affine, joined to the held XYZZ sums), over random scalars, scalars only
+// in the first chunk (later chunks leave every bucket alone), and bases
+// with infinity, repeats and P, -P pairs (the additions outside the batch).
+TEST(gpu_msm, StreamedMsmWithBatchAffineLevelZero) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.StreamedMsmWithBatchAffineLevelZero"));
+  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_AFFINE");
+  const std::size_t n = 30011;
+  std::vector<g1_affine> mixed(pool().begin(), pool().begin() + std::ptrdiff_t(n));
+  std::vector<fr> random = cuzk::test::random_elements<fr>(n, rng), first(n, fr::zero()), pairs = random;
+  for (std::size_t i = 0; i < 4000; ++i) first[i] = random[i];
+  for (std::size_t i = 1; i < n; ++i) {
+    const unsigned b = unsigned(rng() % 16);
+    if (b == 0) mixed[i] = g1_affine::identity();
+    else if (b == 1) mixed[i] = mixed[rng() % i];
+    else if (b == 2) mixed[i] = -mixed[i - 1], pairs[i] = pairs[i - 1];
+  }
+  const std::span<const g1_affine> plain(pool().data(), n);
+  struct case_t {
+    const char* name;
+    std::span<const g1_affine> bases;
+    const std::vector<fr>* scalars;
+  };
+  const case_t cases[] = {
+      {"random", plain, &random}, {"first chunk only", plain, &first}, {"mixed bases", mixed, &pairs}};
+  msm::gpu_msm_context ctx;
+  for (const case_t& cs : cases) {
+    const g1_jacobian want = msm::msm<fp>(cs.bases, *cs.scalars);
+    cuzk::gpu::device_buffer<fr> d(n);
+    d.upload(cs.scalars->data(), n, nullptr);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    for (const char* k : {"16", "32"}) {
+      setenv("CUZK_MSM_AFFINE", k, 1);
+      for (const std::size_t chunk : {std::size_t(777), std::size_t(8192), n})
+        expect_same(ctx.run_streamed(cs.bases, d.data(), chunk), want,
+                    std::string(cs.name) + ", chunk " + std::to_string(chunk) + ", K=" + k);
+    }
+  }
+}
+
 // The streamed window: the width of all n terms, at most
 // tuning::msm::streamed_window_extra bits above a chunk's default, never a
 // width that takes as many windows as a narrower one; and the scratch the

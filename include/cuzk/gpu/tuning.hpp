@@ -123,26 +123,26 @@ struct msm {
   static constexpr double partition_pass_cost = 1.55;
   /// Level 0 by batch-affine additions (src/cuda/msm/msm_affine_kernels.cuh),
   /// G1 MSMs of random scalars only: whether the default takes it, threads
-  /// per block, resident blocks per SM asked for (a register cap), segments
-  /// per thread (K: the additions that share one inversion), and the least
-  /// number of threads (segments / K) for which it is taken: below that the
-  /// XYZZ kernel's K times more threads fill the device better.
-  /// CUZK_MSM_AFFINE=0 turns it off, =16/32 forces K (tuning runs, tests;
-  /// K = 8 was slower than both at every size from 2^23 on).
-  /// Off by default: on the H200 (2026-12-03) level 0
-  /// of a five-window 2^27 batch took 272.7 / 302.5 / 290.5 ms at K = 16 / 8
-  /// / 32 against 261.6 by XYZZ additions, and the whole MSM 887.6 / 953.2 /
-  /// 933.8 against 844.2 (2^22: 59.0 / 47.0 / 92.9 against 33.1); only 2^25
-  /// at K = 32 gained (201.1 against 212.1). Asking the L2 for each round's
-  /// points and accumulators ahead (prefetch.global.L2) made it slower
-  /// (2^27: 951.1 at K = 16). Its ~30% fewer multiplications wait on memory:
-  /// ~480 bytes per addition through local and global memory at 16 warps per
-  /// SM (bench/RESULTS.md 2026-12-03).
+  /// per block, resident blocks per SM asked for (a register cap: 3 gives
+  /// the XYZZ kernel's 168), segments per thread (K: the additions that share
+  /// one inversion), the least number of threads (segments / K) for which
+  /// it is taken (below that the XYZZ kernel's K times more threads fill the
+  /// device better), and the least mean number of entries per level-0
+  /// segment (a held MSM's chunks hold a few per bucket).
+  /// CUZK_MSM_AFFINE=0 turns it off, =16/32 forces K (tuning runs, tests).
+  /// Off by default. The first kernel (two passes a round, 128 registers)
+  /// measured slower than the XYZZ loop on the H200 (2026-12-03: a five-
+  /// window 2^27 batch's level 0 272.7 / 290.5 ms at K = 16 / 32 against
+  /// 261.6). The woven kernel that replaced it (one pass a round, cp.async
+  /// staging) has 31% fewer multiply-add slots per addition than the XYZZ
+  /// loop at K = 32 and 25% at K = 16 (SASS, bench/RESULTS.md 2026-12-07)
+  /// but has not run on a device yet: the default waits for its measurement.
   static constexpr bool affine_by_default = false;
   static constexpr unsigned affine_threads = 128;
-  static constexpr unsigned affine_min_blocks = 4;
+  static constexpr unsigned affine_min_blocks = 3;
   static constexpr unsigned affine_batch = 16;
   static constexpr std::size_t affine_min_threads = std::size_t(1) << 16;
+  static constexpr std::size_t affine_min_mean_entries = 16;
 };
 static_assert(msm::min_window >= 2 && msm::max_window <= 24 && msm::min_window <= msm::max_window);
 static_assert(msm::min_explicit_window >= 2 && msm::min_explicit_window <= msm::min_window);

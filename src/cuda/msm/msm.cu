@@ -41,8 +41,9 @@
 //     lanes of a warp do nearly equal work. G1 MSMs of random scalars
 //     can run level 0 by batch-affine additions instead
 //     (msm_affine_kernels.cuh: 5M + 1S per addition and a share of one
-//     inversion, against 8M + 2S), with the same outputs; off by default
-//     (tuning::msm::affine_by_default: slower on the H200, memory-bound).
+//     inversion, against 8M + 2S), with the same outputs, held MSMs'
+//     chunks included; off by default (tuning::msm::affine_by_default:
+//     the first kernel measured slower, the woven one is not yet measured).
 //  5. reduce_buckets_kernel: sum_d d S_d per window by running sums over
 //     chunks of buckets, then per block a shared-memory tree and a suffix
 //     scan, which replace each thread's multiplication by its chunk's
@@ -200,24 +201,10 @@ std::size_t env_mib_or(const char* name, std::size_t fallback) {
 std::size_t batch_bytes_limit() { return env_mib_or("CUZK_MSM_BATCH_MB", tune::batch_bytes); }
 std::size_t pair_bytes_limit() { return env_mib_or("CUZK_MSM_PAIR_MB", tune::partition_pair_bytes); }
 
-/// Segments per thread of the batch-affine level 0 for an MSM over F with
-/// |segments| level-0 segments (plan::seg0) of |mix| scalars, 0 for the XYZZ
-/// kernel. By default (tuning::msm::affine_by_default) G1 random-scalar
-/// MSMs with at least tuning::msm::affine_min_threads threads take it with
-/// tuning::msm::affine_batch; CUZK_MSM_AFFINE (read at every MSM, so tests
-/// may change it between runs) = 0 turns it off, = 16 or 32 forces it
-/// with that K at any size (tuning runs, and tests at small sizes).
-template <class F>
-unsigned affine_batch_for(std::size_t segments, gpu_scalar_mix mix) {
-  if constexpr (!std::is_same_v<F, ff::fp>) return 0;
-  const char* e = std::getenv("CUZK_MSM_AFFINE");
-  if (e && *e) {
-    const long v = std::atol(e);
-    return v == 16 || v == 32 ? unsigned(v) : 0;
-  }
-  if (!tune::affine_by_default || mix != gpu_scalar_mix::random) return 0;
-  return segments / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
-}
+/// 16-byte units of one slot of the batch-affine level 0: its accumulator
+/// (an affine point) and its prefix product (an Fp element).
+constexpr std::size_t affine_slot_units_acc = sizeof(ec::affine<ff::fp>) / 16;
+constexpr std::size_t affine_slot_units = affine_slot_units_acc + sizeof(ff::fp) / 16;
 
 /// Accumulators the batch-affine level 0 needs (one per segment, rounded
 /// up to whole blocks of threads).
@@ -316,6 +303,29 @@ struct plan {
   std::size_t sums() const { return block_sums() + windows; }
   unsigned levels_after() const { return unsigned(level_parts.size()); }
 };
+
+/// Segments per thread of the batch-affine level 0 for an MSM over F under
+/// plan |p| of |mix| scalars, 0 for the XYZZ kernel. By default
+/// (tuning::msm::affine_by_default) G1 random-scalar MSMs take it with
+/// tuning::msm::affine_batch when they have at least
+/// tuning::msm::affine_min_threads threads and their level-0 segments hold
+/// tuning::msm::affine_min_mean_entries entries on average (a held MSM's
+/// chunks hold a few per bucket: there each slot's set-up would cost more
+/// than its additions save). CUZK_MSM_AFFINE (read at every MSM, so tests
+/// may change it between runs) = 0 turns it off, = 16 or 32 forces it
+/// with that K at any size (tuning runs, and tests at small sizes).
+template <class F>
+unsigned affine_batch_for(const plan& p, gpu_scalar_mix mix) {
+  if constexpr (!std::is_same_v<F, ff::fp>) return 0;
+  const char* e = std::getenv("CUZK_MSM_AFFINE");
+  if (e && *e) {
+    const long v = std::atol(e);
+    return v == 16 || v == 32 ? unsigned(v) : 0;
+  }
+  if (!tune::affine_by_default || mix != gpu_scalar_mix::random) return 0;
+  if (p.entries < tune::affine_min_mean_entries * p.seg0) return 0;
+  return p.seg0 / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
+}
 
 unsigned choose_window(std::size_t n, unsigned requested) {
   if (requested) {
@@ -466,7 +476,7 @@ struct gpu_msm_workspace::impl {
   /// accumulators only when level 0 is batch-affine (|affine_k| segments per
   /// thread).
   void reserve(const plan& p, bool partitioned, unsigned affine_k) {
-    if (affine_k) grow(accs, affine_accumulators(p.seg0, affine_k) * (sizeof(affine_d<fp_d>) / 16));
+    if (affine_k) grow(accs, affine_accumulators(p.seg0, affine_k) * affine_slot_units);
     grow(entries, p.entries);
     if (partitioned) {
       if (lent_pair_count >= p.pairs) {
@@ -553,7 +563,7 @@ struct gpu_msm_workspace::impl {
       scatters.push_back(plan_scatter(p, w_first, w_end, per_bin, forced != 0));
       partitioned |= scatters.back().partitioned;
     }
-    const unsigned affine_k = affine_batch_for<F>(p.seg0, mix);
+    const unsigned affine_k = affine_batch_for<F>(p, mix);
     reserve(p, partitioned, affine_k);
     xyzz_t* d_buckets = reinterpret_cast<xyzz_t*>(buckets.data());
     phase_timer phases;
@@ -591,6 +601,7 @@ struct gpu_msm_workspace::impl {
     plan p;
     scatter_plan sp;
     std::size_t per_bin;
+    unsigned affine_k;  // level 0's segments per thread when batch-affine (affine_batch_for)
     std::size_t chunks_done = 0;
     phase_timer phases;
   };
@@ -609,11 +620,12 @@ struct gpu_msm_workspace::impl {
     if (!c && mix == gpu_scalar_mix::random) c = forced_window_bits();
     std::optional<std::size_t> multi;
     if (mix == gpu_scalar_mix::mostly_binary) multi = count_multi_digit(d_scalars, n, s);
-    held_msm h{held_plan<F>(n, chunk, multi, c), {}, 0};
+    held_msm h{held_plan<F>(n, chunk, multi, c), {}, 0, 0};
     const std::size_t forced = forced_bin_entries();
     h.per_bin = forced ? forced : l2_bin_entries();
     h.sp = plan_scatter(h.p, 0, h.p.windows, h.per_bin, forced != 0);
-    reserve(h.p, h.sp.partitioned, /*affine_k=*/0);
+    h.affine_k = affine_batch_for<F>(h.p, mix);
+    reserve(h.p, h.sp.partitioned, h.affine_k);
     h.phases.mark(s, "start");
     return h;
   }
@@ -626,7 +638,7 @@ struct gpu_msm_workspace::impl {
     gpu::device_guard guard(device);
     const detail::batch_view bv{reinterpret_cast<const fr_d*>(d_scalars), std::uint32_t(len), h.p.c, 0, h.p.windows};
     sort_batch(bv, h.p, h.p.nb, h.sp, h.per_bin, s, h.phases);
-    sum_buckets<F>(d_bases, h.p, h.p.nb, reinterpret_cast<xyzz_d<fd_of<F>>*>(buckets.data()), 0,
+    sum_buckets<F>(d_bases, h.p, h.p.nb, reinterpret_cast<xyzz_d<fd_of<F>>*>(buckets.data()), h.affine_k,
                    /*accumulate=*/h.chunks_done > 0, s, h.phases);
     h.phases.mark(s, "levels");
     ++h.chunks_done;
@@ -816,31 +828,39 @@ struct gpu_msm_workspace::impl {
   /// The batch-affine level 0 with K = |k| segments per thread.
   void launch_affine(unsigned k, const affine_d<fp_d>* d_bases, std::uint32_t bound, const detail::level_view& lv,
                      xyzz_d<fp_d>* d_buckets, xyzz_d<fp_d>* pa, cudaStream_t s) {
-    const unsigned blocks = unsigned(affine_accumulators(bound, k) / (std::size_t(tune::affine_threads) * k));
+    const std::size_t slots = affine_accumulators(bound, k);
+    const unsigned blocks = unsigned(slots / (std::size_t(tune::affine_threads) * k));
     auto* a = reinterpret_cast<affine_d<fp_d>*>(accs.data());
+    auto* pre = reinterpret_cast<fp_d*>(accs.data() + slots * affine_slot_units_acc);
     switch (k) {
-      case 16:
-        detail::accumulate_affine_kernel<16><<<blocks, tune::affine_threads, 0, s>>>(
-            d_bases, entries.data(), seg_order.data(), bound, lv, a, d_buckets, pa);
-        break;
-      case 32:
-        detail::accumulate_affine_kernel<32><<<blocks, tune::affine_threads, 0, s>>>(
-            d_bases, entries.data(), seg_order.data(), bound, lv, a, d_buckets, pa);
-        break;
+      case 16: launch_affine_k<16>(blocks, d_bases, bound, lv, a, pre, d_buckets, pa, s); break;
+      case 32: launch_affine_k<32>(blocks, d_bases, bound, lv, a, pre, d_buckets, pa, s); break;
       default: throw std::logic_error("cuzk::msm gpu: batch-affine K " + std::to_string(k));
     }
+  }
+  template <unsigned K>
+  void launch_affine_k(unsigned blocks, const affine_d<fp_d>* d_bases, std::uint32_t bound,
+                       const detail::level_view& lv, affine_d<fp_d>* a, fp_d* pre, xyzz_d<fp_d>* d_buckets,
+                       xyzz_d<fp_d>* pa, cudaStream_t s) {
+    constexpr std::size_t shared = detail::affine_shared_bytes<K>;
+    // above the default 48 KB of dynamic shared memory (a per-device
+    // setting, so asked at every launch: a host-side call)
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(detail::accumulate_affine_kernel<K>,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)));
+    detail::accumulate_affine_kernel<K><<<blocks, tune::affine_threads, shared, s>>>(
+        d_bases, entries.data(), seg_order.data(), bound, lv, a, pre, d_buckets, pa);
+    CUZK_CUDA_CHECK_LAUNCH();
   }
 
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
   /// Level 0 by batch-affine additions when |affine_k| (G1 only).
   /// |accumulate|: add to the sums the buckets hold (a held MSM's later
-  /// chunks; XYZZ level 0 only) instead of starting from infinity.
+  /// chunks) instead of starting from infinity.
   template <class F>
   void sum_buckets(const affine_d<fd_of<F>>* d_bases, const plan& p, std::size_t nb, xyzz_d<fd_of<F>>* d_buckets,
                    unsigned affine_k, bool accumulate, cudaStream_t s, phase_timer& ph) {
     using Fd = fd_of<F>;
     using xyzz_t = xyzz_d<Fd>;
-    if (accumulate && affine_k) throw std::logic_error("cuzk::msm gpu: the batch-affine level 0 cannot accumulate");
     if (!accumulate) CUZK_CUDA_CHECK(cudaMemsetAsync(d_buckets, 0, nb * sizeof(xyzz_t), s));
     const std::uint32_t nb32 = std::uint32_t(nb);
     const unsigned slot_blocks = blocks_for(nb + 1, 256);
@@ -1169,13 +1189,13 @@ std::size_t scratch_bytes_of(const plan& p, std::size_t lent_pair_bytes, bool ho
   // the pair buffer is charged even where the direct scatter will be taken
   // (that choice needs the device's L2 size)
   const std::size_t words = p.entries + 2 * own_pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
-  // the batch-affine level 0's accumulators (affine: half an XYZZ point)
-  const std::size_t points = p.nb + p.part_a + p.part_b + p.sums() +
-                             affine_accumulators(p.seg0, affine_batch_for<F>(p.seg0, gpu_scalar_mix::random)) / 2;
+  const std::size_t points = p.nb + p.part_a + p.part_b + p.sums();
+  // the batch-affine level 0's slots (reserve)
+  const std::size_t affine_slots = affine_accumulators(p.seg0, affine_batch_for<F>(p, gpu_scalar_mix::random));
   // CUB's scratch: the segment sort's is about one more copy of its keys
   // and values; the scans' a few bytes per 1 K items; plus slack
   const std::size_t cub = 8 * p.seg0 + (p.nb + 1) / 64 + (std::size_t(1) << 20);
-  return (host_scalars ? p.n * sizeof(fr) : 0) + words * 4 + points * xb + cub;
+  return (host_scalars ? p.n * sizeof(fr) : 0) + words * 4 + points * xb + affine_slots * affine_slot_units * 16 + cub;
 }
 }  // namespace
 

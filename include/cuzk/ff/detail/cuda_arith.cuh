@@ -57,16 +57,9 @@
 #include <type_traits>
 
 #include <cuzk/ff/bls12_381.hpp>
+#include <cuzk/ff/detail/host_device.hpp>
 
 namespace cuzk::ff::detail::cuda {
-
-// Full unrolling for the device pass; the host pass (the emulation) leaves
-// the loops to the host compiler, which does not know the pragma.
-#if defined(__CUDA_ARCH__)
-#define CUZK_UNROLL _Pragma("unroll")
-#else
-#define CUZK_UNROLL
-#endif
 
 // ---- PTX carry-chain primitives --------------------------------------------
 // Each wraps one instruction; *_cc variants set the carry flag, madc/addc/subc
@@ -224,7 +217,7 @@ __host__ __device__ __forceinline__ void mac_even(std::uint32_t* x, std::uint32_
                                                   std::uint32_t b) {
   x[0] = mad_lo_cc(a[0], b, x[0]);
   x[1] = madc_hi_cc(a[0], b, x[1]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 2; j < W; j += 2) {
     x[j] = madc_lo_cc(a[j], b, x[j]);
     x[j + 1] = madc_hi_cc(a[j], b, x[j + 1]);
@@ -240,7 +233,7 @@ __host__ __device__ __forceinline__ void mac_odd(std::uint32_t* y, const std::ui
   if constexpr (CarryIn) y[0] = madc_lo_cc(a[1], b, y[0]);
   else y[0] = mad_lo_cc(a[1], b, y[0]);
   y[1] = madc_hi_cc(a[1], b, y[1]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 3; j < W - 1; j += 2) {
     y[j - 1] = madc_lo_cc(a[j], b, y[j - 1]);
     y[j] = madc_hi_cc(a[j], b, y[j]);
@@ -263,10 +256,10 @@ template <int W>
 __host__ __device__ __forceinline__ void reduce_once(std::uint32_t* r, const std::uint32_t* t, const std::uint32_t* p) {
   std::uint32_t d[W];
   d[0] = sub_cc(t[0], p[0]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < W; ++j) d[j] = subc_cc(t[j], p[j]);
   const std::uint32_t borrow = subc(0, 0);  // 0 or 0xffffffff
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 0; j < W; ++j) r[j] = borrow ? t[j] : d[j];
 }
 
@@ -275,7 +268,7 @@ __host__ __device__ __forceinline__ void reduce_once(std::uint32_t* r, const std
 template <int W>
 __host__ __device__ __forceinline__ void add_shifted(std::uint32_t* r, const std::uint32_t* u, const std::uint32_t* v) {
   r[0] = add_cc(u[0], v[1]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < W - 1; ++j) r[j] = addc_cc(u[j], v[j + 1]);
   r[W - 1] = addc(u[W - 1], 0);
 }
@@ -301,7 +294,7 @@ __host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint3
   // step 0: x = a_even b_0, y = a_odd b_0 (independent products, no
   // carries), each a 64-bit product: ptxas makes it one wide multiply where
   // separate lo and hi multiplications stayed two instructions
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 0; j < W; j += 2) {
     const std::uint64_t even = std::uint64_t(a[j]) * b[0], odd = std::uint64_t(a[j + 1]) * b[0];
     u[j] = std::uint32_t(even);
@@ -309,19 +302,19 @@ __host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint3
     v[j] = std::uint32_t(odd);
     v[j + 1] = std::uint32_t(odd >> 32);
   }
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int q = 0; q < Extra; ++q) {
     mac_even<W>(u, v, c[q], e[q][0]);
     mac_odd<W, false>(v, c[q], e[q][0]);
   }
   redc_step<W>(u, v, p, n0);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 1; i < W; ++i) {
     std::uint32_t* x = (i % 2) ? v : u;  // the previous y
     std::uint32_t* y = (i % 2) ? u : v;  // the previous x, rebuilt shifted
     const std::uint32_t bi = b[i];
     x[0] = add_cc(x[0], y[1]);
-    CUZK_UNROLL
+    CUZK_HD_UNROLL
     for (int k = 1; k < W - 1; k += 2) {
       y[k - 1] = madc_lo_cc(a[k], bi, y[k + 1]);
       y[k] = madc_hi_cc(a[k], bi, y[k + 2]);
@@ -329,7 +322,7 @@ __host__ __device__ __forceinline__ void cios(std::uint32_t* r, const std::uint3
     y[W - 2] = madc_lo_cc(a[W - 1], bi, 0);
     y[W - 1] = madc_hi(a[W - 1], bi, 0);
     mac_even<W>(x, y, a, bi);
-    CUZK_UNROLL
+    CUZK_HD_UNROLL
     for (int q = 0; q < Extra; ++q) {
       mac_even<W>(x, y, c[q], e[q][i]);
       mac_odd<W, false>(y, c[q], e[q][i]);
@@ -379,15 +372,15 @@ __host__ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::
   // which runs first for that) and the old x, shifted down two words,
   // becoming the next y
   std::uint32_t u[W], v[W];
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 0; j < W; ++j) u[j] = t[j], v[j] = 0;
   redc_step<W>(u, v, p, n0);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 1; i < W; ++i) {
     std::uint32_t* x = (i % 2) ? v : u;
     std::uint32_t* y = (i % 2) ? u : v;
     const std::uint32_t low = y[1];
-    CUZK_UNROLL
+    CUZK_HD_UNROLL
     for (int k = 0; k < W - 2; ++k) y[k] = y[k + 2];
     y[W - 2] = 0;
     y[W - 1] = 0;
@@ -401,7 +394,7 @@ __host__ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::
   std::uint32_t q[W];
   add_shifted<W>(q, u, v);
   q[0] = add_cc(q[0], t[W]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < W; ++j) q[j] = addc_cc(q[j], t[W + j]);
   reduce_once<W>(r, q, p);
 }
@@ -410,7 +403,7 @@ __host__ __device__ __forceinline__ void redc_wide(std::uint32_t* r, const std::
 template <int N>
 __host__ __device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* b) {
   r[0] = sub_cc(a[0], b[0]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < N - 1; ++j) r[j] = subc_cc(a[j], b[j]);
   r[N - 1] = subc(a[N - 1], b[N - 1]);
 }
@@ -425,7 +418,7 @@ __host__ __device__ __forceinline__ void sqr_row(std::uint32_t* acc, const std::
   int k = i + j0 - shift;
   acc[k] = mad_lo_cc(a[i], a[j0], acc[k]);
   acc[k + 1] = madc_hi_cc(a[i], a[j0], acc[k + 1]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = j0 + 2; j < W; j += 2) {
     k = i + j - shift;
     acc[k] = madc_lo_cc(a[i], a[j], acc[k]);
@@ -454,9 +447,9 @@ template <int W>
 __host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p,
                                                   std::uint32_t n0) {
   std::uint32_t e[2 * W - 1], o[2 * W - 1], t[2 * W];
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int k = 0; k < 2 * W - 1; ++k) e[k] = 0, o[k] = 0;
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 0; i < W - 1; ++i) {
     sqr_row<W>(o, a, i, i + 1, 1);  // odd positions i + j
     sqr_row<W>(e, a, i, i + 2, 0);  // even positions
@@ -465,18 +458,18 @@ __host__ __device__ __forceinline__ void sqr_mont(std::uint32_t* r, const std::u
   std::uint32_t m[2 * W];  // m[0] = 0 is never read: t[0] is set directly
   m[1] = o[0];
   m[2] = add_cc(e[2], o[1]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int k = 3; k < 2 * W - 1; ++k) m[k] = addc_cc(e[k], o[k - 1]);
   m[2 * W - 1] = addc(o[2 * W - 2], 0);
   t[0] = 0;
   t[1] = add_cc(m[1], m[1]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int k = 2; k < 2 * W - 1; ++k) t[k] = addc_cc(m[k], m[k]);
   t[2 * W - 1] = addc(m[2 * W - 1], m[2 * W - 1]);
   // diagonal: t += a_i^2 2^(64 i)
   t[0] = mad_lo_cc(a[0], a[0], t[0]);
   t[1] = madc_hi_cc(a[0], a[0], t[1]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 1; i < W - 1; ++i) {
     t[2 * i] = madc_lo_cc(a[i], a[i], t[2 * i]);
     t[2 * i + 1] = madc_hi_cc(a[i], a[i], t[2 * i + 1]);
@@ -514,14 +507,14 @@ __host__ __device__ __forceinline__ void add_mod(std::uint32_t* r, const std::ui
                                                  const std::uint32_t* p) {
   std::uint32_t s[W], d[W];
   s[0] = add_cc(a[0], b[0]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < W; ++j) s[j] = addc_cc(a[j], b[j]);
   // a + b < 2p < 2^(32W): no carry out
   d[0] = sub_cc(s[0], p[0]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < W; ++j) d[j] = subc_cc(s[j], p[j]);
   const std::uint32_t borrow = subc(0, 0);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 0; j < W; ++j) r[j] = borrow ? s[j] : d[j];
 }
 
@@ -531,11 +524,11 @@ __host__ __device__ __forceinline__ void sub_mod(std::uint32_t* r, const std::ui
                                                  const std::uint32_t* p) {
   std::uint32_t d[W];
   d[0] = sub_cc(a[0], b[0]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < W; ++j) d[j] = subc_cc(a[j], b[j]);
   const std::uint32_t mask = subc(0, 0);  // all ones when a < b
   r[0] = add_cc(d[0], p[0] & mask);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < W - 1; ++j) r[j] = addc_cc(d[j], p[j] & mask);
   r[W - 1] = addc(d[W - 1], p[W - 1] & mask);
 }
@@ -544,11 +537,11 @@ __host__ __device__ __forceinline__ void sub_mod(std::uint32_t* r, const std::ui
 template <int W>
 __host__ __device__ __forceinline__ void neg_mod(std::uint32_t* r, const std::uint32_t* a, const std::uint32_t* p) {
   std::uint32_t nz = 0;
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 0; j < W; ++j) nz |= a[j];
   const std::uint32_t mask = nz ? 0xffffffffu : 0u;
   r[0] = sub_cc(p[0] & mask, a[0]);
-  CUZK_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 1; j < W - 1; ++j) r[j] = subc_cc(p[j] & mask, a[j]);
   r[W - 1] = subc(p[W - 1] & mask, a[W - 1]);
 }
@@ -569,26 +562,26 @@ struct alignas(8) mont_d {
 
   __host__ __device__ __forceinline__ static mont_d zero() {
     mont_d r;
-    CUZK_UNROLL
+    CUZK_HD_UNROLL
     for (int j = 0; j < n_words; ++j) r.l[j] = 0;
     return r;
   }
   __host__ __device__ __forceinline__ static mont_d one() {
     mont_d r;
-    CUZK_UNROLL
+    CUZK_HD_UNROLL
     for (int j = 0; j < n_words; ++j) r.l[j] = ff::detail::cuda::one_words<P>()[j];
     return r;
   }
 
   __host__ __device__ __forceinline__ bool is_zero() const {
     std::uint32_t acc = 0;
-    CUZK_UNROLL
+    CUZK_HD_UNROLL
     for (int j = 0; j < n_words; ++j) acc |= l[j];
     return acc == 0;
   }
   __host__ __device__ __forceinline__ friend bool operator==(const mont_d& a, const mont_d& b) {
     std::uint32_t acc = 0;
-    CUZK_UNROLL
+    CUZK_HD_UNROLL
     for (int j = 0; j < n_words; ++j) acc |= a.l[j] ^ b.l[j];
     return acc == 0;
   }

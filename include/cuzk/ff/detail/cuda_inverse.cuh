@@ -69,14 +69,6 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/host_device.hpp>
 
-// `#pragma unroll` for the device pass only: the host pass of these
-// __host__ __device__ loops would warn about an unknown pragma (-Wall).
-#if defined(__CUDA_ARCH__)
-#define CUZK_INV_UNROLL _Pragma("unroll")
-#else
-#define CUZK_INV_UNROLL
-#endif
-
 namespace cuzk::ff::detail::cuda {
 
 inline constexpr std::uint32_t s30_mask = (1u << 30) - 1;
@@ -174,7 +166,7 @@ CUZK_HD std::int32_t divsteps30(std::int32_t zeta, std::uint32_t f, std::uint32_
   // F = (f, u, v) stored divided by pw = 2^k, G = (g, q, r) exact (g = 2^i g_i)
   std::uint32_t u = 1, v = 0, q = 0, r = 1, pw = 1;
   std::int32_t z = zeta;  // zeta + i at step i
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 0; i < 30; ++i) {
     std::uint32_t gb;  // the bit test: written in C++ it becomes shift, mask, compare
 #if defined(__CUDA_ARCH__)
@@ -233,7 +225,7 @@ CUZK_HD_ATTR void s30_apply(std::int32_t (&x)[L], std::int32_t (&y)[L], const di
   }
   shr30(xl, xh);
   shr30(yl, yh);
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 1; i < L; ++i) {
     mac_wide(xl, xh, t.u, x[i]);
     mac_wide(xl, xh, t.v, y[i]);
@@ -255,7 +247,7 @@ CUZK_HD_ATTR void s30_apply(std::int32_t (&x)[L], std::int32_t (&y)[L], const di
 template <int L>
 CUZK_HD_ATTR void s30_mul_add(std::int32_t (&v)[L], std::int32_t s, const std::int32_t (&p)[L], std::int32_t k) {
   std::int32_t carry = 0;
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 0; i < L - 1; ++i) {
     const std::int32_t x = carry + s * v[i] + k * p[i];
     v[i] = std::int32_t(std::uint32_t(x) & s30_mask);
@@ -267,7 +259,7 @@ CUZK_HD_ATTR void s30_mul_add(std::int32_t (&v)[L], std::int32_t s, const std::i
 template <int L>
 CUZK_HD_ATTR bool s30_is_zero(const std::int32_t (&v)[L]) {
   std::int32_t acc = 0;
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 0; i < L; ++i) acc |= v[i];
   return acc == 0;
 }
@@ -275,7 +267,7 @@ CUZK_HD_ATTR bool s30_is_zero(const std::int32_t (&v)[L]) {
 /// W little-endian 32-bit words (a value below 2^(30 L - 1)) -> s30.
 template <int L, int W>
 CUZK_HD_ATTR void s30_from_words(std::int32_t (&out)[L], const std::uint32_t (&a)[W]) {
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 0; i < L; ++i) {
     const int pos = 30 * i, w = pos / 32, s = pos % 32;
     std::uint32_t x = w < W ? a[w] >> s : 0u;
@@ -287,7 +279,7 @@ CUZK_HD_ATTR void s30_from_words(std::int32_t (&out)[L], const std::uint32_t (&a
 /// Normalised, non-negative s30 below 2^(32 W) -> W words.
 template <int W, int L>
 CUZK_HD_ATTR void s30_to_words(std::uint32_t (&out)[W], const std::int32_t (&v)[L]) {
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int j = 0; j < W; ++j) {
     const int pos = 32 * j, k = pos / 30, s = pos % 30;
     std::uint32_t x = std::uint32_t(v[k]) >> s;
@@ -303,7 +295,7 @@ CUZK_HD_ATTR void s30_to_words(std::uint32_t (&out)[W], const std::int32_t (&v)[
 template <int W, int L>
 CUZK_HD_ATTR void inverse_words(std::uint32_t (&r)[W], const std::uint32_t (&a)[W], const inv30_ctx<L>& c) {
   std::int32_t f[L], g[L], d[L], e[L];
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 0; i < L; ++i) {
     f[i] = c.p[i];
     d[i] = 0;
@@ -324,12 +316,12 @@ CUZK_HD_ATTR void inverse_words(std::uint32_t (&r)[W], const std::uint32_t (&a)[
   const std::int32_t s = (f[L - 1] >> 31) | 1;
   s30_mul_add<L>(d, s, c.p, ((d[L - 1] ^ s) >> 31) & 1);  // (d < 0) != (s < 0)
   std::int32_t up[L], down[L];
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 0; i < L; ++i) up[i] = down[i] = d[i];
   s30_mul_add<L>(up, 1, c.p, 1);
   s30_mul_add<L>(down, 1, c.p, -1);
   const bool neg = d[L - 1] < 0, ge = down[L - 1] >= 0;
-  CUZK_INV_UNROLL
+  CUZK_HD_UNROLL
   for (int i = 0; i < L; ++i) d[i] = neg ? up[i] : (ge ? down[i] : d[i]);
   s30_to_words<W, L>(r, d);
 }
@@ -420,4 +412,4 @@ __device__ __noinline__ mont_d<P> inverse_fermat(const mont_d<P>& a) {
 
 }  // namespace cuzk::gpu
 
-#undef CUZK_INV_UNROLL
+#undef CUZK_HD_UNROLL

@@ -26,3 +26,15 @@
 #define CUZK_HD_TEMPLATE
 #endif
 #define CUZK_HD CUZK_HD_TEMPLATE CUZK_HD_ATTR
+
+// Loop pragmas for code both passes compile: full unrolling
+// (CUZK_HD_UNROLL) or none (CUZK_HD_NO_UNROLL, a loop too large to unroll)
+// in the device pass; nothing on the host, whose compiler does not know
+// the pragmas and warns under -Wall.
+#if defined(__CUDA_ARCH__)
+#define CUZK_HD_UNROLL _Pragma("unroll")
+#define CUZK_HD_NO_UNROLL _Pragma("unroll 1")
+#else
+#define CUZK_HD_UNROLL
+#define CUZK_HD_NO_UNROLL
+#endif
