@@ -135,8 +135,13 @@ struct msm {
   /// window 2^27 batch's level 0 272.7 / 290.5 ms at K = 16 / 32 against
   /// 261.6). The woven kernel that replaced it (one pass a round, cp.async
   /// staging) has 31% fewer multiply-add slots per addition than the XYZZ
-  /// loop at K = 32 and 25% at K = 16 (SASS, bench/RESULTS.md 2026-12-07)
-  /// but has not run on a device yet: the default waits for its measurement.
+  /// loop at K = 32 and 25% at K = 16 (SASS) and is still slower (H100,
+  /// 2026-12-07, bench/RESULTS.md: a three-window 2^27 batch's level 0
+  /// 166.4 / 176.5 ms at K = 32 / 16 against 144.0). Its 168 registers and
+  /// 53-70 KB of shared memory leave 3 warps per scheduler for a chain of
+  /// dependent multiplications (the XYZZ addition's independent products
+  /// hide each other's latency), and K = 32 leaves 2^24-2^25 MSMs too few
+  /// threads to fill the device (0.4 waves at 2^24). Off by default.
   static constexpr bool affine_by_default = false;
   static constexpr unsigned affine_threads = 128;
   static constexpr unsigned affine_min_blocks = 3;
