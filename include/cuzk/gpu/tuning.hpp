@@ -137,11 +137,12 @@ struct msm {
   /// staging) has 31% fewer multiply-add slots per addition than the XYZZ
   /// loop at K = 32 and 25% at K = 16 (SASS) and is still slower (H100,
   /// 2026-12-07, bench/RESULTS.md: a three-window 2^27 batch's level 0
-  /// 166.4 / 176.5 ms at K = 32 / 16 against 144.0). Its 168 registers and
-  /// 53-70 KB of shared memory leave 3 warps per scheduler for a chain of
-  /// dependent multiplications (the XYZZ addition's independent products
-  /// hide each other's latency), and K = 32 leaves 2^24-2^25 MSMs too few
-  /// threads to fill the device (0.4 waves at 2^24). Off by default.
+  /// 166.4 / 176.5 ms at K = 32 / 16 against 144.0). At the same ~11 warps
+  /// per SM its warps wait on instruction fetch (the step and the round's
+  /// inversion do not share the instruction cache: 2.9 cycles per issue
+  /// against 0.9) and on the accumulators and prefixes in DRAM (long
+  /// scoreboard 2.7 against 0.3; ncu), and K = 32 leaves 2^24 MSMs too few
+  /// threads to fill the device (0.4 waves). Off by default.
   static constexpr bool affine_by_default = false;
   static constexpr unsigned affine_threads = 128;
   static constexpr unsigned affine_min_blocks = 3;
