@@ -142,7 +142,7 @@ struct msm {
   /// inversion do not share the instruction cache: 2.9 cycles per issue
   /// against 0.9) and on the accumulators and prefixes in DRAM (long
   /// scoreboard 2.7 against 0.3; ncu), and K = 32 leaves 2^24 MSMs too few
-  /// threads to fill the device (0.4 waves). Off by default.
+  /// threads to fill the device (0.4 waves).
   static constexpr bool affine_by_default = false;
   static constexpr unsigned affine_threads = 128;
   static constexpr unsigned affine_min_blocks = 3;

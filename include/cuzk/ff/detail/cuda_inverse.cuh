@@ -411,5 +411,3 @@ __device__ __noinline__ mont_d<P> inverse_fermat(const mont_d<P>& a) {
 }
 
 }  // namespace cuzk::gpu
-
-#undef CUZK_HD_UNROLL
