@@ -6,7 +6,11 @@
 // G/s, G1 mixed (XYZZ += affine) addition 2.63 G/s.
 //
 // fp_mul_self / fr_mul_self (x * x through the multiplication) show what the
-// dedicated squaring saves. fp_inv / fr_inv time the variable-time device inversion
+// dedicated squaring saves. fp_mul_dpf runs every multiplication on the FP64
+// pipe (ff/detail/cuda_dpf.cuh), fp_mul_mix half of them (chains 1 and 3;
+// 0 and 2 on the integer pipe, interleaved by ptxas in one thread): whether
+// the two pipes together beat the integer one alone. Both must leave the
+// same values as fp_mul (same inputs, same steps): a "check" line says so. fp_inv / fr_inv time the variable-time device inversion
 // (ff/detail/cuda_inverse.cuh) and fp_inv_fermat its constant-time baseline
 // a^(p-2); each is also printed as "inverse in multiplications" = the
 // field's mul rate / the inversion rate, the figure the batch-affine MSM's
@@ -34,6 +38,7 @@
 #include <cuzk/ec/scalar_mul.hpp>
 #include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
+#include <cuzk/ff/detail/cuda_dpf.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
 #include <cuzk/ff/detail/cuda_inverse.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
@@ -44,7 +49,7 @@ namespace cuzk::bench_prim {
 inline constexpr int kChains = 4;
 inline constexpr int kTable = 64;
 
-enum class field_op { mul, sqr, mul_self };
+enum class field_op { mul, sqr, mul_self, mul_dpf, mul_mix };
 
 template <class D, field_op Op>
 __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int iters) {
@@ -59,6 +64,8 @@ __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int ite
     for (int c = 0; c < kChains; ++c) {
       if constexpr (Op == field_op::mul) x[c] = x[c] * y;
       else if constexpr (Op == field_op::mul_self) x[c] = x[c] * x[c];
+      else if constexpr (Op == field_op::mul_dpf) x[c] = gpu::mul_dpf(x[c], y);
+      else if constexpr (Op == field_op::mul_mix) x[c] = c % 2 ? gpu::mul_dpf(x[c], y) : x[c] * y;
       else x[c] = x[c].sqr();
     }
   }
@@ -167,6 +174,15 @@ std::vector<ec::affine<F>> random_points(std::mt19937_64& rng) {
   return v;
 }
 
+/// The first |n| elements of a device buffer (synchronises the stream).
+template <class D>
+std::vector<D> download(const gpu::device_buffer<D>& d, double n, gpu::stream& st) {
+  std::vector<D> h(static_cast<std::size_t>(n));
+  CUZK_CUDA_CHECK(cudaMemcpyAsync(h.data(), d.data(), h.size() * sizeof(D), cudaMemcpyDeviceToHost, st.get()));
+  st.synchronize();
+  return h;
+}
+
 inline void run(int reps, bool json) {
   int sms = 0;
   CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -199,6 +215,13 @@ inline void run(int reps, bool json) {
   using gpu::fr_d;
   const rate fp_mul =
       field_case("fp_mul", field_kernel<fp_d, field_op::mul>, fp_in, fp_out, 27.0, field_iters, kChains);
+  const std::vector<fp_d> fp_mul_out = download(fp_out, n_threads, st);
+  for (const char* name : {"fp_mul_dpf", "fp_mul_mix"}) {
+    const bool dpf = name[7] == 'd';
+    field_case(name, dpf ? field_kernel<fp_d, field_op::mul_dpf> : field_kernel<fp_d, field_op::mul_mix>, fp_in, fp_out,
+               0, field_iters, kChains);
+    std::printf("prim %s check: %s\n", name, download(fp_out, n_threads, st) == fp_mul_out ? "== fp_mul" : "MISMATCH");
+  }
   field_case("fp_sqr", field_kernel<fp_d, field_op::sqr>, fp_in, fp_out, 33.5, field_iters, kChains);
   field_case("fp_mul_self", field_kernel<fp_d, field_op::mul_self>, fp_in, fp_out, 0, field_iters, kChains);
   const rate fr_mul =
