@@ -66,9 +66,21 @@ split_parts split_of(std::uint64_t a, std::uint64_t b) {
 TEST(dpf_mul_on_host, the_product_split_is_exact) {
   std::mt19937_64 rng(cuzk::test::test_seed("dpf-split"));
   constexpr std::uint64_t top = dpf::limb_mask;
-  std::vector<std::uint64_t> edge = {0,       1,       2,           3,         top,       top - 1,
-                                     1ull << 47, (1ull << 47) - 1, (1ull << 47) + 1, 1ull << 24, (1ull << 24) - 1,
-                                     0xffffffffull, 0x100000000ull, 0xaaaaaaaaaaaaull, 0x555555555555ull};
+  std::vector<std::uint64_t> edge = {0,
+                                     1,
+                                     2,
+                                     3,
+                                     top,
+                                     top - 1,
+                                     1ull << 47,
+                                     (1ull << 47) - 1,
+                                     (1ull << 47) + 1,
+                                     1ull << 24,
+                                     (1ull << 24) - 1,
+                                     0xffffffffull,
+                                     0x100000000ull,
+                                     0xaaaaaaaaaaaaull,
+                                     0x555555555555ull};
   std::vector<std::pair<std::uint64_t, std::uint64_t>> pairs;
   for (auto a : edge)
     for (auto b : edge) pairs.emplace_back(a, b);

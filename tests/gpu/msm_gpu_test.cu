@@ -299,16 +299,20 @@ TEST(gpu_msm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
   EXPECT_THROW(ws->lend_pair_buffer(reinterpret_cast<char*>(big.data()) + 4, 64), std::invalid_argument);
 }
 
-// The batch-affine level 0 (msm_affine_kernels.cuh; off by default,
-// tuning::msm::affine_by_default): CUZK_MSM_AFFINE forces it with each K at
-// small sizes, so every K runs whatever the default. Besides random scalars: the additions a batch cannot take,
+// A level-0 variant that an environment switch forces (|env| set to each
+// of |values|, then to "0"): the batch-affine level 0
+// (msm_affine_kernels.cuh; off by default, tuning::msm::affine_by_default)
+// with each K, and the XYZZ loop over two pipes (CUZK_MSM_FP64, gpu::fp_mix_d;
+// off by default), at small sizes, so each runs whatever the default.
+// Besides random scalars: the additions a batch cannot take,
 // done one by one with the complete formula (an accumulator at infinity
 // after P + (-P), infinity bases, equal x: every base the same point, so
 // every addition is a doubling, and P, -P pairs with equal scalars), the
 // witness mix and all-equal scalars (one bucket per window holding every
 // term).
-void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_64& rng) {
-  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_AFFINE");
+void check_level_zero_variant(const char* env, std::initializer_list<const char*> values,
+                              std::initializer_list<std::size_t> sizes, std::mt19937_64& rng) {
+  const cuzk::test::unset_env_at_exit restore(env);
   for (const std::size_t n : sizes) {
     std::vector<g1_affine> mixed(pool().begin(), pool().begin() + std::ptrdiff_t(n));
     auto random = cuzk::test::random_elements<fr>(n, rng);
@@ -339,12 +343,13 @@ void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_6
       const g1_jacobian want = msm::msm<fp>(cs.bases, *cs.scalars);
       msm::gpu_msm_context ctx;
       ctx.upload_bases(cs.bases);
-      for (const char* k : {"16", "32"}) {
-        setenv("CUZK_MSM_AFFINE", k, 1);
-        expect_same(ctx.run(*cs.scalars, cs.c), want, std::string(cs.name) + " n=" + std::to_string(n) + " K=" + k);
+      const std::string what = std::string(cs.name) + " n=" + std::to_string(n) + " " + env + "=";
+      for (const char* v : values) {
+        setenv(env, v, 1);
+        expect_same(ctx.run(*cs.scalars, cs.c), want, what + v);
       }
-      setenv("CUZK_MSM_AFFINE", "0", 1);
-      expect_same(ctx.run(*cs.scalars, cs.c), want, std::string(cs.name) + " n=" + std::to_string(n) + " XYZZ level 0");
+      setenv(env, "0", 1);
+      expect_same(ctx.run(*cs.scalars, cs.c), want, what + "0");
     }
   }
 }
@@ -353,13 +358,25 @@ void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_6
 TEST(gpu_msm, BatchAffineLevelZeroSmallMatchesCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BatchAffineLevelZeroSmallMatchesCpu"));
-  check_batch_affine({std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
+  check_level_zero_variant("CUZK_MSM_AFFINE", {"16", "32"}, {std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
 }
 
 TEST(gpu_msm, BatchAffineLevelZeroMatchesCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BatchAffineLevelZeroMatchesCpu"));
-  check_batch_affine({std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
+  check_level_zero_variant("CUZK_MSM_AFFINE", {"16", "32"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
+}
+
+TEST(gpu_msm, Fp64LevelZeroSmallMatchesCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.Fp64LevelZeroSmallMatchesCpu"));
+  check_level_zero_variant("CUZK_MSM_FP64", {"1"}, {std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
+}
+
+TEST(gpu_msm, Fp64LevelZeroMatchesCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.Fp64LevelZeroMatchesCpu"));
+  check_level_zero_variant("CUZK_MSM_FP64", {"1"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
 }
 
 // Bases that live in device memory owned by someone else (parameters made

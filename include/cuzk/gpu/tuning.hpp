@@ -71,6 +71,17 @@ struct msm {
   /// 3: the level-0 loop loads each base a step ahead (msm_kernels.cuh),
   /// which needs 168 registers; at 4 (128, spilling) it was slower.
   static constexpr unsigned accumulate_min_blocks_g1 = 3;
+  /// The G1 level 0 over two pipes (gpu::fp_mix_d, ff/detail/cuda_dpf.cuh:
+  /// four of the mixed addition's ten multiplications on the FP64 pipe,
+  /// beside the integer pipe's). Off until measured: by the SASS (dev VM,
+  /// 2026-12-07) the addition's hot path takes 3230 multiply-add slots and
+  /// 5575 instructions against 5208 and 3743, so it is issue-bound near
+  /// 0.6x the integer loop's time if the FP64 pipe keeps up; its kernel
+  /// needs more registers (resident blocks: accumulate_min_blocks_g1_fp64).
+  /// CUZK_MSM_FP64=1 turns it on, =0 off (read at every MSM; tests, tuning
+  /// runs). Data-centre cards only: consumer cards run FP64 at 1/64 rate.
+  static constexpr bool fp64_level0_by_default = false;
+  static constexpr unsigned accumulate_min_blocks_g1_fp64 = 2;
   /// Entries one thread adds into a bucket's sum at level 0 (mixed
   /// additions): above the mean bucket size of the default windows (n / 2^(c-1):
   /// 32 at c = lg n - 4, 128 at 2^26 with c = 20, 64 at 2^27 with c = 22), so

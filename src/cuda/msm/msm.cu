@@ -44,7 +44,10 @@
 //     inversion, against 8M + 2S), with the same outputs, held MSMs'
 //     chunks included; off by default (tuning::msm::affine_by_default:
 //     both kernels measured slower than the XYZZ loop, the woven one by
-//     15% in the 2^27 level 0 on the H100).
+//     15% in the 2^27 level 0 on the H100). Or the XYZZ loop over two
+//     pipes (gpu::fp_mix_d: four of the addition's ten multiplications on
+//     the FP64 pipe, ff/detail/cuda_dpf.cuh), the same sums; off by default
+//     until measured (tuning::msm::fp64_level0_by_default).
 //  5. reduce_buckets_kernel: sum_d d S_d per window by running sums over
 //     chunks of buckets, then per block a shared-memory tree and a suffix
 //     scan, which replace each thread's multiplication by its chunk's
@@ -326,6 +329,17 @@ unsigned affine_batch_for(const plan& p, gpu_scalar_mix mix) {
   if (!tune::affine_by_default || mix != gpu_scalar_mix::random) return 0;
   if (p.entries < tune::affine_min_mean_entries * p.seg0) return 0;
   return p.seg0 / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
+}
+
+/// Whether a G1 MSM's XYZZ level 0 runs over two pipes (gpu::fp_mix_d):
+/// tuning::msm::fp64_level0_by_default, or CUZK_MSM_FP64 = 1 / 0 (read at
+/// every MSM, so tests may change it between runs).
+template <class F>
+bool fp64_level0_for() {
+  if constexpr (!std::is_same_v<F, ff::fp>) return false;
+  const char* e = std::getenv("CUZK_MSM_FP64");
+  if (e && *e) return std::atol(e) == 1;
+  return tune::fp64_level0_by_default;
 }
 
 unsigned choose_window(std::size_t n, unsigned requested) {
@@ -854,7 +868,8 @@ struct gpu_msm_workspace::impl {
   }
 
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
-  /// Level 0 by batch-affine additions when |affine_k| (G1 only).
+  /// Level 0 by batch-affine additions when |affine_k| (G1 only), else over
+  /// two pipes where fp64_level0_for says so (G1 only).
   /// |accumulate|: add to the sums the buckets hold (a held MSM's later
   /// chunks) instead of starting from infinity.
   template <class F>
@@ -884,15 +899,24 @@ struct gpu_msm_workspace::impl {
                                                     s));
     ph.mark(s, "segments");
     const detail::level_view lv0{in_off, seg_off.data(), out_off, nb32, cap, accumulate};
-    bool affine = false;
+    const unsigned level0_blocks = blocks_for(bound, tune::accumulate_threads);
+    bool level0_done = false;  // G1 by batch-affine additions or over two pipes
     if constexpr (std::is_same_v<F, ff::fp>) {
-      affine = affine_k != 0;
-      if (affine) launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
+      if (affine_k != 0) {
+        launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
+        level0_done = true;
+      } else if (fp64_level0_for<F>()) {
+        // the same bytes read as the two-pipe field: the same sums
+        using mix = gpu::fp_mix_d;
+        detail::accumulate_points_kernel<mix><<<level0_blocks, tune::accumulate_threads, 0, s>>>(
+            reinterpret_cast<const affine_d<mix>*>(d_bases), entries.data(), seg_order.data(), bound, lv0,
+            reinterpret_cast<xyzz_d<mix>*>(d_buckets), reinterpret_cast<xyzz_d<mix>*>(pa));
+        level0_done = true;
+      }
     }
-    if (!affine)
-      detail::accumulate_points_kernel<Fd>
-          <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
-              d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
+    if (!level0_done)
+      detail::accumulate_points_kernel<Fd><<<level0_blocks, tune::accumulate_threads, 0, s>>>(
+          d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "level0");
     // later levels: the partial sums, ping-pong between part_a and part_b

@@ -72,10 +72,10 @@ constexpr double pow2(int e) {
   for (int i = 0; i < e; ++i) r *= 2;
   return r;
 }
-inline constexpr double split_c = pow2(100);                   // h = fma(a, b, split_c)
-inline constexpr double low_bias = 1.5 * pow2(52);             // l lands in [2^52, 2^53]
-inline constexpr double split_c2 = pow2(100) + 1.5 * pow2(52);  // s = split_c2 - h
-inline constexpr double mantissa_base = pow2(52);               // limb v <-> bits 0x4330... | v
+inline constexpr double split_c = pow2(100);                           // h = fma(a, b, split_c)
+inline constexpr double low_bias = 1.5 * pow2(52);                     // l lands in [2^52, 2^53]
+inline constexpr double split_c2 = pow2(100) + 1.5 * pow2(52);         // s = split_c2 - h
+inline constexpr double mantissa_base = pow2(52);                      // limb v <-> bits 0x4330... | v
 inline constexpr std::uint64_t split_c_bits = 0x4630000000000000ull;   // bits(2^100)
 inline constexpr std::uint64_t low_bias_bits = 0x4338000000000000ull;  // bits(1.5 2^52)
 inline constexpr std::uint64_t mantissa_base_bits = 0x4330000000000000ull;
@@ -152,7 +152,9 @@ struct params {
   }();
   /// Terms of each kind a column receives: low parts of products (i + j = c)
   /// and high parts (i + j + 1 = c), for a b and m p together.
-  __host__ __device__ static constexpr int lows(int c) { return c > 2 * limbs - 2 ? 0 : 2 * (c < limbs ? c + 1 : 2 * limbs - 1 - c); }
+  __host__ __device__ static constexpr int lows(int c) {
+    return c > 2 * limbs - 2 ? 0 : 2 * (c < limbs ? c + 1 : 2 * limbs - 1 - c);
+  }
   __host__ __device__ static constexpr int highs(int c) { return c == 0 ? 0 : lows(c - 1); }
   /// Where column c starts: minus the biases of its terms, except (c < L)
   /// the low part of m_c p_0, whose bias is taken off when it is added (the
@@ -232,6 +234,57 @@ __host__ __device__ __forceinline__ mont_d<P> mul_dpf(const mont_d<P>& a, const 
   mont_d<P> r;
   ff::detail::cuda::dpf::mul_mont<P>(r.l, a.l, b.l);
   return r;
+}
+
+/// Fp on the device with two pipes: the multiplications a formula marks as
+/// mul_alt / sqr_alt (ec/xyzz.hpp's mixed addition: four of its ten) on the
+/// FP64 pipe, every other operation fp_d's. The same bytes and the same
+/// values as fp_d, so xyzz<fp_mix_d> and affine<fp_mix_d> arrays are
+/// xyzz<fp_d> / affine<fp_d> ones. What it is for: the FP64 pipe's
+/// multiplications run beside the integer pipe's in one thread, where the
+/// mixed addition alone keeps only the integer pipe busy (cuzk-gpu-bench
+/// prim, g1_madd_mix, measures it).
+struct fp_mix_d {
+  using host_type = ff::fp;
+  fp_d v;
+
+  __host__ __device__ __forceinline__ static fp_mix_d zero() { return {fp_d::zero()}; }
+  __host__ __device__ __forceinline__ static fp_mix_d one() { return {fp_d::one()}; }
+  __host__ __device__ __forceinline__ bool is_zero() const { return v.is_zero(); }
+  __host__ __device__ __forceinline__ friend bool operator==(const fp_mix_d& a, const fp_mix_d& b) {
+    return a.v == b.v;
+  }
+  __host__ __device__ __forceinline__ friend bool operator!=(const fp_mix_d& a, const fp_mix_d& b) {
+    return a.v != b.v;
+  }
+  __host__ __device__ __forceinline__ friend fp_mix_d operator+(const fp_mix_d& a, const fp_mix_d& b) {
+    return {a.v + b.v};
+  }
+  __host__ __device__ __forceinline__ friend fp_mix_d operator-(const fp_mix_d& a, const fp_mix_d& b) {
+    return {a.v - b.v};
+  }
+  __host__ __device__ __forceinline__ friend fp_mix_d operator*(const fp_mix_d& a, const fp_mix_d& b) {
+    return {a.v * b.v};
+  }
+  __host__ __device__ __forceinline__ fp_mix_d operator-() const { return {-v}; }
+  __host__ __device__ __forceinline__ fp_mix_d& operator+=(const fp_mix_d& b) { return *this = *this + b; }
+  __host__ __device__ __forceinline__ fp_mix_d& operator-=(const fp_mix_d& b) { return *this = *this - b; }
+  __host__ __device__ __forceinline__ fp_mix_d& operator*=(const fp_mix_d& b) { return *this = *this * b; }
+  __host__ __device__ __forceinline__ fp_mix_d sqr() const { return {v.sqr()}; }
+  __host__ __device__ __forceinline__ fp_mix_d dbl() const { return {v.dbl()}; }
+  __host__ __device__ __forceinline__ fp_mix_d cneg(bool flag) const { return {v.cneg(flag)}; }
+};
+static_assert(sizeof(fp_mix_d) == sizeof(fp_d) && alignof(fp_mix_d) == alignof(fp_d));
+
+/// The formulas' hooks (found by argument-dependent lookup, as mul_sub is):
+/// mul_alt and sqr_alt on the FP64 pipe, mul_sub fp_d's one-reduction form.
+__host__ __device__ __forceinline__ fp_mix_d mul_alt(const fp_mix_d& a, const fp_mix_d& b) {
+  return {mul_dpf(a.v, b.v)};
+}
+__host__ __device__ __forceinline__ fp_mix_d sqr_alt(const fp_mix_d& a) { return {mul_dpf(a.v, a.v)}; }
+__host__ __device__ __forceinline__ fp_mix_d mul_sub(const fp_mix_d& a, const fp_mix_d& b, const fp_mix_d& c,
+                                                     const fp_mix_d& d) {
+  return {mul_sub(a.v, b.v, c.v, d.v)};
 }
 
 }  // namespace cuzk::gpu
