@@ -11,8 +11,9 @@
 // 0 and 2 on the integer pipe, interleaved by ptxas in one thread): whether
 // the two pipes together beat the integer one alone. Both must leave the
 // same values as fp_mul (same inputs, same steps): a "check" line says so.
-// g1_madd_mix is g1_madd over gpu::fp_mix_d (four of the mixed addition's
-// ten multiplications on the FP64 pipe), checked against g1_madd's sums. fp_inv / fr_inv time the variable-time device inversion
+// g1_madd_mix and g1_madd_dpf are g1_madd over gpu::fp_mix_d / fp_dpf_d
+// (four / all of the mixed addition's ten multiplications on the FP64
+// pipe), checked against g1_madd's sums. fp_inv / fr_inv time the variable-time device inversion
 // (ff/detail/cuda_inverse.cuh) and fp_inv_fermat its constant-time baseline
 // a^(p-2); each is also printed as "inverse in multiplications" = the
 // field's mul rate / the inversion rate, the figure the batch-affine MSM's
@@ -263,24 +264,27 @@ inline void run(int reps, bool json) {
                sppark, json);
   };
   madd_case("g1_madd", madd_kernel<gpu::fp_d>, g1_table, g1_out, g1_iters, 2.63);
-  // four of the ten multiplications on the FP64 pipe (gpu::fp_mix_d): the
-  // same points, the same sums
+  // four or all of the ten multiplications on the FP64 pipe (gpu::fp_mix_d,
+  // fp_dpf_d): the same points, the same sums
   const std::vector<ec::xyzz<gpu::fp_d>> g1_int_out = download(g1_out, n_threads, st);
-  {
-    auto* mix_table = reinterpret_cast<const ec::affine<gpu::fp_mix_d>*>(g1_table.data());
-    auto* mix_out = reinterpret_cast<ec::xyzz<gpu::fp_mix_d>*>(g1_out.data());
-    print_rate("g1_madd_mix",
+  auto fp64_madd_case = [&](const char* name, auto field) {
+    using Fd = decltype(field);
+    auto* table = reinterpret_cast<const ec::affine<Fd>*>(g1_table.data());
+    auto* out = reinterpret_cast<ec::xyzz<Fd>*>(g1_out.data());
+    print_rate(name,
                time_rate(
                    [&] {
-                     madd_kernel<gpu::fp_mix_d><<<blocks, threads, 0, s>>>(mix_table, mix_out, g1_iters);
+                     madd_kernel<Fd><<<blocks, threads, 0, s>>>(table, out, g1_iters);
                      CUZK_CUDA_CHECK_LAUNCH();
                    },
                    n_threads * g1_iters, reps, s),
                0, json);
-    const auto mix = download(g1_out, n_threads, st);
-    const bool same = std::memcmp(mix.data(), g1_int_out.data(), mix.size() * sizeof(mix[0])) == 0;
-    std::printf("prim g1_madd_mix check: %s\n", same ? "== g1_madd" : "MISMATCH");
-  }
+    const auto got = download(g1_out, n_threads, st);
+    const bool same = std::memcmp(got.data(), g1_int_out.data(), got.size() * sizeof(got[0])) == 0;
+    std::printf("prim %s check: %s\n", name, same ? "== g1_madd" : "MISMATCH");
+  };
+  fp64_madd_case("g1_madd_mix", gpu::fp_mix_d{});
+  fp64_madd_case("g1_madd_dpf", gpu::fp_dpf_d{});
   madd_case("g2_madd", madd_kernel<gpu::fp2_d>, g2_table, g2_out, g2_iters, 0);
   // spot check: the last G1 accumulator equals the host's sum of the same points
   {

@@ -10,8 +10,8 @@
 // same formulas over the host fields, edge cases (P + P, P - P, infinity)
 // included. This checks the device arithmetic without a GPU; the gpu-label
 // tests (tests/gpu/field_gpu_test.cu) still check what ptxas makes of it.
-// The G1 formulas also run over gpu::fp_mix_d (part of the multiplications
-// on the FP64 pipe).
+// The G1 formulas also run over gpu::fp_mix_d and fp_dpf_d (part or all of
+// the multiplications on the FP64 pipe).
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -201,9 +201,12 @@ TEST(device_arith_on_host, g1_xyzz_formulas_match_the_host_field) {
   check_point_formulas<ec::g1_jacobian, gpu::fp_d>("device-host-g1", 4000);
 }
 // Four of the mixed addition's multiplications on the FP64 pipe (mul_alt,
-// sqr_alt: cuda_dpf.cuh), the rest on the integer one.
+// sqr_alt: cuda_dpf.cuh), the rest on the integer one; then all of them.
 TEST(device_arith_on_host, g1_xyzz_formulas_over_two_pipes_match_the_host_field) {
   check_point_formulas<ec::g1_jacobian, gpu::fp_mix_d>("device-host-g1-mix", 4000);
+}
+TEST(device_arith_on_host, g1_xyzz_formulas_on_the_fp64_pipe_match_the_host_field) {
+  check_point_formulas<ec::g1_jacobian, gpu::fp_dpf_d>("device-host-g1-dpf", 2000);
 }
 TEST(device_arith_on_host, g2_xyzz_formulas_match_the_host_field) {
   check_point_formulas<ec::g2_jacobian, gpu::fp2_d>("device-host-g2", 1000);

@@ -71,16 +71,19 @@ struct msm {
   /// 3: the level-0 loop loads each base a step ahead (msm_kernels.cuh),
   /// which needs 168 registers; at 4 (128, spilling) it was slower.
   static constexpr unsigned accumulate_min_blocks_g1 = 3;
-  /// The G1 level 0 over two pipes (gpu::fp_mix_d, ff/detail/cuda_dpf.cuh:
-  /// four of the mixed addition's ten multiplications on the FP64 pipe,
-  /// beside the integer pipe's). Off until measured: by the SASS (dev VM,
-  /// 2026-12-07) the addition's hot path takes 3230 multiply-add slots and
-  /// 5575 instructions against 5208 and 3743, so it is issue-bound near
-  /// 0.6x the integer loop's time if the FP64 pipe keeps up; its kernel
-  /// needs more registers (resident blocks: accumulate_min_blocks_g1_fp64).
-  /// CUZK_MSM_FP64=1 turns it on, =0 off (read at every MSM; tests, tuning
-  /// runs). Data-centre cards only: consumer cards run FP64 at 1/64 rate.
-  static constexpr bool fp64_level0_by_default = false;
+  /// The G1 level 0 with multiplications on the FP64 pipe
+  /// (ff/detail/cuda_dpf.cuh): 1, four of the mixed addition's ten
+  /// (gpu::fp_mix_d, beside the integer pipe's); 2, all of them
+  /// (gpu::fp_dpf_d); 0, none. Off until measured. SASS (dev VM,
+  /// 2026-12-07), the addition's hot path: 5208 multiply-add slots for the
+  /// integer loop, 3230 slots and 5575 instructions with four on FP64; an
+  /// earlier Fr probe found the two pipes in one thread sharing one budget
+  /// (bench/RESULTS.md, 2026-12-06), which would leave mode 1 ~1.1x and
+  /// mode 2 ~1.2x at best. Their kernels need more registers (resident
+  /// blocks: accumulate_min_blocks_g1_fp64). CUZK_MSM_FP64=0/1/2 chooses
+  /// (read at every MSM; tests, tuning runs). Data-centre cards only:
+  /// consumer cards run FP64 at 1/64 rate.
+  static constexpr unsigned fp64_level0_by_default = 0;
   static constexpr unsigned accumulate_min_blocks_g1_fp64 = 2;
   /// Entries one thread adds into a bucket's sum at level 0 (mixed
   /// additions): above the mean bucket size of the default windows (n / 2^(c-1):

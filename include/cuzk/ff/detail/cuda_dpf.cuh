@@ -6,17 +6,25 @@
 // mul_mont (cuda_arith.cuh), bit for bit, so any multiplication of a
 // formula can take either path.
 //
-// Why: a G1 MSM's bucket loop is bound by the integer multiply pipe (87%
-// busy in the 2^27 level 0, Nsight Compute on the H100, 2026-12-06), and
-// that pipe runs a 32x32 -> 64-bit product (IMAD.WIDE) at half rate:
-// ~576 issue slots of it per Fp multiplication, 27.3 G/s on the H200, ~94%
-// of its ceiling. The data-centre cards (H100, H200, A100) also have an
-// FP64 pipe with the same 64 lanes per clock per SM, idle in that loop; a
-// 48 x 48-bit product costs three of its operations here. Whether a
-// multiplication on that pipe, alone or beside one on the integer pipe in
-// the same thread, is faster than the integer one is what `cuzk-gpu-bench
-// prim` measures (fp_mul_dpf, fp_mul_mix); nothing uses this path by
-// default until it has. Consumer cards run FP64 at 1/64 rate: never there.
+// Why: a G1 MSM's bucket loop is bound by the multiply-add pipe (87% busy
+// in the 2^27 level 0, Nsight Compute on the H100, 2026-12-06), which runs
+// a 32x32 -> 64-bit product (IMAD.WIDE) at half rate: 576 slots of it per
+// Fp multiplication, 27.3 G/s on the H200, ~94% of its ceiling. The
+// data-centre cards (H100, H200, A100) also run 64 FP64 operations per SM
+// per clock. An earlier probe with Fr (bench/RESULTS.md, 2026-12-06 third
+// session: six 43-bit digits, ~427 FP64 operations per multiplication)
+// ran at 0.65x the integer Fr multiplication alone, and the two pipes in
+// one thread did not add up (4 + 4 chains 47.8 G/s against 59.2 for the
+// integer ones alone), as if both drew on one budget of ~64 lanes per SM
+// per clock. Under that model what counts is operations per
+// multiplication, and this Fp form takes 402 FP64 operations and ~63
+// multiply-add slots (SASS, sm_90) against 576: at most ~1.24x the
+// integer Fp multiplication alone, ~1.1x mixed half and half; if the pipes
+// do add up, ~1.4x alone (issue-bound) and more mixed. Its integer work
+// (64-bit column sums, ~420 instructions) runs on the ALU pipe, which the
+// multiply-add loop leaves mostly idle. `cuzk-gpu-bench prim` measures it
+// (fp_mul_dpf, fp_mul_mix; g1_madd_mix, g1_madd_dpf); nothing uses it by
+// default. Consumer cards run FP64 at 1/64 rate: never there.
 //
 // Method (W = 12 words, L = 8 limbs of 48 bits, 8 x 48 = 12 x 32 = 384):
 //  - limbs: each 48-bit limb of a and b becomes an exact double by placing
@@ -236,55 +244,69 @@ __host__ __device__ __forceinline__ mont_d<P> mul_dpf(const mont_d<P>& a, const 
   return r;
 }
 
-/// Fp on the device with two pipes: the multiplications a formula marks as
-/// mul_alt / sqr_alt (ec/xyzz.hpp's mixed addition: four of its ten) on the
-/// FP64 pipe, every other operation fp_d's. The same bytes and the same
-/// values as fp_d, so xyzz<fp_mix_d> and affine<fp_mix_d> arrays are
-/// xyzz<fp_d> / affine<fp_d> ones. What it is for: the FP64 pipe's
-/// multiplications run beside the integer pipe's in one thread, where the
-/// mixed addition alone keeps only the integer pipe busy (cuzk-gpu-bench
-/// prim, g1_madd_mix, measures it).
-struct fp_mix_d {
+/// Which multiplications of an Fp formula go to the FP64 pipe: the ones it
+/// marks mul_alt / sqr_alt (ec/xyzz.hpp's mixed addition: four of its ten,
+/// each beside an independent one left on the integer pipe), or all.
+enum class fp64_share { marked, all };
+
+/// Fp on the device with multiplications on the FP64 pipe as |Share| says,
+/// every other operation fp_d's. The same bytes and the same values as
+/// fp_d, so xyzz / affine arrays over it are xyzz<fp_d> / affine<fp_d>
+/// ones, and a kernel may read the same buffers as either.
+template <fp64_share Share>
+struct fp_pipes_d {
   using host_type = ff::fp;
+  static constexpr bool all = Share == fp64_share::all;
   fp_d v;
 
-  __host__ __device__ __forceinline__ static fp_mix_d zero() { return {fp_d::zero()}; }
-  __host__ __device__ __forceinline__ static fp_mix_d one() { return {fp_d::one()}; }
+  __host__ __device__ __forceinline__ static fp_pipes_d zero() { return {fp_d::zero()}; }
+  __host__ __device__ __forceinline__ static fp_pipes_d one() { return {fp_d::one()}; }
   __host__ __device__ __forceinline__ bool is_zero() const { return v.is_zero(); }
-  __host__ __device__ __forceinline__ friend bool operator==(const fp_mix_d& a, const fp_mix_d& b) {
+  __host__ __device__ __forceinline__ friend bool operator==(const fp_pipes_d& a, const fp_pipes_d& b) {
     return a.v == b.v;
   }
-  __host__ __device__ __forceinline__ friend bool operator!=(const fp_mix_d& a, const fp_mix_d& b) {
+  __host__ __device__ __forceinline__ friend bool operator!=(const fp_pipes_d& a, const fp_pipes_d& b) {
     return a.v != b.v;
   }
-  __host__ __device__ __forceinline__ friend fp_mix_d operator+(const fp_mix_d& a, const fp_mix_d& b) {
+  __host__ __device__ __forceinline__ friend fp_pipes_d operator+(const fp_pipes_d& a, const fp_pipes_d& b) {
     return {a.v + b.v};
   }
-  __host__ __device__ __forceinline__ friend fp_mix_d operator-(const fp_mix_d& a, const fp_mix_d& b) {
+  __host__ __device__ __forceinline__ friend fp_pipes_d operator-(const fp_pipes_d& a, const fp_pipes_d& b) {
     return {a.v - b.v};
   }
-  __host__ __device__ __forceinline__ friend fp_mix_d operator*(const fp_mix_d& a, const fp_mix_d& b) {
-    return {a.v * b.v};
+  __host__ __device__ __forceinline__ friend fp_pipes_d operator*(const fp_pipes_d& a, const fp_pipes_d& b) {
+    if constexpr (all) return {mul_dpf(a.v, b.v)};
+    else return {a.v * b.v};
   }
-  __host__ __device__ __forceinline__ fp_mix_d operator-() const { return {-v}; }
-  __host__ __device__ __forceinline__ fp_mix_d& operator+=(const fp_mix_d& b) { return *this = *this + b; }
-  __host__ __device__ __forceinline__ fp_mix_d& operator-=(const fp_mix_d& b) { return *this = *this - b; }
-  __host__ __device__ __forceinline__ fp_mix_d& operator*=(const fp_mix_d& b) { return *this = *this * b; }
-  __host__ __device__ __forceinline__ fp_mix_d sqr() const { return {v.sqr()}; }
-  __host__ __device__ __forceinline__ fp_mix_d dbl() const { return {v.dbl()}; }
-  __host__ __device__ __forceinline__ fp_mix_d cneg(bool flag) const { return {v.cneg(flag)}; }
-};
-static_assert(sizeof(fp_mix_d) == sizeof(fp_d) && alignof(fp_mix_d) == alignof(fp_d));
+  __host__ __device__ __forceinline__ fp_pipes_d operator-() const { return {-v}; }
+  __host__ __device__ __forceinline__ fp_pipes_d& operator+=(const fp_pipes_d& b) { return *this = *this + b; }
+  __host__ __device__ __forceinline__ fp_pipes_d& operator-=(const fp_pipes_d& b) { return *this = *this - b; }
+  __host__ __device__ __forceinline__ fp_pipes_d& operator*=(const fp_pipes_d& b) { return *this = *this * b; }
+  __host__ __device__ __forceinline__ fp_pipes_d sqr() const {
+    if constexpr (all) return {mul_dpf(v, v)};
+    else return {v.sqr()};
+  }
+  __host__ __device__ __forceinline__ fp_pipes_d dbl() const { return {v.dbl()}; }
+  __host__ __device__ __forceinline__ fp_pipes_d cneg(bool flag) const { return {v.cneg(flag)}; }
 
-/// The formulas' hooks (found by argument-dependent lookup, as mul_sub is):
-/// mul_alt and sqr_alt on the FP64 pipe, mul_sub fp_d's one-reduction form.
-__host__ __device__ __forceinline__ fp_mix_d mul_alt(const fp_mix_d& a, const fp_mix_d& b) {
-  return {mul_dpf(a.v, b.v)};
-}
-__host__ __device__ __forceinline__ fp_mix_d sqr_alt(const fp_mix_d& a) { return {mul_dpf(a.v, a.v)}; }
-__host__ __device__ __forceinline__ fp_mix_d mul_sub(const fp_mix_d& a, const fp_mix_d& b, const fp_mix_d& c,
-                                                     const fp_mix_d& d) {
-  return {mul_sub(a.v, b.v, c.v, d.v)};
-}
+  /// The formulas' hooks (found by argument-dependent lookup, as mul_sub
+  /// is): mul_alt and sqr_alt on the FP64 pipe; mul_sub fp_d's
+  /// one-reduction form, or two FP64 multiplications.
+  __host__ __device__ __forceinline__ friend fp_pipes_d mul_alt(const fp_pipes_d& a, const fp_pipes_d& b) {
+    return {mul_dpf(a.v, b.v)};
+  }
+  __host__ __device__ __forceinline__ friend fp_pipes_d sqr_alt(const fp_pipes_d& a) { return {mul_dpf(a.v, a.v)}; }
+  __host__ __device__ __forceinline__ friend fp_pipes_d mul_sub(const fp_pipes_d& a, const fp_pipes_d& b,
+                                                                const fp_pipes_d& c, const fp_pipes_d& d) {
+    if constexpr (all) return {mul_dpf(a.v, b.v) - mul_dpf(c.v, d.v)};
+    else return {mul_sub(a.v, b.v, c.v, d.v)};
+  }
+};
+/// Four of the mixed addition's multiplications on the FP64 pipe.
+using fp_mix_d = fp_pipes_d<fp64_share::marked>;
+/// Every multiplication on the FP64 pipe.
+using fp_dpf_d = fp_pipes_d<fp64_share::all>;
+static_assert(sizeof(fp_mix_d) == sizeof(fp_d) && alignof(fp_mix_d) == alignof(fp_d));
+static_assert(sizeof(fp_dpf_d) == sizeof(fp_d) && alignof(fp_dpf_d) == alignof(fp_d));
 
 }  // namespace cuzk::gpu
