@@ -135,6 +135,29 @@ struct msm {
   /// against ~77 ps direct (the 2^27 H MSM at one window per stage: 64 ms
   /// per five-window batch, 52 direct; 2^24 in two stages: 12 ms, 22 direct).
   static constexpr double partition_pass_cost = 1.55;
+  /// The bin sort (msm_kernels.cuh: partition_digits_wide_kernel, then
+  /// sort_bins_kernel): the partitioned scatter with bins small enough for
+  /// one block's shared memory, whose second pass counts the buckets'
+  /// cursors down in shared memory and writes each bin out in order, where
+  /// the pair scatter spends one L2 atomic per entry (92% of the L2's
+  /// atomic throughput, 14.5 ms of a 2^26 batch on the H100, ncu
+  /// 2026-12-07). Off until measured (bin_sort_by_default);
+  /// CUZK_MSM_BIN_SORT=0 / 1 chooses, N > 1 takes it with bins of at most N
+  /// entries in shared memory (tests reach the overflow path with it).
+  /// Planned: bins of ~bin_sort_bin_entries entries (at most
+  /// bin_sort_capacity in shared memory, 96 KiB; a bin past it, such as the
+  /// ones of a witness in one bucket, takes the pair scatter's L2 atomics),
+  /// at most bin_sort_max_bins bins (their counters in the first pass's
+  /// shared memory) of at most 2^bin_sort_max_lg_bin keys, and first-pass
+  /// blocks of enough terms for runs of ~bin_sort_run pairs per bin.
+  static constexpr bool bin_sort_by_default = false;
+  static constexpr unsigned bin_sort_threads = 256;
+  static constexpr std::size_t bin_sort_bin_entries = std::size_t(1) << 14;
+  static constexpr unsigned bin_sort_capacity = 24 * 1024;
+  static constexpr unsigned bin_sort_max_bins = 1u << 15;
+  static constexpr unsigned bin_sort_max_lg_bin = 12;
+  static constexpr unsigned bin_sort_run = 16;
+  static constexpr unsigned bin_sort_max_terms_per_thread = 1024;
   /// Level 0 by batch-affine additions (src/cuda/msm/msm_affine_kernels.cuh),
   /// G1 MSMs of random scalars only: whether the default takes it, threads
   /// per block, resident blocks per SM asked for (a register cap: 3 gives

@@ -22,6 +22,9 @@
 //     binned by key range into a pair buffer with one run per block and
 //     bin (partition_digits_kernel), then stored bin by bin
 //     (scatter_pairs_kernel), the destinations of one bin staying in the L2.
+//     The bin sort (off by default, tuning::msm::bin_sort_by_default) does
+//     the second pass per small bin in shared memory instead
+//     (partition_digits_wide_kernel, sort_bins_kernel).
 //     The pair buffer (up to tuning::msm::partition_pair_bytes) holds a
 //     whole batch of the 2^27 MSM, one stage per batch; a caller may lend
 //     one (gpu_msm_workspace::lend_pair_buffer: the Groth16 prover lends
@@ -475,6 +478,7 @@ struct gpu_msm_workspace::impl {
   uint2* pair_ptr = nullptr;                   // the one this MSM uses (reserve)
   gpu::device_buffer<std::uint32_t> bin_fill;  // its per-bin counts
   std::size_t l2_bytes = 0;                    // of |device|, read once
+  std::size_t shared_optin = 0;                // shared memory a block may ask for, read once
   gpu::device_buffer<std::uint32_t> seg_keys, seg_keys_sorted, seg_order_in, seg_order;
   gpu::device_buffer<uint4> buckets, part_a, part_b, block_sums;
   gpu::device_buffer<uint4> accs;  // the batch-affine level 0's accumulators
@@ -504,7 +508,7 @@ struct gpu_msm_workspace::impl {
         grow(pairs, p.pairs);
         pair_ptr = pairs.data();
       }
-      grow(bin_fill, tune::partition_max_bins);
+      grow(bin_fill, std::max(tune::partition_max_bins, tune::bin_sort_max_bins));
     }
     for (auto* b : {&cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b}) grow(*b, p.nb + 1);
     const std::size_t u = p.point_bytes / 16;
@@ -761,6 +765,89 @@ struct gpu_msm_workspace::impl {
     return l2_bytes;
   }
 
+  /// The shared memory one block of |device| may ask for, read once.
+  std::size_t shared_per_block() {
+    if (!shared_optin) {
+      int v = 0;
+      CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      shared_optin = std::size_t(std::max(v, 48 << 10));
+    }
+    return shared_optin;
+  }
+
+  /// CUZK_MSM_BIN_SORT: unset, tuning::msm::bin_sort_by_default; 0 off;
+  /// 1 on; N > 1 on with bins of at most N entries in shared memory (tests
+  /// reach the overflow path). The capacity when on, 0 when off. Read at
+  /// every stage, so a test may change it between runs.
+  static std::uint32_t bin_sort_capacity() {
+    const char* e = std::getenv("CUZK_MSM_BIN_SORT");
+    long v = tune::bin_sort_by_default ? 1 : 0;
+    if (e && *e) v = std::atol(e);
+    if (v <= 0) return 0;
+    return v == 1 ? tune::bin_sort_capacity : std::uint32_t(std::min<long>(v, tune::bin_sort_capacity));
+  }
+
+  /// The bin sort's plan for windows [wa, wb) of the batch, or nothing where
+  /// it is off or its bins do not fit this device's shared memory (the
+  /// partition and the pair scatter then run): bins of at most
+  /// 2^bin_sort_max_lg_bin keys, each expected to hold at most
+  /// min(bin_sort_bin_entries, capacity / 2) entries (|bound| is the
+  /// stage's entries if every digit is non-zero), and first-pass threads
+  /// taking enough terms for runs of ~bin_sort_run pairs per block and bin.
+  std::optional<detail::bin_sort_view> plan_bin_sort(const detail::batch_view& bv, const plan& p, unsigned wa,
+                                                     unsigned wb) {
+    const std::uint32_t capacity = bin_sort_capacity();
+    if (capacity == 0 || bv.n == 0) return std::nullopt;
+    const std::size_t bound = p.entries_of(wa, wb);
+    const std::size_t keys = std::size_t(wb - wa) * p.buckets;
+    const double per_key = double(bound) / double(keys);
+    const double target = std::min(double(tune::bin_sort_bin_entries), capacity / 2.0);
+    unsigned lg_bin = 0;
+    while (lg_bin < tune::bin_sort_max_lg_bin && (std::size_t(2) << lg_bin) <= keys &&
+           double(std::size_t(2) << lg_bin) * per_key <= target)
+      ++lg_bin;
+    const std::size_t nbins = ceil_div(keys, std::size_t(1) << lg_bin);
+    const std::size_t shared = shared_per_block();
+    if (nbins > tune::bin_sort_max_bins || nbins * 4 > shared || ((std::size_t(1) << lg_bin) + capacity) * 4 > shared)
+      return std::nullopt;
+    const double digits_per_term = std::max(double(bound) / double(bv.n), 1.0 / 64);
+    const double per = std::ceil(tune::bin_sort_run * double(nbins) / (tune::bin_sort_threads * digits_per_term));
+    const std::size_t most = ceil_div(std::size_t(bv.n), std::size_t(tune::bin_sort_threads));
+    const unsigned terms = unsigned(
+        std::clamp<double>(per, 1.0, double(std::min<std::size_t>(tune::bin_sort_max_terms_per_thread, most))));
+    const detail::stage_view st{wa,
+                                wb,
+                                std::uint32_t((wa - bv.w_first) * p.buckets),
+                                std::uint32_t((wb - bv.w_first) * p.buckets),
+                                lg_bin,
+                                unsigned(nbins)};
+    return detail::bin_sort_view{st, terms, capacity};
+  }
+
+  /// The bin sort of one stage (plan_bin_sort): its two passes, timed as
+  /// the partition's ("partition", "scatter").
+  void sort_stage_in_bins(const detail::batch_view& bv, const detail::bin_sort_view& bs, cudaStream_t s,
+                          phase_timer& ph) {
+    CUZK_CUDA_CHECK(cudaMemsetAsync(bin_fill.data(), 0, bs.st.nbins * sizeof(std::uint32_t), s));
+    // above the default 48 KB of dynamic shared memory (a per-device
+    // setting, so asked at every launch: a host-side call)
+    const std::size_t counters = std::size_t(bs.st.nbins) * 4;
+    CUZK_CUDA_CHECK(cudaFuncSetAttribute(detail::partition_digits_wide_kernel,
+                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(counters)));
+    const unsigned per_block = tune::bin_sort_threads * bs.terms_per_thread;
+    detail::partition_digits_wide_kernel<<<blocks_for(bv.n, per_block), tune::bin_sort_threads, counters, s>>>(
+        bv, bs, off.data(), bin_fill.data(), pair_ptr);
+    CUZK_CUDA_CHECK_LAUNCH();
+    ph.mark(s, "partition");
+    const std::size_t held = ((std::size_t(1) << bs.st.lg_bin) + bs.capacity) * 4;
+    CUZK_CUDA_CHECK(
+        cudaFuncSetAttribute(detail::sort_bins_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(held)));
+    detail::sort_bins_kernel<<<bs.st.nbins, tune::bin_sort_threads, held, s>>>(pair_ptr, bs, off.data(), cnt.data(),
+                                                                               entries.data());
+    CUZK_CUDA_CHECK_LAUNCH();
+    ph.mark(s, "scatter");
+  }
+
   /// The scatter of windows [w_first, w_end). Direct: one pass over the
   /// scalars, a DRAM read-modify-write per multi-digit entry once they
   /// overflow the L2. Partitioned: one pass over the scalars per stage,
@@ -815,9 +902,14 @@ struct gpu_msm_workspace::impl {
     for (const auto& [wa, wb] : sp.stages) scatter_stage(bv, p, wa, wb, per_bin, s, ph);
   }
 
-  /// The partitioned scatter of windows [wa, wb) of the batch.
+  /// The partitioned scatter of windows [wa, wb) of the batch (the bin
+  /// sort where plan_bin_sort gives a plan).
   void scatter_stage(const detail::batch_view& bv, const plan& p, unsigned wa, unsigned wb, std::size_t per_bin,
                      cudaStream_t s, phase_timer& ph) {
+    if (const auto bs = plan_bin_sort(bv, p, wa, wb)) {
+      sort_stage_in_bins(bv, *bs, s, ph);
+      return;
+    }
     const std::size_t bound = p.entries_of(wa, wb);
     const std::size_t keys = std::size_t(wb - wa) * p.buckets;
     // bins of 2^lg_bin keys, each expected to hold about |per_bin| entries
@@ -1225,7 +1317,8 @@ std::size_t scratch_bytes_of(const plan& p, std::size_t lent_pair_bytes, bool ho
       lent_pair_bytes / 8 >= p.pairs ? std::min(p.pairs, tune::own_pair_bytes_when_lent / 8) : p.pairs;
   // the pair buffer is charged even where the direct scatter will be taken
   // (that choice needs the device's L2 size)
-  const std::size_t words = p.entries + 2 * own_pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
+  const std::size_t words = p.entries + 2 * own_pairs + std::max(tune::partition_max_bins, tune::bin_sort_max_bins) +
+                            7 * (p.nb + 1) + 4 * p.seg0;
   const std::size_t points = p.nb + p.part_a + p.part_b + p.sums();
   // the batch-affine level 0's slots (reserve)
   const std::size_t affine_slots = affine_accumulators(p.seg0, affine_batch_for<F>(p, gpu_scalar_mix::random));
