@@ -9,11 +9,14 @@
 // dedicated squaring saves. fp_mul_dpf runs every multiplication on the FP64
 // pipe (ff/detail/cuda_dpf.cuh), fp_mul_mix half of them (chains 1 and 3;
 // 0 and 2 on the integer pipe, interleaved by ptxas in one thread): whether
-// the two pipes together beat the integer one alone. Both must leave the
+// the two pipes together beat the integer one alone. fp_mul_kara and
+// fr_mul_kara take the Karatsuba product (ff/detail/cuda_karatsuba.cuh).
+// Each must leave the
 // same values as fp_mul (same inputs, same steps): a "check" line says so.
-// g1_madd_mix and g1_madd_dpf are g1_madd over gpu::fp_mix_d / fp_dpf_d
-// (four / all of the mixed addition's ten multiplications on the FP64
-// pipe), checked against g1_madd's sums. fp_inv / fr_inv time the variable-time device inversion
+// g1_madd_mix, g1_madd_dpf and g1_madd_kara are g1_madd over gpu::fp_mix_d /
+// fp_dpf_d / fp_kara_d (four / all of the mixed addition's ten
+// multiplications on the FP64 pipe; all by Karatsuba products), checked
+// against g1_madd's sums. fp_inv / fr_inv time the variable-time device inversion
 // (ff/detail/cuda_inverse.cuh) and fp_inv_fermat its constant-time baseline
 // a^(p-2); each is also printed as "inverse in multiplications" = the
 // field's mul rate / the inversion rate, the figure the batch-affine MSM's
@@ -44,6 +47,8 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/cuda_dpf.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
+#include <cuzk/ff/detail/cuda_fp_variants.cuh>
+#include <cuzk/ff/detail/cuda_karatsuba.cuh>
 #include <cuzk/ff/detail/cuda_inverse.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
@@ -53,7 +58,7 @@ namespace cuzk::bench_prim {
 inline constexpr int kChains = 4;
 inline constexpr int kTable = 64;
 
-enum class field_op { mul, sqr, mul_self, mul_dpf, mul_mix };
+enum class field_op { mul, sqr, mul_self, mul_dpf, mul_mix, mul_karatsuba };
 
 template <class D, field_op Op>
 __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int iters) {
@@ -70,6 +75,7 @@ __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int ite
       else if constexpr (Op == field_op::mul_self) x[c] = x[c] * x[c];
       else if constexpr (Op == field_op::mul_dpf) x[c] = gpu::mul_dpf(x[c], y);
       else if constexpr (Op == field_op::mul_mix) x[c] = c % 2 ? gpu::mul_dpf(x[c], y) : x[c] * y;
+      else if constexpr (Op == field_op::mul_karatsuba) x[c] = gpu::mul_karatsuba(x[c], y);
       else x[c] = x[c].sqr();
     }
   }
@@ -220,16 +226,23 @@ inline void run(int reps, bool json) {
   const rate fp_mul =
       field_case("fp_mul", field_kernel<fp_d, field_op::mul>, fp_in, fp_out, 27.0, field_iters, kChains);
   const std::vector<fp_d> fp_mul_out = download(fp_out, n_threads, st);
-  for (const char* name : {"fp_mul_dpf", "fp_mul_mix"}) {
-    const bool dpf = name[7] == 'd';
-    field_case(name, dpf ? field_kernel<fp_d, field_op::mul_dpf> : field_kernel<fp_d, field_op::mul_mix>, fp_in, fp_out,
-               0, field_iters, kChains);
+  auto fp_variant = [&](const char* name, auto kernel) {
+    field_case(name, kernel, fp_in, fp_out, 0, field_iters, kChains);
     std::printf("prim %s check: %s\n", name, download(fp_out, n_threads, st) == fp_mul_out ? "== fp_mul" : "MISMATCH");
-  }
+  };
+  fp_variant("fp_mul_dpf", field_kernel<fp_d, field_op::mul_dpf>);
+  fp_variant("fp_mul_mix", field_kernel<fp_d, field_op::mul_mix>);
+  fp_variant("fp_mul_kara", field_kernel<fp_d, field_op::mul_karatsuba>);
   field_case("fp_sqr", field_kernel<fp_d, field_op::sqr>, fp_in, fp_out, 33.5, field_iters, kChains);
   field_case("fp_mul_self", field_kernel<fp_d, field_op::mul_self>, fp_in, fp_out, 0, field_iters, kChains);
   const rate fr_mul =
       field_case("fr_mul", field_kernel<fr_d, field_op::mul>, fr_in, fr_out, 59.1, field_iters, kChains);
+  {
+    const std::vector<fr_d> fr_mul_out = download(fr_out, n_threads, st);
+    field_case("fr_mul_kara", field_kernel<fr_d, field_op::mul_karatsuba>, fr_in, fr_out, 0, field_iters, kChains);
+    std::printf("prim fr_mul_kara check: %s\n",
+                download(fr_out, n_threads, st) == fr_mul_out ? "== fr_mul" : "MISMATCH");
+  }
   field_case("fr_sqr", field_kernel<fr_d, field_op::sqr>, fr_in, fr_out, 0, field_iters, kChains);
   field_case("fr_mul_self", field_kernel<fr_d, field_op::mul_self>, fr_in, fr_out, 0, field_iters, kChains);
   // Fp2 (G2's field): a multiplication is about 3 Fp ones in Karatsuba form,
@@ -264,8 +277,9 @@ inline void run(int reps, bool json) {
                sppark, json);
   };
   madd_case("g1_madd", madd_kernel<gpu::fp_d>, g1_table, g1_out, g1_iters, 2.63);
-  // four or all of the ten multiplications on the FP64 pipe (gpu::fp_mix_d,
-  // fp_dpf_d): the same points, the same sums
+  // four or all of the ten multiplications on the FP64 pipe, or all by
+  // Karatsuba products (ff/detail/cuda_fp_variants.cuh): the same points,
+  // the same sums
   const std::vector<ec::xyzz<gpu::fp_d>> g1_int_out = download(g1_out, n_threads, st);
   auto fp64_madd_case = [&](const char* name, auto field) {
     using Fd = decltype(field);
@@ -285,6 +299,7 @@ inline void run(int reps, bool json) {
   };
   fp64_madd_case("g1_madd_mix", gpu::fp_mix_d{});
   fp64_madd_case("g1_madd_dpf", gpu::fp_dpf_d{});
+  fp64_madd_case("g1_madd_kara", gpu::fp_kara_d{});
   madd_case("g2_madd", madd_kernel<gpu::fp2_d>, g2_table, g2_out, g2_iters, 0);
   // spot check: the last G1 accumulator equals the host's sum of the same points
   {

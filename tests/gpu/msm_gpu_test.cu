@@ -343,9 +343,9 @@ TEST(gpu_msm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
 // A level-0 variant that an environment switch forces (|env| set to each
 // of |values|, then to "0"): the batch-affine level 0
 // (msm_affine_kernels.cuh; off by default, tuning::msm::affine_by_default)
-// with each K, and the XYZZ loop with FP64 multiplications (CUZK_MSM_FP64:
-// four of ten, all; off by default), at small sizes, so each runs whatever
-// the default.
+// with each K, and the XYZZ loop multiplying another way (CUZK_MSM_FP_MUL:
+// 1, 2 four or all of ten on the FP64 pipe, 3 Karatsuba; off by default),
+// at small sizes, so each runs whatever the default.
 // Besides random scalars: the additions a batch cannot take,
 // done one by one with the complete formula (an accumulator at infinity
 // after P + (-P), infinity bases, equal x: every base the same point, so
@@ -409,16 +409,17 @@ TEST(gpu_msm, BatchAffineLevelZeroMatchesCpu) {
   check_level_zero_variant("CUZK_MSM_AFFINE", {"16", "32"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
 }
 
-TEST(gpu_msm, Fp64LevelZeroSmallMatchesCpu) {
+TEST(gpu_msm, FpMulPathsLevelZeroSmallMatchesCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.Fp64LevelZeroSmallMatchesCpu"));
-  check_level_zero_variant("CUZK_MSM_FP64", {"1", "2"}, {std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.FpMulPathsLevelZeroSmallMatchesCpu"));
+  check_level_zero_variant("CUZK_MSM_FP_MUL", {"1", "2", "3"}, {std::size_t(1), std::size_t(5), std::size_t(1) << 9},
+                           rng);
 }
 
-TEST(gpu_msm, Fp64LevelZeroMatchesCpu) {
+TEST(gpu_msm, FpMulPathsLevelZeroMatchesCpu) {
   CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.Fp64LevelZeroMatchesCpu"));
-  check_level_zero_variant("CUZK_MSM_FP64", {"1", "2"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.FpMulPathsLevelZeroMatchesCpu"));
+  check_level_zero_variant("CUZK_MSM_FP_MUL", {"1", "2", "3"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
 }
 
 // Bases that live in device memory owned by someone else (parameters made

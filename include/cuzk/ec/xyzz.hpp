@@ -46,8 +46,8 @@ CUZK_HD_ATTR constexpr F mul_sub(const F& a, const F& b, const F& c, const F& d)
 }
 
 /// A multiplication (squaring) that a device field may run on a second
-/// pipe: gpu::fp_mix_d (ff/detail/cuda_dpf.cuh) overloads them with the
-/// FP64 pipe's; every other field takes its own, so the formulas below are
+/// pipe: gpu::fp_mix_d (ff/detail/cuda_fp_variants.cuh) overloads them
+/// with the FP64 pipe's; every other field takes its own, so the formulas below are
 /// unchanged for it. The mixed addition marks four of its ten, each beside
 /// an independent one on the field's own pipe.
 CUZK_HD_TEMPLATE template <class F>

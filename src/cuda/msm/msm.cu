@@ -47,10 +47,11 @@
 //     inversion, against 8M + 2S), with the same outputs, held MSMs'
 //     chunks included; off by default (tuning::msm::affine_by_default:
 //     both kernels measured slower than the XYZZ loop, the woven one by
-//     15% in the 2^27 level 0 on the H100). Or the XYZZ loop with four or
-//     all of the addition's multiplications on the FP64 pipe (gpu::fp_mix_d,
-//     fp_dpf_d; ff/detail/cuda_dpf.cuh), the same sums; off by default
-//     until measured (tuning::msm::fp64_level0_by_default).
+//     15% in the 2^27 level 0 on the H100). Or the XYZZ loop multiplying
+//     another way (ff/detail/cuda_fp_variants.cuh: four or all of the
+//     addition's multiplications on the FP64 pipe, or Karatsuba products),
+//     the same sums; off by default until measured
+//     (tuning::msm::level0_fp_mul_by_default).
 //  5. reduce_buckets_kernel: sum_d d S_d per window by running sums over
 //     chunks of buckets, then per block a shared-memory tree and a suffix
 //     scan, which replace each thread's multiplication by its chunk's
@@ -334,19 +335,20 @@ unsigned affine_batch_for(const plan& p, gpu_scalar_mix mix) {
   return p.seg0 / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
 }
 
-/// Which multiplications of a G1 MSM's XYZZ level 0 run on the FP64 pipe:
-/// 0 none, 1 four of ten (gpu::fp_mix_d), 2 all (gpu::fp_dpf_d);
-/// tuning::msm::fp64_level0_by_default, or CUZK_MSM_FP64 = 0 / 1 / 2 (read
-/// at every MSM, so tests may change it between runs; other values: 0).
+/// How a G1 MSM's XYZZ level 0 multiplies: 0 gpu::fp_d, 1 fp_mix_d (four
+/// of ten on the FP64 pipe), 2 fp_dpf_d (all there), 3 fp_kara_d
+/// (Karatsuba); tuning::msm::level0_fp_mul_by_default, or CUZK_MSM_FP_MUL
+/// = 0..3 (read at every MSM, so tests may change it between runs; other
+/// values: 0).
 template <class F>
-unsigned fp64_level0_for() {
+unsigned level0_fp_mul_for() {
   if constexpr (!std::is_same_v<F, ff::fp>) return 0;
-  const char* e = std::getenv("CUZK_MSM_FP64");
+  const char* e = std::getenv("CUZK_MSM_FP_MUL");
   if (e && *e) {
     const long v = std::atol(e);
-    return v == 1 || v == 2 ? unsigned(v) : 0;
+    return v >= 1 && v <= 3 ? unsigned(v) : 0;
   }
-  return tune::fp64_level0_by_default;
+  return tune::level0_fp_mul_by_default;
 }
 
 unsigned choose_window(std::size_t n, unsigned requested) {
@@ -964,7 +966,8 @@ struct gpu_msm_workspace::impl {
   }
 
   /// The G1 XYZZ level 0 over another device type of Fp (fp_mix_d,
-  /// fp_dpf_d: the same bytes, so the same buffers and the same sums).
+  /// fp_dpf_d, fp_kara_d: the same bytes, so the same buffers and the same
+  /// sums).
   template <class Mix>
   void launch_level0_as(unsigned blocks, const affine_d<fp_d>* d_bases, std::uint32_t bound,
                         const detail::level_view& lv, xyzz_d<fp_d>* d_buckets, xyzz_d<fp_d>* pa, cudaStream_t s) {
@@ -976,7 +979,7 @@ struct gpu_msm_workspace::impl {
 
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
   /// Level 0 by batch-affine additions when |affine_k| (G1 only), else with
-  /// FP64 multiplications where fp64_level0_for says so (G1 only).
+  /// the multiplications level0_fp_mul_for chooses (G1 only).
   /// |accumulate|: add to the sums the buckets hold (a held MSM's later
   /// chunks) instead of starting from infinity.
   template <class F>
@@ -1007,14 +1010,15 @@ struct gpu_msm_workspace::impl {
     ph.mark(s, "segments");
     const detail::level_view lv0{in_off, seg_off.data(), out_off, nb32, cap, accumulate};
     const unsigned level0_blocks = blocks_for(bound, tune::accumulate_threads);
-    bool level0_done = false;  // G1 by batch-affine additions or FP64 multiplications
+    bool level0_done = false;  // G1 by batch-affine additions or another multiplication path
     if constexpr (std::is_same_v<F, ff::fp>) {
       if (affine_k != 0) {
         launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
         level0_done = true;
-      } else if (const unsigned mode = fp64_level0_for<F>(); mode != 0) {
-        if (mode == 1) launch_level0_as<gpu::fp_mix_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
-        else launch_level0_as<gpu::fp_dpf_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
+      } else if (const unsigned path = level0_fp_mul_for<F>(); path != 0) {
+        if (path == 1) launch_level0_as<gpu::fp_mix_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
+        else if (path == 2) launch_level0_as<gpu::fp_dpf_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
+        else launch_level0_as<gpu::fp_kara_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
         level0_done = true;
       }
     }

@@ -12,7 +12,7 @@
 #include <cuzk/ec/affine.hpp>
 #include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
-#include <cuzk/ff/detail/cuda_dpf.cuh>
+#include <cuzk/ff/detail/cuda_fp_variants.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
 #include <cuzk/ff/detail/cuda_fp2_pair.cuh>
 #include <cuzk/gpu/tuning.hpp>
@@ -548,16 +548,17 @@ struct level_view {
 /// at 2^24-2^26; at 4 blocks (128 registers, spilling) it was 0.6% slower
 /// than without. G2 stays as it was: at 255 registers the extra point
 /// would spill.
-/// G1 with multiplications on the FP64 pipe (gpu::fp_mix_d, fp_dpf_d) is
-/// G1 too, with its own register cap.
+/// G1 over another multiplication path (gpu::fp_path_d: fp_mix_d, fp_dpf_d,
+/// fp_kara_d) is G1 too, with its own register cap.
 template <class Fd>
-inline constexpr bool fp64_g1 = std::is_same_v<Fd, gpu::fp_mix_d> || std::is_same_v<Fd, gpu::fp_dpf_d>;
+inline constexpr bool other_path_g1 =
+    std::is_same_v<Fd, gpu::fp_mix_d> || std::is_same_v<Fd, gpu::fp_dpf_d> || std::is_same_v<Fd, gpu::fp_kara_d>;
 template <class Fd>
 inline constexpr unsigned accumulate_min_blocks = std::is_same_v<Fd, fp_d> ? tune::accumulate_min_blocks_g1
-                                                  : fp64_g1<Fd>            ? tune::accumulate_min_blocks_g1_fp64
+                                                  : other_path_g1<Fd>      ? tune::accumulate_min_blocks_g1_paths
                                                                            : 1;
 template <class Fd>
-inline constexpr bool load_base_ahead = std::is_same_v<Fd, fp_d> || fp64_g1<Fd>;
+inline constexpr bool load_base_ahead = std::is_same_v<Fd, fp_d> || other_path_g1<Fd>;
 
 template <class Fd>
 __global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_blocks<Fd>)

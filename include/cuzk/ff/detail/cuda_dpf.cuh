@@ -23,8 +23,8 @@
 // do add up, ~1.4x alone (issue-bound) and more mixed. Its integer work
 // (64-bit column sums, ~420 instructions) runs on the ALU pipe, which the
 // multiply-add loop leaves mostly idle. `cuzk-gpu-bench prim` measures it
-// (fp_mul_dpf, fp_mul_mix; g1_madd_mix, g1_madd_dpf); nothing uses it by
-// default. Consumer cards run FP64 at 1/64 rate: never there.
+// (fp_mul_dpf, fp_mul_mix; g1_madd_mix, g1_madd_dpf, through the field
+// types of cuda_fp_variants.cuh); nothing uses it by default. Consumer cards run FP64 at 1/64 rate: never there.
 //
 // Method (W = 12 words, L = 8 limbs of 48 bits, 8 x 48 = 12 x 32 = 384):
 //  - limbs: each 48-bit limb of a and b becomes an exact double by placing
@@ -243,70 +243,5 @@ __host__ __device__ __forceinline__ mont_d<P> mul_dpf(const mont_d<P>& a, const 
   ff::detail::cuda::dpf::mul_mont<P>(r.l, a.l, b.l);
   return r;
 }
-
-/// Which multiplications of an Fp formula go to the FP64 pipe: the ones it
-/// marks mul_alt / sqr_alt (ec/xyzz.hpp's mixed addition: four of its ten,
-/// each beside an independent one left on the integer pipe), or all.
-enum class fp64_share { marked, all };
-
-/// Fp on the device with multiplications on the FP64 pipe as |Share| says,
-/// every other operation fp_d's. The same bytes and the same values as
-/// fp_d, so xyzz / affine arrays over it are xyzz<fp_d> / affine<fp_d>
-/// ones, and a kernel may read the same buffers as either.
-template <fp64_share Share>
-struct fp_pipes_d {
-  using host_type = ff::fp;
-  static constexpr bool all = Share == fp64_share::all;
-  fp_d v;
-
-  __host__ __device__ __forceinline__ static fp_pipes_d zero() { return {fp_d::zero()}; }
-  __host__ __device__ __forceinline__ static fp_pipes_d one() { return {fp_d::one()}; }
-  __host__ __device__ __forceinline__ bool is_zero() const { return v.is_zero(); }
-  __host__ __device__ __forceinline__ friend bool operator==(const fp_pipes_d& a, const fp_pipes_d& b) {
-    return a.v == b.v;
-  }
-  __host__ __device__ __forceinline__ friend bool operator!=(const fp_pipes_d& a, const fp_pipes_d& b) {
-    return a.v != b.v;
-  }
-  __host__ __device__ __forceinline__ friend fp_pipes_d operator+(const fp_pipes_d& a, const fp_pipes_d& b) {
-    return {a.v + b.v};
-  }
-  __host__ __device__ __forceinline__ friend fp_pipes_d operator-(const fp_pipes_d& a, const fp_pipes_d& b) {
-    return {a.v - b.v};
-  }
-  __host__ __device__ __forceinline__ friend fp_pipes_d operator*(const fp_pipes_d& a, const fp_pipes_d& b) {
-    if constexpr (all) return {mul_dpf(a.v, b.v)};
-    else return {a.v * b.v};
-  }
-  __host__ __device__ __forceinline__ fp_pipes_d operator-() const { return {-v}; }
-  __host__ __device__ __forceinline__ fp_pipes_d& operator+=(const fp_pipes_d& b) { return *this = *this + b; }
-  __host__ __device__ __forceinline__ fp_pipes_d& operator-=(const fp_pipes_d& b) { return *this = *this - b; }
-  __host__ __device__ __forceinline__ fp_pipes_d& operator*=(const fp_pipes_d& b) { return *this = *this * b; }
-  __host__ __device__ __forceinline__ fp_pipes_d sqr() const {
-    if constexpr (all) return {mul_dpf(v, v)};
-    else return {v.sqr()};
-  }
-  __host__ __device__ __forceinline__ fp_pipes_d dbl() const { return {v.dbl()}; }
-  __host__ __device__ __forceinline__ fp_pipes_d cneg(bool flag) const { return {v.cneg(flag)}; }
-
-  /// The formulas' hooks (found by argument-dependent lookup, as mul_sub
-  /// is): mul_alt and sqr_alt on the FP64 pipe; mul_sub fp_d's
-  /// one-reduction form, or two FP64 multiplications.
-  __host__ __device__ __forceinline__ friend fp_pipes_d mul_alt(const fp_pipes_d& a, const fp_pipes_d& b) {
-    return {mul_dpf(a.v, b.v)};
-  }
-  __host__ __device__ __forceinline__ friend fp_pipes_d sqr_alt(const fp_pipes_d& a) { return {mul_dpf(a.v, a.v)}; }
-  __host__ __device__ __forceinline__ friend fp_pipes_d mul_sub(const fp_pipes_d& a, const fp_pipes_d& b,
-                                                                const fp_pipes_d& c, const fp_pipes_d& d) {
-    if constexpr (all) return {mul_dpf(a.v, b.v) - mul_dpf(c.v, d.v)};
-    else return {mul_sub(a.v, b.v, c.v, d.v)};
-  }
-};
-/// Four of the mixed addition's multiplications on the FP64 pipe.
-using fp_mix_d = fp_pipes_d<fp64_share::marked>;
-/// Every multiplication on the FP64 pipe.
-using fp_dpf_d = fp_pipes_d<fp64_share::all>;
-static_assert(sizeof(fp_mix_d) == sizeof(fp_d) && alignof(fp_mix_d) == alignof(fp_d));
-static_assert(sizeof(fp_dpf_d) == sizeof(fp_d) && alignof(fp_dpf_d) == alignof(fp_d));
 
 }  // namespace cuzk::gpu
