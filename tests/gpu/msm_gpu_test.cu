@@ -344,7 +344,7 @@ TEST(gpu_msm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
 // of |values|, then to "0"): the batch-affine level 0
 // (msm_affine_kernels.cuh; off by default, tuning::msm::affine_by_default)
 // with each K, and the XYZZ loop multiplying another way (CUZK_MSM_FP_MUL:
-// 1, 2 four or all of ten on the FP64 pipe, 3 Karatsuba; off by default),
+// 1, 2 four or all of ten on the FP64 pipe, 3, 4 Karatsuba; off by default),
 // at small sizes, so each runs whatever the default.
 // Besides random scalars: the additions a batch cannot take,
 // done one by one with the complete formula (an accumulator at infinity
@@ -412,14 +412,15 @@ TEST(gpu_msm, BatchAffineLevelZeroMatchesCpu) {
 TEST(gpu_msm, FpMulPathsLevelZeroSmallMatchesCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.FpMulPathsLevelZeroSmallMatchesCpu"));
-  check_level_zero_variant("CUZK_MSM_FP_MUL", {"1", "2", "3"}, {std::size_t(1), std::size_t(5), std::size_t(1) << 9},
-                           rng);
+  check_level_zero_variant("CUZK_MSM_FP_MUL", {"1", "2", "3", "4"},
+                           {std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
 }
 
 TEST(gpu_msm, FpMulPathsLevelZeroMatchesCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.FpMulPathsLevelZeroMatchesCpu"));
-  check_level_zero_variant("CUZK_MSM_FP_MUL", {"1", "2", "3"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
+  check_level_zero_variant("CUZK_MSM_FP_MUL", {"1", "2", "3", "4"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3},
+                           rng);
 }
 
 // Bases that live in device memory owned by someone else (parameters made

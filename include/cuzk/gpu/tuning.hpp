@@ -74,18 +74,19 @@ struct msm {
   /// How the G1 XYZZ level 0 multiplies (ff/detail/cuda_fp_variants.cuh):
   /// 0, gpu::fp_d (the CIOS loop); 1, four of the mixed addition's ten on
   /// the FP64 pipe (fp_mix_d); 2, all of them there (fp_dpf_d); 3, by
-  /// Karatsuba products (fp_kara_d). 0 until the others are measured. SASS
+  /// Karatsuba products (fp_kara_d; 4: at two blocks per SM, where 3
+  /// spills at fp_d's cap: 256 bytes). 0 until the others are measured. SASS
   /// (dev VM, 2026-12-07), the addition's hot path, multiply-add slots: 5208
   /// (0), 3230 beside 1532 FP64 operations (1), 534 beside 3840 (2). An
   /// earlier Fr probe found the two pipes in one thread sharing one budget
   /// (bench/RESULTS.md, 2026-12-06), which would leave 1 ~1.1x and 2 ~1.2x
   /// at best; FP64 paths are for data-centre cards only (consumer cards run
   /// FP64 at 1/64 rate). Karatsuba: 505 slots per Fp multiplication
-  /// against 576. The other paths' kernels need more registers (resident
-  /// blocks: accumulate_min_blocks_g1_paths). CUZK_MSM_FP_MUL=0..3 chooses
-  /// (read at every MSM; tests, tuning runs).
+  /// against 576, under fp_d's register cap. The FP64 paths' kernels need
+  /// every register (resident blocks: accumulate_min_blocks_g1_fp64).
+  /// CUZK_MSM_FP_MUL=0..4 chooses (read at every MSM; tests, tuning runs).
   static constexpr unsigned level0_fp_mul_by_default = 0;
-  static constexpr unsigned accumulate_min_blocks_g1_paths = 2;
+  static constexpr unsigned accumulate_min_blocks_g1_fp64 = 2;
   /// Entries one thread adds into a bucket's sum at level 0 (mixed
   /// additions): above the mean bucket size of the default windows (n / 2^(c-1):
   /// 32 at c = lg n - 4, 128 at 2^26 with c = 20, 64 at 2^27 with c = 22), so

@@ -337,8 +337,9 @@ unsigned affine_batch_for(const plan& p, gpu_scalar_mix mix) {
 
 /// How a G1 MSM's XYZZ level 0 multiplies: 0 gpu::fp_d, 1 fp_mix_d (four
 /// of ten on the FP64 pipe), 2 fp_dpf_d (all there), 3 fp_kara_d
-/// (Karatsuba); tuning::msm::level0_fp_mul_by_default, or CUZK_MSM_FP_MUL
-/// = 0..3 (read at every MSM, so tests may change it between runs; other
+/// (Karatsuba) under fp_d's register cap, 4 the same at two blocks per SM
+/// (no spills); tuning::msm::level0_fp_mul_by_default, or CUZK_MSM_FP_MUL
+/// = 0..4 (read at every MSM, so tests may change it between runs; other
 /// values: 0).
 template <class F>
 unsigned level0_fp_mul_for() {
@@ -346,7 +347,7 @@ unsigned level0_fp_mul_for() {
   const char* e = std::getenv("CUZK_MSM_FP_MUL");
   if (e && *e) {
     const long v = std::atol(e);
-    return v >= 1 && v <= 3 ? unsigned(v) : 0;
+    return v >= 1 && v <= 4 ? unsigned(v) : 0;
   }
   return tune::level0_fp_mul_by_default;
 }
@@ -968,10 +969,10 @@ struct gpu_msm_workspace::impl {
   /// The G1 XYZZ level 0 over another device type of Fp (fp_mix_d,
   /// fp_dpf_d, fp_kara_d: the same bytes, so the same buffers and the same
   /// sums).
-  template <class Mix>
+  template <class Mix, unsigned MinBlocks = detail::accumulate_min_blocks<Mix>>
   void launch_level0_as(unsigned blocks, const affine_d<fp_d>* d_bases, std::uint32_t bound,
                         const detail::level_view& lv, xyzz_d<fp_d>* d_buckets, xyzz_d<fp_d>* pa, cudaStream_t s) {
-    detail::accumulate_points_kernel<Mix><<<blocks, tune::accumulate_threads, 0, s>>>(
+    detail::accumulate_points_kernel<Mix, MinBlocks><<<blocks, tune::accumulate_threads, 0, s>>>(
         reinterpret_cast<const affine_d<Mix>*>(d_bases), entries.data(), seg_order.data(), bound, lv,
         reinterpret_cast<xyzz_d<Mix>*>(d_buckets), reinterpret_cast<xyzz_d<Mix>*>(pa));
     CUZK_CUDA_CHECK_LAUNCH();
@@ -1018,7 +1019,8 @@ struct gpu_msm_workspace::impl {
       } else if (const unsigned path = level0_fp_mul_for<F>(); path != 0) {
         if (path == 1) launch_level0_as<gpu::fp_mix_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
         else if (path == 2) launch_level0_as<gpu::fp_dpf_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
-        else launch_level0_as<gpu::fp_kara_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
+        else if (path == 3) launch_level0_as<gpu::fp_kara_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
+        else launch_level0_as<gpu::fp_kara_d, 2>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
         level0_done = true;
       }
     }

@@ -549,19 +549,25 @@ struct level_view {
 /// than without. G2 stays as it was: at 255 registers the extra point
 /// would spill.
 /// G1 over another multiplication path (gpu::fp_path_d: fp_mix_d, fp_dpf_d,
-/// fp_kara_d) is G1 too, with its own register cap.
+/// fp_kara_d) is G1 too, with its own register cap (the FP64 paths need
+/// every register; Karatsuba keeps fp_d's).
 template <class Fd>
-inline constexpr bool other_path_g1 =
-    std::is_same_v<Fd, gpu::fp_mix_d> || std::is_same_v<Fd, gpu::fp_dpf_d> || std::is_same_v<Fd, gpu::fp_kara_d>;
+inline constexpr bool fp64_path_g1 = std::is_same_v<Fd, gpu::fp_mix_d> || std::is_same_v<Fd, gpu::fp_dpf_d>;
 template <class Fd>
-inline constexpr unsigned accumulate_min_blocks = std::is_same_v<Fd, fp_d> ? tune::accumulate_min_blocks_g1
-                                                  : other_path_g1<Fd>      ? tune::accumulate_min_blocks_g1_paths
-                                                                           : 1;
+inline constexpr bool other_path_g1 = fp64_path_g1<Fd> || std::is_same_v<Fd, gpu::fp_kara_d>;
+template <class Fd>
+inline constexpr unsigned accumulate_min_blocks =
+    std::is_same_v<Fd, fp_d> || std::is_same_v<Fd, gpu::fp_kara_d> ? tune::accumulate_min_blocks_g1
+    : fp64_path_g1<Fd>                                             ? tune::accumulate_min_blocks_g1_fp64
+                                                                   : 1;
 template <class Fd>
 inline constexpr bool load_base_ahead = std::is_same_v<Fd, fp_d> || other_path_g1<Fd>;
 
-template <class Fd>
-__global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_blocks<Fd>)
+/// |MinBlocks|: the register cap, accumulate_min_blocks<Fd> unless a tuning
+/// run asks for another (Karatsuba spills at fp_d's cap: CUZK_MSM_FP_MUL=4
+/// takes it at two blocks).
+template <class Fd, unsigned MinBlocks = accumulate_min_blocks<Fd>>
+__global__ void __launch_bounds__(tune::accumulate_threads, MinBlocks)
     accumulate_points_kernel(const affine_d<Fd>* __restrict__ bases, const std::uint32_t* __restrict__ entries,
                              const std::uint32_t* __restrict__ order, std::uint32_t bound, level_view lv,
                              xyzz_d<Fd>* __restrict__ buckets, xyzz_d<Fd>* __restrict__ parts) {
