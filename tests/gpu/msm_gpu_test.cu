@@ -230,20 +230,14 @@ TEST(gpu_msm, BitHeavyScalarsAcrossSegmentSizes) {
   }
 }
 
-// The two scatter paths (msm_kernels.cuh): the direct one while a batch's
-// entries fit a share of the L2, the partitioned one (bins of keys, then
-// buckets) above it. CUZK_MSM_BIN_ENTRIES moves the threshold, so both run
-// at small sizes: 1 entry per bin (as many bins as the shared counters
-// allow), 37 (bins of a few keys, uneven), and 10^9 (direct at every size).
-// Random scalars, the witness mix (one bin holding nearly every entry) and
-// every scalar 1; the 2^27 linearity test below reaches the partitioned
-// path in several stages per batch.
-TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.PartitionedAndDirectScatterMatchCpu"));
-  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
+/// The scatter cases at each of |sizes| terms: random scalars (0 and -1 at
+/// the ends; the default window and c = 9), the witness mix (one bin holding
+/// nearly every entry) and every scalar 1, each against the CPU once per
+/// value of |values| set in the environment variable |env|.
+void check_scatter_cases(const char* env, std::initializer_list<const char*> values,
+                         std::initializer_list<std::size_t> sizes, std::mt19937_64& rng) {
   msm::gpu_msm_context ctx;
-  for (const std::size_t n : {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13, (std::size_t(1) << 17) + 3}) {
+  for (const std::size_t n : sizes) {
     const std::span<const g1_affine> bases(pool().data(), n);
     ctx.upload_bases(bases);
     auto random = cuzk::test::random_elements<fr>(n, rng);
@@ -257,9 +251,9 @@ TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
     const g1_jacobian want_random = msm::msm<fp>(bases, random);
     const g1_jacobian want_witness = msm::msm<fp>(bases, witness);
     const g1_jacobian want_ones = msm::msm<fp>(bases, ones);
-    for (const char* per_bin : {"1", "37", "1000000000"}) {
-      setenv("CUZK_MSM_BIN_ENTRIES", per_bin, 1);
-      const std::string at = " n=" + std::to_string(n) + " entries per bin " + per_bin;
+    for (const char* v : values) {
+      setenv(env, v, 1);
+      const std::string at = " n=" + std::to_string(n) + " " + env + "=" + v;
       expect_same(ctx.run(random), want_random, "random" + at);
       expect_same(ctx.run(random, 9), want_random, "random c=9" + at);
       expect_same(ctx.run(witness, 0, msm::gpu_scalar_mix::mostly_binary), want_witness, "witness mix" + at);
@@ -268,45 +262,36 @@ TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
   }
 }
 
+// The two scatter paths (msm_kernels.cuh): the direct one while a batch's
+// entries fit a share of the L2, the partitioned one (bins of keys, then
+// buckets) above it. CUZK_MSM_BIN_ENTRIES moves the threshold, so both run
+// at small sizes: 1 entry per bin (as many bins as the shared counters
+// allow), 37 (bins of a few keys, uneven), and 10^9 (direct at every size).
+// The 2^27 linearity test below reaches the partitioned path in several
+// stages per batch.
+TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.PartitionedAndDirectScatterMatchCpu"));
+  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
+  check_scatter_cases("CUZK_MSM_BIN_ENTRIES", {"1", "37", "1000000000"},
+                      {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
+}
+
 // The bin sort (msm_kernels.cuh: partition_digits_wide_kernel,
 // sort_bins_kernel; off by default, tuning::msm::bin_sort_by_default):
 // CUZK_MSM_BIN_ENTRIES=1 sends every batch that outgrows one entry to the
 // partitioned scatter, CUZK_MSM_BIN_SORT=1 takes the bin sort there with its
 // default capacity, =48 caps a bin at 48 entries in shared memory, so bins
 // of random scalars overflow now and then and the witness's ones always
-// (the L2-atomic rule inside sort_bins_kernel). Random scalars (window
-// widths 9 and the default), the witness mix and every scalar 1, against
-// the CPU.
+// (the L2-atomic rule inside sort_bins_kernel), and 0 is the pair scatter.
 TEST(gpu_msm, BinSortMatchesCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BinSortMatchesCpu"));
   const cuzk::test::unset_env_at_exit restore_entries("CUZK_MSM_BIN_ENTRIES");
   const cuzk::test::unset_env_at_exit restore_sort("CUZK_MSM_BIN_SORT");
   setenv("CUZK_MSM_BIN_ENTRIES", "1", 1);
-  msm::gpu_msm_context ctx;
-  for (const std::size_t n : {std::size_t(5), std::size_t(1) << 9, (std::size_t(1) << 13) + 1, std::size_t(1) << 16}) {
-    const std::span<const g1_affine> bases(pool().data(), n);
-    ctx.upload_bases(bases);
-    auto random = cuzk::test::random_elements<fr>(n, rng);
-    random[0] = fr::zero();
-    random[n - 1] = -fr::one();
-    std::vector<fr> witness(n), ones(n, fr::one());
-    for (auto& k : witness) {
-      const unsigned u = unsigned(rng() % 100);
-      k = u < 51 ? fr::zero() : u < 97 ? fr::one() : fr::random(rng);
-    }
-    const g1_jacobian want_random = msm::msm<fp>(bases, random);
-    const g1_jacobian want_witness = msm::msm<fp>(bases, witness);
-    const g1_jacobian want_ones = msm::msm<fp>(bases, ones);
-    for (const char* sort : {"1", "48", "0"}) {
-      setenv("CUZK_MSM_BIN_SORT", sort, 1);
-      const std::string at = " n=" + std::to_string(n) + " CUZK_MSM_BIN_SORT=" + sort;
-      expect_same(ctx.run(random), want_random, "random" + at);
-      expect_same(ctx.run(random, 9), want_random, "random c=9" + at);
-      expect_same(ctx.run(witness, 0, msm::gpu_scalar_mix::mostly_binary), want_witness, "witness mix" + at);
-      expect_same(ctx.run(ones), want_ones, "all one" + at);
-    }
-  }
+  check_scatter_cases("CUZK_MSM_BIN_SORT", {"1", "48", "0"},
+                      {std::size_t(5), std::size_t(1) << 9, (std::size_t(1) << 13) + 1, std::size_t(1) << 16}, rng);
 }
 
 // A pair buffer lent to the workspace (the Groth16 prover lends its free b

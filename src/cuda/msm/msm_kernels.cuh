@@ -280,6 +280,45 @@ struct stage_view {
   unsigned lg_bin, nbins;
 };
 
+/// run[bin] += this term's digits of the stage per bin (shared-memory
+/// counters; warp-aggregated: the ones of a witness all hit one bin).
+__device__ __forceinline__ void count_into_bins(const batch_view& bv, const stage_view& st, const fr_d& k,
+                                                std::uint32_t* run) {
+  for_each_digit_of(bv, k, st.wa, st.wb, [&](bool nz, std::uint32_t key, bool) {
+    const unsigned active = __ballot_sync(full_mask, nz);
+    if (!nz) return;
+    const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
+    add_merged(__match_any_sync(active, bin), run + bin);
+  });
+}
+
+/// The block's counts per bin (run) become the starts of its runs in the
+/// pair buffer: one global atomic per bin the block hits (|fill| holds each
+/// bin's count so far, zero at the stage's start).
+__device__ __forceinline__ void reserve_bin_runs(const stage_view& st, const std::uint32_t* __restrict__ off,
+                                                 std::uint32_t* __restrict__ fill, std::uint32_t* run) {
+  const std::uint32_t stage_first = off[st.key_lo];
+  for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) {
+    const std::uint32_t n_b = run[b];
+    if (n_b == 0) continue;
+    const std::uint32_t bin_first = off[st.key_lo + (b << st.lg_bin)] - stage_first;
+    run[b] = bin_first + atomicAdd(fill + b, n_b);
+  }
+}
+
+/// Term i's digits of the stage as {key, i | sign} at slots of their bins'
+/// runs (counted up in run).
+__device__ __forceinline__ void write_into_bins(const batch_view& bv, const stage_view& st, const fr_d& k,
+                                                std::uint32_t i, std::uint32_t* run, uint2* __restrict__ pairs) {
+  for_each_digit_of(bv, k, st.wa, st.wb, [&](bool nz, std::uint32_t key, bool neg) {
+    const unsigned active = __ballot_sync(full_mask, nz);
+    if (!nz) return;
+    const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
+    const std::uint32_t at = claim_slot<false>(__match_any_sync(active, bin), run + bin);
+    pairs[at] = make_uint2(key, i | (neg ? sign_bit : 0u));
+  });
+}
+
 /// Pass 1: every non-zero digit of the stage as {key, term | sign} into
 /// its bin's part of |pairs| (positions relative to the stage's first entry,
 /// off[key_lo]). A block takes tune::partition_terms_per_thread terms per
@@ -302,35 +341,13 @@ __global__ void __launch_bounds__(tune::partition_threads)
     const std::uint32_t i = first + t * blockDim.x;
     k[t] = i < bv.n ? canonical_scalar(bv, i) : fr_d::zero();
   }
-  // count: warp-aggregated (the ones of a witness all hit one bin)
 #pragma unroll
-  for (unsigned t = 0; t < per; ++t)
-    for_each_digit_of(bv, k[t], st.wa, st.wb, [&](bool nz, std::uint32_t key, bool) {
-      const unsigned active = __ballot_sync(full_mask, nz);
-      if (!nz) return;
-      const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
-      add_merged(__match_any_sync(active, bin), run + bin);
-    });
+  for (unsigned t = 0; t < per; ++t) count_into_bins(bv, st, k[t], run);
   __syncthreads();
-  const std::uint32_t stage_first = off[st.key_lo];
-  for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) {
-    const std::uint32_t n_b = run[b];
-    if (n_b == 0) continue;
-    const std::uint32_t bin_first = off[st.key_lo + (b << st.lg_bin)] - stage_first;
-    run[b] = bin_first + atomicAdd(fill + b, n_b);
-  }
+  reserve_bin_runs(st, off, fill, run);
   __syncthreads();
 #pragma unroll
-  for (unsigned t = 0; t < per; ++t) {
-    const std::uint32_t i = first + t * blockDim.x;
-    for_each_digit_of(bv, k[t], st.wa, st.wb, [&](bool nz, std::uint32_t key, bool neg) {
-      const unsigned active = __ballot_sync(full_mask, nz);
-      if (!nz) return;
-      const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
-      const std::uint32_t at = claim_slot<false>(__match_any_sync(active, bin), run + bin);
-      pairs[at] = make_uint2(key, i | (neg ? sign_bit : 0u));
-    });
-  }
+  for (unsigned t = 0; t < per; ++t) write_into_bins(bv, st, k[t], first + t * blockDim.x, run, pairs);
 }
 
 /// Pass 2: the stage's pairs, read in bin order, each stored at a slot of
@@ -381,35 +398,14 @@ __global__ void __launch_bounds__(tune::bin_sort_threads)
   for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) run[b] = 0;
   __syncthreads();
   const std::uint32_t first = blockIdx.x * (blockDim.x * bs.terms_per_thread) + threadIdx.x;
-  for (unsigned t = 0; t < bs.terms_per_thread; ++t) {
-    const std::uint32_t i = first + t * blockDim.x;
-    const fr_d k = i < bv.n ? canonical_scalar(bv, i) : fr_d::zero();
-    for_each_digit_of(bv, k, st.wa, st.wb, [&](bool nz, std::uint32_t key, bool) {
-      const unsigned active = __ballot_sync(full_mask, nz);
-      if (!nz) return;
-      const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
-      add_merged(__match_any_sync(active, bin), run + bin);
-    });
-  }
+  auto scalar = [&](std::uint32_t i) { return i < bv.n ? canonical_scalar(bv, i) : fr_d::zero(); };
+  for (unsigned t = 0; t < bs.terms_per_thread; ++t) count_into_bins(bv, st, scalar(first + t * blockDim.x), run);
   __syncthreads();
-  const std::uint32_t stage_first = off[st.key_lo];
-  for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) {
-    const std::uint32_t n_b = run[b];
-    if (n_b == 0) continue;
-    const std::uint32_t bin_first = off[st.key_lo + (b << st.lg_bin)] - stage_first;
-    run[b] = bin_first + atomicAdd(fill + b, n_b);
-  }
+  reserve_bin_runs(st, off, fill, run);
   __syncthreads();
   for (unsigned t = 0; t < bs.terms_per_thread; ++t) {
     const std::uint32_t i = first + t * blockDim.x;
-    const fr_d k = i < bv.n ? canonical_scalar(bv, i) : fr_d::zero();
-    for_each_digit_of(bv, k, st.wa, st.wb, [&](bool nz, std::uint32_t key, bool neg) {
-      const unsigned active = __ballot_sync(full_mask, nz);
-      if (!nz) return;
-      const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
-      const std::uint32_t at = claim_slot<false>(__match_any_sync(active, bin), run + bin);
-      pairs[at] = make_uint2(key, i | (neg ? sign_bit : 0u));
-    });
+    write_into_bins(bv, st, scalar(i), i, run, pairs);
   }
 }
 
