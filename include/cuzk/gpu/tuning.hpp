@@ -74,16 +74,16 @@ struct msm {
   /// How the G1 XYZZ level 0 multiplies (ff/detail/cuda_fp_variants.cuh):
   /// 0, gpu::fp_d (the CIOS loop); 1, four of the mixed addition's ten on
   /// the FP64 pipe (fp_mix_d); 2, all of them there (fp_dpf_d); 3, by
-  /// Karatsuba products (fp_kara_d; 4: at two blocks per SM, where 3
-  /// spills at fp_d's cap: 256 bytes). 0 until the others are measured. SASS
-  /// (dev VM, 2026-12-07), the addition's hot path, multiply-add slots: 5208
-  /// (0), 3230 beside 1532 FP64 operations (1), 534 beside 3840 (2). An
-  /// earlier Fr probe found the two pipes in one thread sharing one budget
-  /// (bench/RESULTS.md, 2026-12-06), which would leave 1 ~1.1x and 2 ~1.2x
-  /// at best; FP64 paths are for data-centre cards only (consumer cards run
-  /// FP64 at 1/64 rate). Karatsuba: 505 slots per Fp multiplication
-  /// against 576, under fp_d's register cap. The FP64 paths' kernels need
-  /// every register (resident blocks: accumulate_min_blocks_g1_fp64).
+  /// Karatsuba products (fp_kara_d) under fp_d's register cap, where it
+  /// spills 256 bytes; 4, the same at two blocks per SM. 0 until the others
+  /// are measured. SASS (dev VM, 2026-12-07), the addition's hot path,
+  /// multiply-add slots: 5208 (0), 3230 beside 1532 FP64 operations (1),
+  /// 534 beside 3840 (2), 4674 (Karatsuba: 505 per Fp multiplication
+  /// against 576). An earlier Fr probe found the two pipes in one thread
+  /// sharing one budget (bench/RESULTS.md, 2026-12-06), which would leave 1
+  /// ~1.1x and 2 ~1.2x at best; the FP64 paths are for data-centre cards
+  /// only (consumer cards run FP64 at 1/64 rate) and need every register
+  /// (resident blocks: accumulate_min_blocks_g1_fp64).
   /// CUZK_MSM_FP_MUL=0..4 chooses (read at every MSM; tests, tuning runs).
   static constexpr unsigned level0_fp_mul_by_default = 0;
   static constexpr unsigned accumulate_min_blocks_g1_fp64 = 2;
