@@ -11,8 +11,8 @@
 // 0 and 2 on the integer pipe, interleaved by ptxas in one thread): whether
 // the two pipes together beat the integer one alone. fp_mul_kara and
 // fr_mul_kara take the Karatsuba product (ff/detail/cuda_karatsuba.cuh).
-// Each must leave the
-// same values as fp_mul (same inputs, same steps): a "check" line says so.
+// Each must leave the same values as fp_mul / fr_mul (same inputs, same
+// steps): a "check" line says so.
 // g1_madd_mix, g1_madd_dpf and g1_madd_kara are g1_madd over gpu::fp_mix_d /
 // fp_dpf_d / fp_kara_d (four / all of the mixed addition's ten
 // multiplications on the FP64 pipe; all by Karatsuba products), checked
@@ -225,24 +225,22 @@ inline void run(int reps, bool json) {
   using gpu::fr_d;
   const rate fp_mul =
       field_case("fp_mul", field_kernel<fp_d, field_op::mul>, fp_in, fp_out, 27.0, field_iters, kChains);
-  const std::vector<fp_d> fp_mul_out = download(fp_out, n_threads, st);
-  auto fp_variant = [&](const char* name, auto kernel) {
-    field_case(name, kernel, fp_in, fp_out, 0, field_iters, kChains);
-    std::printf("prim %s check: %s\n", name, download(fp_out, n_threads, st) == fp_mul_out ? "== fp_mul" : "MISMATCH");
+  // another multiplication over the same inputs, its values checked against
+  // |want| (what |want_name| left)
+  auto checked_case = [&](const char* name, auto kernel, auto& in, auto& out, const auto& want, const char* want_name) {
+    field_case(name, kernel, in, out, 0, field_iters, kChains);
+    std::printf("prim %s check: %s\n", name, download(out, n_threads, st) == want ? want_name : "MISMATCH");
   };
-  fp_variant("fp_mul_dpf", field_kernel<fp_d, field_op::mul_dpf>);
-  fp_variant("fp_mul_mix", field_kernel<fp_d, field_op::mul_mix>);
-  fp_variant("fp_mul_kara", field_kernel<fp_d, field_op::mul_karatsuba>);
+  const std::vector<fp_d> fp_mul_out = download(fp_out, n_threads, st);
+  checked_case("fp_mul_dpf", field_kernel<fp_d, field_op::mul_dpf>, fp_in, fp_out, fp_mul_out, "== fp_mul");
+  checked_case("fp_mul_mix", field_kernel<fp_d, field_op::mul_mix>, fp_in, fp_out, fp_mul_out, "== fp_mul");
+  checked_case("fp_mul_kara", field_kernel<fp_d, field_op::mul_karatsuba>, fp_in, fp_out, fp_mul_out, "== fp_mul");
   field_case("fp_sqr", field_kernel<fp_d, field_op::sqr>, fp_in, fp_out, 33.5, field_iters, kChains);
   field_case("fp_mul_self", field_kernel<fp_d, field_op::mul_self>, fp_in, fp_out, 0, field_iters, kChains);
   const rate fr_mul =
       field_case("fr_mul", field_kernel<fr_d, field_op::mul>, fr_in, fr_out, 59.1, field_iters, kChains);
-  {
-    const std::vector<fr_d> fr_mul_out = download(fr_out, n_threads, st);
-    field_case("fr_mul_kara", field_kernel<fr_d, field_op::mul_karatsuba>, fr_in, fr_out, 0, field_iters, kChains);
-    std::printf("prim fr_mul_kara check: %s\n",
-                download(fr_out, n_threads, st) == fr_mul_out ? "== fr_mul" : "MISMATCH");
-  }
+  checked_case("fr_mul_kara", field_kernel<fr_d, field_op::mul_karatsuba>, fr_in, fr_out,
+               download(fr_out, n_threads, st), "== fr_mul");
   field_case("fr_sqr", field_kernel<fr_d, field_op::sqr>, fr_in, fr_out, 0, field_iters, kChains);
   field_case("fr_mul_self", field_kernel<fr_d, field_op::mul_self>, fr_in, fr_out, 0, field_iters, kChains);
   // Fp2 (G2's field): a multiplication is about 3 Fp ones in Karatsuba form,
@@ -281,7 +279,7 @@ inline void run(int reps, bool json) {
   // Karatsuba products (ff/detail/cuda_fp_variants.cuh): the same points,
   // the same sums
   const std::vector<ec::xyzz<gpu::fp_d>> g1_int_out = download(g1_out, n_threads, st);
-  auto fp64_madd_case = [&](const char* name, auto field) {
+  auto madd_variant_case = [&](const char* name, auto field) {
     using Fd = decltype(field);
     auto* table = reinterpret_cast<const ec::affine<Fd>*>(g1_table.data());
     auto* out = reinterpret_cast<ec::xyzz<Fd>*>(g1_out.data());
@@ -297,9 +295,9 @@ inline void run(int reps, bool json) {
     const bool same = std::memcmp(got.data(), g1_int_out.data(), got.size() * sizeof(got[0])) == 0;
     std::printf("prim %s check: %s\n", name, same ? "== g1_madd" : "MISMATCH");
   };
-  fp64_madd_case("g1_madd_mix", gpu::fp_mix_d{});
-  fp64_madd_case("g1_madd_dpf", gpu::fp_dpf_d{});
-  fp64_madd_case("g1_madd_kara", gpu::fp_kara_d{});
+  madd_variant_case("g1_madd_mix", gpu::fp_mix_d{});
+  madd_variant_case("g1_madd_dpf", gpu::fp_dpf_d{});
+  madd_variant_case("g1_madd_kara", gpu::fp_kara_d{});
   madd_case("g2_madd", madd_kernel<gpu::fp2_d>, g2_table, g2_out, g2_iters, 0);
   // spot check: the last G1 accumulator equals the host's sum of the same points
   {

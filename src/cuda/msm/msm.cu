@@ -335,6 +335,10 @@ unsigned affine_batch_for(const plan& p, gpu_scalar_mix mix) {
   return p.seg0 / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
 }
 
+/// The per-bin counters a partitioned stage may use (the pair partition's
+/// bins or the bin sort's).
+constexpr std::size_t max_bin_counters = std::max(tune::partition_max_bins, tune::bin_sort_max_bins);
+
 /// How a G1 MSM's XYZZ level 0 multiplies: 0 gpu::fp_d, 1 fp_mix_d (four
 /// of ten on the FP64 pipe), 2 fp_dpf_d (all there), 3 fp_kara_d
 /// (Karatsuba) under fp_d's register cap, 4 the same at two blocks per SM
@@ -511,7 +515,7 @@ struct gpu_msm_workspace::impl {
         grow(pairs, p.pairs);
         pair_ptr = pairs.data();
       }
-      grow(bin_fill, std::max(tune::partition_max_bins, tune::bin_sort_max_bins));
+      grow(bin_fill, max_bin_counters);
     }
     for (auto* b : {&cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b}) grow(*b, p.nb + 1);
     const std::size_t u = p.point_bytes / 16;
@@ -758,24 +762,42 @@ struct gpu_msm_workspace::impl {
   /// the L2 (its size read once).
   std::size_t l2_bin_entries() { return std::max<std::size_t>((l2_size() >> tune::partition_lg_l2_share) / 4, 1); }
 
-  /// The device's L2 size, read once.
-  std::size_t l2_size() {
-    if (!l2_bytes) {
-      int l2 = 0;
-      CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
-      l2_bytes = std::size_t(std::max(l2, 1 << 20));
+  /// Attribute |what| of |device|, at least |floor|, read into |cache| once.
+  std::size_t attribute_once(std::size_t& cache, cudaDeviceAttr what, int floor) {
+    if (!cache) {
+      int v = 0;
+      CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&v, what, device));
+      cache = std::size_t(std::max(v, floor));
     }
-    return l2_bytes;
+    return cache;
+  }
+  /// The device's L2 size.
+  std::size_t l2_size() { return attribute_once(l2_bytes, cudaDevAttrL2CacheSize, 1 << 20); }
+
+  /// The shared memory one block of |device| may ask for.
+  std::size_t shared_per_block() {
+    return attribute_once(shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 << 10);
   }
 
-  /// The shared memory one block of |device| may ask for, read once.
-  std::size_t shared_per_block() {
-    if (!shared_optin) {
-      int v = 0;
-      CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-      shared_optin = std::size_t(std::max(v, 48 << 10));
-    }
-    return shared_optin;
+  /// The widest bins (2^lg keys, lg < |max_lg|) expected to hold at most
+  /// |per_bin| entries when |bound| entries spread over |keys| keys.
+  static unsigned lg_bin_for(std::size_t keys, std::size_t bound, double per_bin, unsigned max_lg) {
+    unsigned lg = 0;
+    while (lg < max_lg && (std::size_t(2) << lg) <= keys &&
+           (std::size_t(2) << lg) * double(bound) / double(keys) <= per_bin)
+      ++lg;
+    return lg;
+  }
+  /// Windows [wa, wb) of the batch as a stage of bins of 2^lg_bin keys.
+  static detail::stage_view stage_of(const detail::batch_view& bv, const plan& p, unsigned wa, unsigned wb,
+                                     unsigned lg_bin) {
+    const std::size_t keys = std::size_t(wb - wa) * p.buckets;
+    return {wa,
+            wb,
+            std::uint32_t((wa - bv.w_first) * p.buckets),
+            std::uint32_t((wb - bv.w_first) * p.buckets),
+            lg_bin,
+            unsigned(ceil_div(keys, std::size_t(1) << lg_bin))};
   }
 
   /// CUZK_MSM_BIN_SORT: unset, tuning::msm::bin_sort_by_default; 0 off;
@@ -803,27 +825,17 @@ struct gpu_msm_workspace::impl {
     if (capacity == 0 || bv.n == 0) return std::nullopt;
     const std::size_t bound = p.entries_of(wa, wb);
     const std::size_t keys = std::size_t(wb - wa) * p.buckets;
-    const double per_key = double(bound) / double(keys);
     const double target = std::min(double(tune::bin_sort_bin_entries), capacity / 2.0);
-    unsigned lg_bin = 0;
-    while (lg_bin < tune::bin_sort_max_lg_bin && (std::size_t(2) << lg_bin) <= keys &&
-           double(std::size_t(2) << lg_bin) * per_key <= target)
-      ++lg_bin;
-    const std::size_t nbins = ceil_div(keys, std::size_t(1) << lg_bin);
-    const std::size_t shared = shared_per_block();
-    if (nbins > tune::bin_sort_max_bins || nbins * 4 > shared || ((std::size_t(1) << lg_bin) + capacity) * 4 > shared)
+    const detail::stage_view st = stage_of(bv, p, wa, wb, lg_bin_for(keys, bound, target, tune::bin_sort_max_lg_bin));
+    const std::size_t nbins = st.nbins, shared = shared_per_block();
+    if (nbins > tune::bin_sort_max_bins || nbins * 4 > shared ||
+        ((std::size_t(1) << st.lg_bin) + capacity) * 4 > shared)
       return std::nullopt;
     const double digits_per_term = std::max(double(bound) / double(bv.n), 1.0 / 64);
     const double per = std::ceil(tune::bin_sort_run * double(nbins) / (tune::bin_sort_threads * digits_per_term));
     const std::size_t most = ceil_div(std::size_t(bv.n), std::size_t(tune::bin_sort_threads));
     const unsigned terms = unsigned(
         std::clamp<double>(per, 1.0, double(std::min<std::size_t>(tune::bin_sort_max_terms_per_thread, most))));
-    const detail::stage_view st{wa,
-                                wb,
-                                std::uint32_t((wa - bv.w_first) * p.buckets),
-                                std::uint32_t((wb - bv.w_first) * p.buckets),
-                                lg_bin,
-                                unsigned(nbins)};
     return detail::bin_sort_view{st, terms, capacity};
   }
 
@@ -916,17 +928,9 @@ struct gpu_msm_workspace::impl {
     const std::size_t bound = p.entries_of(wa, wb);
     const std::size_t keys = std::size_t(wb - wa) * p.buckets;
     // bins of 2^lg_bin keys, each expected to hold about |per_bin| entries
-    unsigned lg_bin = 0;
-    while ((std::size_t(2) << lg_bin) <= keys &&
-           (std::size_t(2) << lg_bin) * double(bound) / double(keys) <= double(per_bin))
-      ++lg_bin;
+    unsigned lg_bin = lg_bin_for(keys, bound, double(per_bin), 64);
     while (ceil_div(keys, std::size_t(1) << lg_bin) > tune::partition_max_bins) ++lg_bin;
-    const detail::stage_view st{wa,
-                                wb,
-                                std::uint32_t((wa - bv.w_first) * p.buckets),
-                                std::uint32_t((wb - bv.w_first) * p.buckets),
-                                lg_bin,
-                                unsigned(ceil_div(keys, std::size_t(1) << lg_bin))};
+    const detail::stage_view st = stage_of(bv, p, wa, wb, lg_bin);
     CUZK_CUDA_CHECK(cudaMemsetAsync(bin_fill.data(), 0, st.nbins * sizeof(std::uint32_t), s));
     const unsigned per_block = tune::partition_threads * tune::partition_terms_per_thread;
     detail::partition_digits_kernel<<<blocks_for(bv.n, per_block), tune::partition_threads, 0, s>>>(
@@ -1323,8 +1327,7 @@ std::size_t scratch_bytes_of(const plan& p, std::size_t lent_pair_bytes, bool ho
       lent_pair_bytes / 8 >= p.pairs ? std::min(p.pairs, tune::own_pair_bytes_when_lent / 8) : p.pairs;
   // the pair buffer is charged even where the direct scatter will be taken
   // (that choice needs the device's L2 size)
-  const std::size_t words = p.entries + 2 * own_pairs + std::max(tune::partition_max_bins, tune::bin_sort_max_bins) +
-                            7 * (p.nb + 1) + 4 * p.seg0;
+  const std::size_t words = p.entries + 2 * own_pairs + max_bin_counters + 7 * (p.nb + 1) + 4 * p.seg0;
   const std::size_t points = p.nb + p.part_a + p.part_b + p.sums();
   // the batch-affine level 0's slots (reserve)
   const std::size_t affine_slots = affine_accumulators(p.seg0, affine_batch_for<F>(p, gpu_scalar_mix::random));

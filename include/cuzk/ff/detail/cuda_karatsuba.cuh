@@ -23,7 +23,7 @@
 //   a b = z0 + (z1 - z0 - z2) 2^(32H) + z2 2^(64H), the middle term
 //   a0 b1 + a1 b0 < 2^(64H + 1) in 2H + 1 words.
 // Each half product (mul_half) is schoolbook over the even/odd split of
-// the word positions i + j, as in sqr_mont, so every product's lo and hi
+// the word positions i + j (mul_row, as sqr_mont's rows), so every product's lo and hi
 // halves form one aligned pair of one carry chain (one IMAD.WIDE).
 // Invariants: a, b < p < 2^(32W - 1), so a b < p R (redc_wide's bound).
 // Cost, Fp: 108 wide multiply-adds for a b, 156 (W^2 + W) for the
@@ -34,25 +34,6 @@
 #include <cuzk/ff/detail/cuda_arith.cuh>
 
 namespace cuzk::ff::detail::cuda {
-
-/// Row i of a b's products a_j b_i for j = j0, j0 + 2, ... < H, added to
-/// acc at words (i + j - shift, i + j - shift + 1): one chain of (lo, hi)
-/// pairs, its carry out added into the word above.
-template <int H>
-__host__ __device__ __forceinline__ void mul_row(std::uint32_t* acc, const std::uint32_t* a, std::uint32_t bi, int i,
-                                                 int j0, int shift) {
-  if (j0 >= H) return;
-  int k = i + j0 - shift;
-  acc[k] = mad_lo_cc(a[j0], bi, acc[k]);
-  acc[k + 1] = madc_hi_cc(a[j0], bi, acc[k + 1]);
-  CUZK_HD_UNROLL
-  for (int j = j0 + 2; j < H; j += 2) {
-    k = i + j - shift;
-    acc[k] = madc_lo_cc(a[j], bi, acc[k]);
-    acc[k + 1] = madc_hi_cc(a[j], bi, acc[k + 1]);
-  }
-  acc[k + 2] = addc(acc[k + 2], 0);
-}
 
 /// t = a b over H words each (2H words out). Products at even positions
 /// i + j into e at (i + j, i + j + 1), at odd ones into o one word down,
