@@ -6,17 +6,7 @@
 // G/s, G1 mixed (XYZZ += affine) addition 2.63 G/s.
 //
 // fp_mul_self / fr_mul_self (x * x through the multiplication) show what the
-// dedicated squaring saves. fp_mul_dpf runs every multiplication on the FP64
-// pipe (ff/detail/cuda_dpf.cuh), fp_mul_mix half of them (chains 1 and 3;
-// 0 and 2 on the integer pipe, interleaved by ptxas in one thread): whether
-// the two pipes together beat the integer one alone. fp_mul_kara and
-// fr_mul_kara take the Karatsuba product (ff/detail/cuda_karatsuba.cuh).
-// Each must leave the same values as fp_mul / fr_mul (same inputs, same
-// steps): a "check" line says so.
-// g1_madd_mix, g1_madd_dpf and g1_madd_kara are g1_madd over gpu::fp_mix_d /
-// fp_dpf_d / fp_kara_d (four / all of the mixed addition's ten
-// multiplications on the FP64 pipe; all by Karatsuba products), checked
-// against g1_madd's sums. fp_inv / fr_inv time the variable-time device inversion
+// dedicated squaring saves. fp_inv / fr_inv time the variable-time device inversion
 // (ff/detail/cuda_inverse.cuh) and fp_inv_fermat its constant-time baseline
 // a^(p-2); each is also printed as "inverse in multiplications" = the
 // field's mul rate / the inversion rate, the figure the batch-affine MSM's
@@ -36,7 +26,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <vector>
 
@@ -45,10 +34,7 @@
 #include <cuzk/ec/scalar_mul.hpp>
 #include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
-#include <cuzk/ff/detail/cuda_dpf.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
-#include <cuzk/ff/detail/cuda_fp_variants.cuh>
-#include <cuzk/ff/detail/cuda_karatsuba.cuh>
 #include <cuzk/ff/detail/cuda_inverse.cuh>
 #include <cuzk/gpu/cuda_check.cuh>
 #include <cuzk/gpu/device.cuh>
@@ -58,7 +44,7 @@ namespace cuzk::bench_prim {
 inline constexpr int kChains = 4;
 inline constexpr int kTable = 64;
 
-enum class field_op { mul, sqr, mul_self, mul_dpf, mul_mix, mul_karatsuba };
+enum class field_op { mul, sqr, mul_self };
 
 template <class D, field_op Op>
 __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int iters) {
@@ -73,9 +59,6 @@ __global__ void __launch_bounds__(256) field_kernel(const D* in, D* out, int ite
     for (int c = 0; c < kChains; ++c) {
       if constexpr (Op == field_op::mul) x[c] = x[c] * y;
       else if constexpr (Op == field_op::mul_self) x[c] = x[c] * x[c];
-      else if constexpr (Op == field_op::mul_dpf) x[c] = gpu::mul_dpf(x[c], y);
-      else if constexpr (Op == field_op::mul_mix) x[c] = c % 2 ? gpu::mul_dpf(x[c], y) : x[c] * y;
-      else if constexpr (Op == field_op::mul_karatsuba) x[c] = gpu::mul_karatsuba(x[c], y);
       else x[c] = x[c].sqr();
     }
   }
@@ -184,15 +167,6 @@ std::vector<ec::affine<F>> random_points(std::mt19937_64& rng) {
   return v;
 }
 
-/// The first |n| elements of a device buffer (synchronises the stream).
-template <class D>
-std::vector<D> download(const gpu::device_buffer<D>& d, double n, gpu::stream& st) {
-  std::vector<D> h(static_cast<std::size_t>(n));
-  CUZK_CUDA_CHECK(cudaMemcpyAsync(h.data(), d.data(), h.size() * sizeof(D), cudaMemcpyDeviceToHost, st.get()));
-  st.synchronize();
-  return h;
-}
-
 inline void run(int reps, bool json) {
   int sms = 0;
   CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -225,22 +199,10 @@ inline void run(int reps, bool json) {
   using gpu::fr_d;
   const rate fp_mul =
       field_case("fp_mul", field_kernel<fp_d, field_op::mul>, fp_in, fp_out, 27.0, field_iters, kChains);
-  // another multiplication over the same inputs, its values checked against
-  // |want| (what |want_name| left)
-  auto checked_case = [&](const char* name, auto kernel, auto& in, auto& out, const auto& want, const char* want_name) {
-    field_case(name, kernel, in, out, 0, field_iters, kChains);
-    std::printf("prim %s check: %s\n", name, download(out, n_threads, st) == want ? want_name : "MISMATCH");
-  };
-  const std::vector<fp_d> fp_mul_out = download(fp_out, n_threads, st);
-  checked_case("fp_mul_dpf", field_kernel<fp_d, field_op::mul_dpf>, fp_in, fp_out, fp_mul_out, "== fp_mul");
-  checked_case("fp_mul_mix", field_kernel<fp_d, field_op::mul_mix>, fp_in, fp_out, fp_mul_out, "== fp_mul");
-  checked_case("fp_mul_kara", field_kernel<fp_d, field_op::mul_karatsuba>, fp_in, fp_out, fp_mul_out, "== fp_mul");
   field_case("fp_sqr", field_kernel<fp_d, field_op::sqr>, fp_in, fp_out, 33.5, field_iters, kChains);
   field_case("fp_mul_self", field_kernel<fp_d, field_op::mul_self>, fp_in, fp_out, 0, field_iters, kChains);
   const rate fr_mul =
       field_case("fr_mul", field_kernel<fr_d, field_op::mul>, fr_in, fr_out, 59.1, field_iters, kChains);
-  checked_case("fr_mul_kara", field_kernel<fr_d, field_op::mul_karatsuba>, fr_in, fr_out,
-               download(fr_out, n_threads, st), "== fr_mul");
   field_case("fr_sqr", field_kernel<fr_d, field_op::sqr>, fr_in, fr_out, 0, field_iters, kChains);
   field_case("fr_mul_self", field_kernel<fr_d, field_op::mul_self>, fr_in, fr_out, 0, field_iters, kChains);
   // Fp2 (G2's field): a multiplication is about 3 Fp ones in Karatsuba form,
@@ -275,29 +237,6 @@ inline void run(int reps, bool json) {
                sppark, json);
   };
   madd_case("g1_madd", madd_kernel<gpu::fp_d>, g1_table, g1_out, g1_iters, 2.63);
-  // four or all of the ten multiplications on the FP64 pipe, or all by
-  // Karatsuba products (ff/detail/cuda_fp_variants.cuh): the same points,
-  // the same sums
-  const std::vector<ec::xyzz<gpu::fp_d>> g1_int_out = download(g1_out, n_threads, st);
-  auto madd_variant_case = [&](const char* name, auto field) {
-    using Fd = decltype(field);
-    auto* table = reinterpret_cast<const ec::affine<Fd>*>(g1_table.data());
-    auto* out = reinterpret_cast<ec::xyzz<Fd>*>(g1_out.data());
-    print_rate(name,
-               time_rate(
-                   [&] {
-                     madd_kernel<Fd><<<blocks, threads, 0, s>>>(table, out, g1_iters);
-                     CUZK_CUDA_CHECK_LAUNCH();
-                   },
-                   n_threads * g1_iters, reps, s),
-               0, json);
-    const auto got = download(g1_out, n_threads, st);
-    const bool same = std::memcmp(got.data(), g1_int_out.data(), got.size() * sizeof(got[0])) == 0;
-    std::printf("prim %s check: %s\n", name, same ? "== g1_madd" : "MISMATCH");
-  };
-  madd_variant_case("g1_madd_mix", gpu::fp_mix_d{});
-  madd_variant_case("g1_madd_dpf", gpu::fp_dpf_d{});
-  madd_variant_case("g1_madd_kara", gpu::fp_kara_d{});
   madd_case("g2_madd", madd_kernel<gpu::fp2_d>, g2_table, g2_out, g2_iters, 0);
   // spot check: the last G1 accumulator equals the host's sum of the same points
   {

@@ -53,7 +53,7 @@ for st in "${stages[@]}"; do
         > "$OUT/tests.log" 2>&1 || status=1
       grep -E "^\[  (PASSED|FAILED|SKIPPED) |FAILED|tests ran|gpu prove" "$OUT/tests.log" | head -40 ;;
     memcheck)
-      sanitize memcheck 14 'gpu_groth16.Batch*:gpu_msm.Streamed*:gpu_groth16.AnotherProver*:gpu_groth16.CpuBG2AndStreamed*:gpu_inverse.*:gpu_msm.BatchAffineLevelZeroSmall*:gpu_msm.FpMulPathsLevelZeroSmall*:query_transfer_gpu.*:gpu_groth16.ProofEqualsCpuProofAndVerifies:gpu_setup.MatchesCpuSetupOnSmallShapes:gpu_msm.EveryWindowWidth:gpu_msm.PartitionedAndDirectScatterMatchCpu:gpu_msm.BinSortMatchesCpu:gpu_msm.LentPairBuffer*:gpu_msm_g2.Degenerate*:gpu_msm_g2.DeviceScalars*:gpu_groth16.Spmv*:gpu_groth16.Quotient*:gpu_ntt.*:gpu_field*' ;;
+      sanitize memcheck 14 'gpu_groth16.Batch*:gpu_msm.Streamed*:gpu_groth16.AnotherProver*:gpu_groth16.CpuBG2AndStreamed*:gpu_inverse.*:gpu_msm.BatchAffineLevelZeroSmall*:query_transfer_gpu.*:gpu_groth16.ProofEqualsCpuProofAndVerifies:gpu_setup.MatchesCpuSetupOnSmallShapes:gpu_msm.EveryWindowWidth:gpu_msm.PartitionedAndDirectScatterMatchCpu:gpu_msm.LentPairBuffer*:gpu_msm_g2.Degenerate*:gpu_msm_g2.DeviceScalars*:gpu_groth16.Spmv*:gpu_groth16.Quotient*:gpu_ntt.*:gpu_field*' ;;
     racecheck)
       # shared-memory hazards of the kernels that exchange through it: the
       # NTT passes, the window sums (G1 and the G2 lane pairs), the batch-

@@ -5,14 +5,11 @@
 // thread_local, so gpu::fr_d / fp_d / fp2_d execute the device's limb
 // routines step for step. Each operation is compared bit for bit with the
 // host field (ff::mont_field, ff::fp2), on every pair of edge values and on
-// seeded random ones (the seed is printed), the Karatsuba multiplication
-// (cuda_karatsuba.cuh) likewise, and the XYZZ formulas of
+// seeded random ones (the seed is printed), and the XYZZ formulas of
 // ec/xyzz.hpp instantiated with the device fields are compared with the
 // same formulas over the host fields, edge cases (P + P, P - P, infinity)
 // included. This checks the device arithmetic without a GPU; the gpu-label
 // tests (tests/gpu/field_gpu_test.cu) still check what ptxas makes of it.
-// The G1 formulas also run over gpu::fp_mix_d, fp_dpf_d and fp_kara_d (part
-// or all of the multiplications on the FP64 pipe; Karatsuba products).
 #include <gtest/gtest.h>
 
 #include <cstddef>
@@ -28,8 +25,6 @@
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
-#include <cuzk/ff/detail/cuda_fp_variants.cuh>
-#include <cuzk/ff/detail/cuda_karatsuba.cuh>
 
 #include "common/field_special_values.hpp"
 #include "common/random_points.hpp"
@@ -78,14 +73,6 @@ __noinline__ D mul_sub_of(const D& a, const D& b, const D& c, const D& d) {
   return mul_sub(a, b, c, d);
 }
 template <class D>
-__noinline__ D mul_karatsuba_of(const D& a, const D& b) {
-  return gpu::mul_karatsuba(a, b);
-}
-template <class D>
-__noinline__ D mul_sub_karatsuba_of(const D& a, const D& b, const D& c, const D& d) {
-  return gpu::mul_sub_karatsuba(a, b, c, d);
-}
-template <class D>
 __noinline__ bool equal_of(const D& a, const D& b) {
   return a == b;
 }
@@ -124,11 +111,6 @@ void check_field_ops(const char* name, std::size_t n_random) {
     expect_same("sub", i, sub_of(x, y), a[i] - b[i]);
     expect_same("neg", i, neg_of(x), -a[i]);
     expect_same("mul_sub", i, mul_sub_of(x, y, same_bytes<D>(c), same_bytes<D>(d)), a[i] * b[i] - c * d);
-    // the Karatsuba forms (cuda_karatsuba.cuh): Fp and Fr, a b - c d for Fp
-    if constexpr (!std::is_same_v<D, gpu::fp2_d>) expect_same("mul_karatsuba", i, mul_karatsuba_of(x, y), a[i] * b[i]);
-    if constexpr (std::is_same_v<D, gpu::fp_d>)
-      expect_same("mul_sub_karatsuba", i, mul_sub_karatsuba_of(x, y, same_bytes<D>(c), same_bytes<D>(d)),
-                  a[i] * b[i] - c * d);
     if (equal_of(x, y) != (a[i] == b[i]) || is_zero_of(x) != a[i].is_zero()) {
       if (bad++ < 5) ADD_FAILURE() << name << " == / is_zero differ at input " << i;
     }
@@ -214,18 +196,6 @@ void check_point_formulas(const char* name, std::size_t steps) {
 
 TEST(device_arith_on_host, g1_xyzz_formulas_match_the_host_field) {
   check_point_formulas<ec::g1_jacobian, gpu::fp_d>("device-host-g1", 4000);
-}
-// Four of the mixed addition's multiplications on the FP64 pipe (mul_alt,
-// sqr_alt: cuda_dpf.cuh), the rest on the integer one; then all of them.
-TEST(device_arith_on_host, g1_xyzz_formulas_over_two_pipes_match_the_host_field) {
-  check_point_formulas<ec::g1_jacobian, gpu::fp_mix_d>("device-host-g1-mix", 4000);
-}
-TEST(device_arith_on_host, g1_xyzz_formulas_on_the_fp64_pipe_match_the_host_field) {
-  check_point_formulas<ec::g1_jacobian, gpu::fp_dpf_d>("device-host-g1-dpf", 2000);
-}
-// Every multiplication and a b - c d by Karatsuba products (cuda_karatsuba.cuh).
-TEST(device_arith_on_host, g1_xyzz_formulas_by_karatsuba_match_the_host_field) {
-  check_point_formulas<ec::g1_jacobian, gpu::fp_kara_d>("device-host-g1-kara", 2000);
 }
 TEST(device_arith_on_host, g2_xyzz_formulas_match_the_host_field) {
   check_point_formulas<ec::g2_jacobian, gpu::fp2_d>("device-host-g2", 1000);

@@ -5,8 +5,7 @@
 // reduction; the generic form for Fr) for Fr, Fp and Fp2 (cuda_fp2.cuh, and
 // over lane pairs, cuda_fp2_pair.cuh, with is_zero and == too) on 10^6 random
 // pairs plus every pair of special values (0, 1, p-1, R, R^2 as field
-// elements and as raw limbs, limb-edge values). Fp's multiplication on the
-// FP64 pipe (cuda_dpf.cuh) the same way. Also checks the layout contract: a host array
+// elements and as raw limbs, limb-edge values). Also checks the layout contract: a host array
 // copied to the device and back is unchanged, and device one() equals the
 // host one.
 #include <gtest/gtest.h>
@@ -22,7 +21,6 @@
 #include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/bls12_381.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
-#include <cuzk/ff/detail/cuda_dpf.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
 #include <cuzk/ff/detail/cuda_fp2_pair.cuh>
 #include <cuzk/gpu/device.cuh>
@@ -176,42 +174,6 @@ TEST(gpu_field, Fp2MatchesHost) { run_field_test<cuzk::ff::fp2, gpu::fp2_d>("gpu
 // The lane-pair Fp2 (the G2 window sums' field) on the same inputs.
 TEST(gpu_field, Fp2OverLanePairsMatchesHost) {
   run_field_test<cuzk::ff::fp2, gpu::fp2_pair_d, true>("gpu_field.Fp2OverLanePairsMatchesHost");
-}
-
-__global__ void fp_dpf_mul_kernel(const gpu::fp_d* a, const gpu::fp_d* b, gpu::fp_d* out, std::size_t n) {
-  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (i < n) out[i] = gpu::mul_dpf(a[i], b[i]);
-}
-
-// The FP64-pipe multiplication as ptxas compiles it (the host emulation of
-// tests/device_host/dpf_mul_host_test.cu checks its method): specials x
-// specials and 10^6 random pairs against the host field.
-TEST(gpu_field, FpOnTheFp64PipeMatchesHost) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_field.FpOnTheFp64PipeMatchesHost"));
-  const std::vector<fp> sp = cuzk::test::field_specials<fp>();
-  std::vector<fp> a, b;
-  for (const fp& x : sp)
-    for (const fp& y : sp) a.push_back(x), b.push_back(y);
-  for (int i = 0; i < 1000000; ++i) {
-    a.push_back(fp::random(rng));
-    b.push_back(i % 16 == 0 ? a.back() : fp::random(rng));
-  }
-  const std::size_t n = a.size();
-  gpu::device_buffer<fp> d_a(n), d_b(n), d_out(n);
-  d_a.upload(a.data(), n, nullptr);
-  d_b.upload(b.data(), n, nullptr);
-  CUZK_CUDA_CHECK(cudaMemset(d_out.data(), 0xa5, d_out.bytes()));
-  auto dp = [](gpu::device_buffer<fp>& x) { return reinterpret_cast<gpu::fp_d*>(x.data()); };
-  fp_dpf_mul_kernel<<<unsigned((n + 255) / 256), 256>>>(dp(d_a), dp(d_b), dp(d_out), n);
-  CUZK_CUDA_CHECK_LAUNCH();
-  std::vector<fp> got(n);
-  d_out.download(got.data(), n, nullptr);
-  CUZK_CUDA_CHECK(cudaDeviceSynchronize());
-  std::size_t bad = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (!(got[i] == a[i] * b[i]) && bad++ < 3) ADD_FAILURE() << "FP64-pipe mul mismatch at " << i;
-  EXPECT_EQ(bad, 0u) << "of " << n;
 }
 
 // The device queries of gpu/runtime.hpp keep their contract on every machine

@@ -230,14 +230,20 @@ TEST(gpu_msm, BitHeavyScalarsAcrossSegmentSizes) {
   }
 }
 
-/// The scatter cases at each of |sizes| terms: random scalars (0 and -1 at
-/// the ends; the default window and c = 9), the witness mix (one bin holding
-/// nearly every entry) and every scalar 1, each against the CPU once per
-/// value of |values| set in the environment variable |env|.
-void check_scatter_cases(const char* env, std::initializer_list<const char*> values,
-                         std::initializer_list<std::size_t> sizes, std::mt19937_64& rng) {
+// The two scatter paths (msm_kernels.cuh): the direct one while a batch's
+// entries fit a share of the L2, the partitioned one (bins of keys, then
+// buckets) above it. CUZK_MSM_BIN_ENTRIES moves the threshold, so both run
+// at small sizes: 1 entry per bin (as many bins as the shared counters
+// allow), 37 (bins of a few keys, uneven), and 10^9 (direct at every size).
+// Random scalars, the witness mix (one bin holding nearly every entry) and
+// every scalar 1; the 2^27 linearity test below reaches the partitioned
+// path in several stages per batch.
+TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
+  CUZK_REQUIRE_GPU();
+  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.PartitionedAndDirectScatterMatchCpu"));
+  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
   msm::gpu_msm_context ctx;
-  for (const std::size_t n : sizes) {
+  for (const std::size_t n : {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13, (std::size_t(1) << 17) + 3}) {
     const std::span<const g1_affine> bases(pool().data(), n);
     ctx.upload_bases(bases);
     auto random = cuzk::test::random_elements<fr>(n, rng);
@@ -251,47 +257,15 @@ void check_scatter_cases(const char* env, std::initializer_list<const char*> val
     const g1_jacobian want_random = msm::msm<fp>(bases, random);
     const g1_jacobian want_witness = msm::msm<fp>(bases, witness);
     const g1_jacobian want_ones = msm::msm<fp>(bases, ones);
-    for (const char* v : values) {
-      setenv(env, v, 1);
-      const std::string at = " n=" + std::to_string(n) + " " + env + "=" + v;
+    for (const char* per_bin : {"1", "37", "1000000000"}) {
+      setenv("CUZK_MSM_BIN_ENTRIES", per_bin, 1);
+      const std::string at = " n=" + std::to_string(n) + " entries per bin " + per_bin;
       expect_same(ctx.run(random), want_random, "random" + at);
       expect_same(ctx.run(random, 9), want_random, "random c=9" + at);
       expect_same(ctx.run(witness, 0, msm::gpu_scalar_mix::mostly_binary), want_witness, "witness mix" + at);
       expect_same(ctx.run(ones), want_ones, "all one" + at);
     }
   }
-}
-
-// The two scatter paths (msm_kernels.cuh): the direct one while a batch's
-// entries fit a share of the L2, the partitioned one (bins of keys, then
-// buckets) above it. CUZK_MSM_BIN_ENTRIES moves the threshold, so both run
-// at small sizes: 1 entry per bin (as many bins as the shared counters
-// allow), 37 (bins of a few keys, uneven), and 10^9 (direct at every size).
-// The 2^27 linearity test below reaches the partitioned path in several
-// stages per batch.
-TEST(gpu_msm, PartitionedAndDirectScatterMatchCpu) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.PartitionedAndDirectScatterMatchCpu"));
-  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_BIN_ENTRIES");
-  check_scatter_cases("CUZK_MSM_BIN_ENTRIES", {"1", "37", "1000000000"},
-                      {std::size_t(5), std::size_t(1) << 9, std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
-}
-
-// The bin sort (msm_kernels.cuh: partition_digits_wide_kernel,
-// sort_bins_kernel; off by default, tuning::msm::bin_sort_by_default):
-// CUZK_MSM_BIN_ENTRIES=1 sends every batch that outgrows one entry to the
-// partitioned scatter, CUZK_MSM_BIN_SORT=1 takes the bin sort there with its
-// default capacity, =48 caps a bin at 48 entries in shared memory, so bins
-// of random scalars overflow now and then and the witness's ones always
-// (the L2-atomic rule inside sort_bins_kernel), and 0 is the pair scatter.
-TEST(gpu_msm, BinSortMatchesCpu) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BinSortMatchesCpu"));
-  const cuzk::test::unset_env_at_exit restore_entries("CUZK_MSM_BIN_ENTRIES");
-  const cuzk::test::unset_env_at_exit restore_sort("CUZK_MSM_BIN_SORT");
-  setenv("CUZK_MSM_BIN_ENTRIES", "1", 1);
-  check_scatter_cases("CUZK_MSM_BIN_SORT", {"1", "48", "0"},
-                      {std::size_t(5), std::size_t(1) << 9, (std::size_t(1) << 13) + 1, std::size_t(1) << 16}, rng);
 }
 
 // A pair buffer lent to the workspace (the Groth16 prover lends its free b
@@ -325,21 +299,16 @@ TEST(gpu_msm, LentPairBufferIsUsedWhenItFitsAndResultsMatchCpu) {
   EXPECT_THROW(ws->lend_pair_buffer(reinterpret_cast<char*>(big.data()) + 4, 64), std::invalid_argument);
 }
 
-// A level-0 variant that an environment switch forces (|env| set to each
-// of |values|, then to "0"): the batch-affine level 0
-// (msm_affine_kernels.cuh; off by default, tuning::msm::affine_by_default)
-// with each K, and the XYZZ loop multiplying another way (CUZK_MSM_FP_MUL:
-// 1, 2 four or all of ten on the FP64 pipe, 3, 4 Karatsuba; off by default),
-// at small sizes, so each runs whatever the default.
-// Besides random scalars: the additions a batch cannot take,
+// The batch-affine level 0 (msm_affine_kernels.cuh; off by default,
+// tuning::msm::affine_by_default): CUZK_MSM_AFFINE forces it with each K at
+// small sizes, so every K runs whatever the default. Besides random scalars: the additions a batch cannot take,
 // done one by one with the complete formula (an accumulator at infinity
 // after P + (-P), infinity bases, equal x: every base the same point, so
 // every addition is a doubling, and P, -P pairs with equal scalars), the
 // witness mix and all-equal scalars (one bucket per window holding every
 // term).
-void check_level_zero_variant(const char* env, std::initializer_list<const char*> values,
-                              std::initializer_list<std::size_t> sizes, std::mt19937_64& rng) {
-  const cuzk::test::unset_env_at_exit restore(env);
+void check_batch_affine(std::initializer_list<std::size_t> sizes, std::mt19937_64& rng) {
+  const cuzk::test::unset_env_at_exit restore("CUZK_MSM_AFFINE");
   for (const std::size_t n : sizes) {
     std::vector<g1_affine> mixed(pool().begin(), pool().begin() + std::ptrdiff_t(n));
     auto random = cuzk::test::random_elements<fr>(n, rng);
@@ -370,13 +339,12 @@ void check_level_zero_variant(const char* env, std::initializer_list<const char*
       const g1_jacobian want = msm::msm<fp>(cs.bases, *cs.scalars);
       msm::gpu_msm_context ctx;
       ctx.upload_bases(cs.bases);
-      const std::string what = std::string(cs.name) + " n=" + std::to_string(n) + " " + env + "=";
-      for (const char* v : values) {
-        setenv(env, v, 1);
-        expect_same(ctx.run(*cs.scalars, cs.c), want, what + v);
+      for (const char* k : {"16", "32"}) {
+        setenv("CUZK_MSM_AFFINE", k, 1);
+        expect_same(ctx.run(*cs.scalars, cs.c), want, std::string(cs.name) + " n=" + std::to_string(n) + " K=" + k);
       }
-      setenv(env, "0", 1);
-      expect_same(ctx.run(*cs.scalars, cs.c), want, what + "0");
+      setenv("CUZK_MSM_AFFINE", "0", 1);
+      expect_same(ctx.run(*cs.scalars, cs.c), want, std::string(cs.name) + " n=" + std::to_string(n) + " XYZZ level 0");
     }
   }
 }
@@ -385,27 +353,13 @@ void check_level_zero_variant(const char* env, std::initializer_list<const char*
 TEST(gpu_msm, BatchAffineLevelZeroSmallMatchesCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BatchAffineLevelZeroSmallMatchesCpu"));
-  check_level_zero_variant("CUZK_MSM_AFFINE", {"16", "32"}, {std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
+  check_batch_affine({std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
 }
 
 TEST(gpu_msm, BatchAffineLevelZeroMatchesCpu) {
   CUZK_REQUIRE_GPU();
   std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.BatchAffineLevelZeroMatchesCpu"));
-  check_level_zero_variant("CUZK_MSM_AFFINE", {"16", "32"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
-}
-
-TEST(gpu_msm, FpMulPathsLevelZeroSmallMatchesCpu) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.FpMulPathsLevelZeroSmallMatchesCpu"));
-  check_level_zero_variant("CUZK_MSM_FP_MUL", {"1", "2", "3", "4"},
-                           {std::size_t(1), std::size_t(5), std::size_t(1) << 9}, rng);
-}
-
-TEST(gpu_msm, FpMulPathsLevelZeroMatchesCpu) {
-  CUZK_REQUIRE_GPU();
-  std::mt19937_64 rng(cuzk::test::test_seed("gpu_msm.FpMulPathsLevelZeroMatchesCpu"));
-  check_level_zero_variant("CUZK_MSM_FP_MUL", {"1", "2", "3", "4"}, {std::size_t(1) << 13, (std::size_t(1) << 17) + 3},
-                           rng);
+  check_batch_affine({std::size_t(1) << 13, (std::size_t(1) << 17) + 3}, rng);
 }
 
 // Bases that live in device memory owned by someone else (parameters made

@@ -45,20 +45,6 @@ CUZK_HD_ATTR constexpr F mul_sub(const F& a, const F& b, const F& c, const F& d)
   return a * b - c * d;
 }
 
-/// A multiplication (squaring) that a device field may run on a second
-/// pipe: gpu::fp_mix_d (ff/detail/cuda_fp_variants.cuh) overloads them
-/// with the FP64 pipe's; every other field takes its own, so the formulas below are
-/// unchanged for it. The mixed addition marks four of its ten, each beside
-/// an independent one on the field's own pipe.
-CUZK_HD_TEMPLATE template <class F>
-CUZK_HD_ATTR constexpr F mul_alt(const F& a, const F& b) {
-  return a * b;
-}
-CUZK_HD_TEMPLATE template <class F>
-CUZK_HD_ATTR constexpr F sqr_alt(const F& a) {
-  return a.sqr();
-}
-
 template <class F>
 struct xyzz {
   using field = F;
@@ -176,7 +162,7 @@ struct xyzz {
   /// *this != +-q.
   CUZK_HD constexpr xyzz add_affine_unchecked(const affine_type& q) const {
     const F u2 = q.x * zz;
-    const F s2 = mul_alt(q.y, zzz);
+    const F s2 = q.y * zzz;
     return finish_madd(u2 - x, s2 - y);
   }
 
@@ -185,7 +171,7 @@ struct xyzz {
     if (q.is_infinity()) return *this;
     if (is_infinity()) return from_affine(q);
     const F u2 = q.x * zz;
-    const F s2 = mul_alt(q.y, zzz);
+    const F s2 = q.y * zzz;
     const F pd = u2 - x;
     const F rd = s2 - y;
     if (pd.is_zero()) return rd.is_zero() ? dbl_affine(q) : identity();
@@ -215,12 +201,12 @@ struct xyzz {
   CUZK_HD constexpr xyzz finish_madd(const F& pd, const F& rd) const {
     const F pp = pd.sqr();
     const F ppp = pd * pp;
-    const F qq = mul_alt(x, pp);
+    const F qq = x * pp;
     xyzz r;
-    r.x = sqr_alt(rd) - ppp - qq.dbl();
+    r.x = rd.sqr() - ppp - qq.dbl();
     r.y = mul_sub(rd, qq - r.x, y, ppp);
     r.zz = zz * pp;
-    r.zzz = mul_alt(zzz, ppp);
+    r.zzz = zzz * ppp;
     return r;
   }
 };

@@ -70,23 +70,14 @@ struct msm {
   /// cap: 65536 / (accumulate_threads * this)).
   /// 3: the level-0 loop loads each base a step ahead (msm_kernels.cuh),
   /// which needs 168 registers; at 4 (128, spilling) it was slower.
+  /// The loop runs the fmaheavy pipe (the 32-bit multiply-adds) at 86.7%
+  /// (H100, ncu, 2026-12-07). Measured there and removed: the same loop
+  /// over Karatsuba products (-10% multiply-add slots, +33% instructions:
+  /// instruction-cache stalls, 2^27 862 ms against 748) and with four or
+  /// all of its ten multiplications on the FP64 pipe (255 registers, two
+  /// blocks per SM: 850 and 1048 ms); bench/RESULTS.md, 2026-12-07
+  /// (fourth session).
   static constexpr unsigned accumulate_min_blocks_g1 = 3;
-  /// How the G1 XYZZ level 0 multiplies (ff/detail/cuda_fp_variants.cuh):
-  /// 0, gpu::fp_d (the CIOS loop); 1, four of the mixed addition's ten on
-  /// the FP64 pipe (fp_mix_d); 2, all of them there (fp_dpf_d); 3, by
-  /// Karatsuba products (fp_kara_d) under fp_d's register cap, where it
-  /// spills 256 bytes; 4, the same at two blocks per SM. 0 until the others
-  /// are measured. SASS (dev VM, 2026-12-07), the addition's hot path,
-  /// multiply-add slots: 5208 (0), 3230 beside 1532 FP64 operations (1),
-  /// 534 beside 3840 (2), 4674 (Karatsuba: 505 per Fp multiplication
-  /// against 576). An earlier Fr probe found the two pipes in one thread
-  /// sharing one budget (bench/RESULTS.md, 2026-12-06), which would leave 1
-  /// ~1.1x and 2 ~1.2x at best; the FP64 paths are for data-centre cards
-  /// only (consumer cards run FP64 at 1/64 rate) and need every register
-  /// (resident blocks: accumulate_min_blocks_g1_fp64).
-  /// CUZK_MSM_FP_MUL=0..4 chooses (read at every MSM; tests, tuning runs).
-  static constexpr unsigned level0_fp_mul_by_default = 0;
-  static constexpr unsigned accumulate_min_blocks_g1_fp64 = 2;
   /// Entries one thread adds into a bucket's sum at level 0 (mixed
   /// additions): above the mean bucket size of the default windows (n / 2^(c-1):
   /// 32 at c = lg n - 4, 128 at 2^26 with c = 20, 64 at 2^27 with c = 22), so
@@ -120,6 +111,10 @@ struct msm {
   /// otherwise): at c = 22 all 12 windows of a 2^27 MSM at once (100 MB of
   /// counters) counted in 62 ms on the H200 (2026-12-04), the L2 missed by
   /// every atomic.
+  /// A bin sort (the second pass per bin of ~16 K entries in shared memory
+  /// instead of an L2 atomic per entry) measured slower where its plan
+  /// applied (H100, 2026-12-07: 2^24, first pass 16.9 ms against the pair
+  /// partition's 3.4) and was removed.
   static constexpr unsigned count_lg_l2_share = 1;
   static constexpr unsigned partition_threads = 256;
   static constexpr unsigned partition_terms_per_thread = 4;
@@ -137,29 +132,6 @@ struct msm {
   /// against ~77 ps direct (the 2^27 H MSM at one window per stage: 64 ms
   /// per five-window batch, 52 direct; 2^24 in two stages: 12 ms, 22 direct).
   static constexpr double partition_pass_cost = 1.55;
-  /// The bin sort (msm_kernels.cuh: partition_digits_wide_kernel, then
-  /// sort_bins_kernel): the partitioned scatter with bins small enough for
-  /// one block's shared memory, whose second pass counts the buckets'
-  /// cursors down in shared memory and writes each bin out in order, where
-  /// the pair scatter spends one L2 atomic per entry (92% of the L2's
-  /// atomic throughput, 14.5 ms of a 2^26 batch on the H100, ncu
-  /// 2026-12-07). Off until measured (bin_sort_by_default);
-  /// CUZK_MSM_BIN_SORT=0 / 1 chooses, N > 1 takes it with bins of at most N
-  /// entries in shared memory (tests reach the overflow path with it).
-  /// Planned: bins of ~bin_sort_bin_entries entries (at most
-  /// bin_sort_capacity in shared memory, 96 KiB; a bin past it, such as the
-  /// ones of a witness in one bucket, takes the pair scatter's L2 atomics),
-  /// at most bin_sort_max_bins bins (their counters in the first pass's
-  /// shared memory) of at most 2^bin_sort_max_lg_bin keys, and first-pass
-  /// blocks of enough terms for runs of ~bin_sort_run pairs per bin.
-  static constexpr bool bin_sort_by_default = false;
-  static constexpr unsigned bin_sort_threads = 256;
-  static constexpr std::size_t bin_sort_bin_entries = std::size_t(1) << 14;
-  static constexpr unsigned bin_sort_capacity = 24 * 1024;
-  static constexpr unsigned bin_sort_max_bins = 1u << 15;
-  static constexpr unsigned bin_sort_max_lg_bin = 12;
-  static constexpr unsigned bin_sort_run = 16;
-  static constexpr unsigned bin_sort_max_terms_per_thread = 1024;
   /// Level 0 by batch-affine additions (src/cuda/msm/msm_affine_kernels.cuh),
   /// G1 MSMs of random scalars only: whether the default takes it, threads
   /// per block, resident blocks per SM asked for (a register cap: 3 gives

@@ -22,9 +22,6 @@
 //     binned by key range into a pair buffer with one run per block and
 //     bin (partition_digits_kernel), then stored bin by bin
 //     (scatter_pairs_kernel), the destinations of one bin staying in the L2.
-//     The bin sort (off by default, tuning::msm::bin_sort_by_default) does
-//     the second pass per small bin in shared memory instead
-//     (partition_digits_wide_kernel, sort_bins_kernel).
 //     The pair buffer (up to tuning::msm::partition_pair_bytes) holds a
 //     whole batch of the 2^27 MSM, one stage per batch; a caller may lend
 //     one (gpu_msm_workspace::lend_pair_buffer: the Groth16 prover lends
@@ -47,11 +44,7 @@
 //     inversion, against 8M + 2S), with the same outputs, held MSMs'
 //     chunks included; off by default (tuning::msm::affine_by_default:
 //     both kernels measured slower than the XYZZ loop, the woven one by
-//     15% in the 2^27 level 0 on the H100). Or the XYZZ loop multiplying
-//     another way (ff/detail/cuda_fp_variants.cuh: four or all of the
-//     addition's multiplications on the FP64 pipe, or Karatsuba products),
-//     the same sums; off by default until measured
-//     (tuning::msm::level0_fp_mul_by_default).
+//     15% in the 2^27 level 0 on the H100).
 //  5. reduce_buckets_kernel: sum_d d S_d per window by running sums over
 //     chunks of buckets, then per block a shared-memory tree and a suffix
 //     scan, which replace each thread's multiplication by its chunk's
@@ -335,27 +328,6 @@ unsigned affine_batch_for(const plan& p, gpu_scalar_mix mix) {
   return p.seg0 / tune::affine_batch >= tune::affine_min_threads ? tune::affine_batch : 0;
 }
 
-/// The per-bin counters a partitioned stage may use (the pair partition's
-/// bins or the bin sort's).
-constexpr std::size_t max_bin_counters = std::max(tune::partition_max_bins, tune::bin_sort_max_bins);
-
-/// How a G1 MSM's XYZZ level 0 multiplies: 0 gpu::fp_d, 1 fp_mix_d (four
-/// of ten on the FP64 pipe), 2 fp_dpf_d (all there), 3 fp_kara_d
-/// (Karatsuba) under fp_d's register cap, 4 the same at two blocks per SM
-/// (no spills); tuning::msm::level0_fp_mul_by_default, or CUZK_MSM_FP_MUL
-/// = 0..4 (read at every MSM, so tests may change it between runs; other
-/// values: 0).
-template <class F>
-unsigned level0_fp_mul_for() {
-  if constexpr (!std::is_same_v<F, ff::fp>) return 0;
-  const char* e = std::getenv("CUZK_MSM_FP_MUL");
-  if (e && *e) {
-    const long v = std::atol(e);
-    return v >= 1 && v <= 4 ? unsigned(v) : 0;
-  }
-  return tune::level0_fp_mul_by_default;
-}
-
 unsigned choose_window(std::size_t n, unsigned requested) {
   if (requested) {
     if (requested < tune::min_explicit_window || requested > tune::max_window)
@@ -485,7 +457,6 @@ struct gpu_msm_workspace::impl {
   uint2* pair_ptr = nullptr;                   // the one this MSM uses (reserve)
   gpu::device_buffer<std::uint32_t> bin_fill;  // its per-bin counts
   std::size_t l2_bytes = 0;                    // of |device|, read once
-  std::size_t shared_optin = 0;                // shared memory a block may ask for, read once
   gpu::device_buffer<std::uint32_t> seg_keys, seg_keys_sorted, seg_order_in, seg_order;
   gpu::device_buffer<uint4> buckets, part_a, part_b, block_sums;
   gpu::device_buffer<uint4> accs;  // the batch-affine level 0's accumulators
@@ -515,7 +486,7 @@ struct gpu_msm_workspace::impl {
         grow(pairs, p.pairs);
         pair_ptr = pairs.data();
       }
-      grow(bin_fill, max_bin_counters);
+      grow(bin_fill, tune::partition_max_bins);
     }
     for (auto* b : {&cnt, &off, &nseg, &npart, &seg_off, &poff_a, &poff_b}) grow(*b, p.nb + 1);
     const std::size_t u = p.point_bytes / 16;
@@ -762,105 +733,14 @@ struct gpu_msm_workspace::impl {
   /// the L2 (its size read once).
   std::size_t l2_bin_entries() { return std::max<std::size_t>((l2_size() >> tune::partition_lg_l2_share) / 4, 1); }
 
-  /// Attribute |what| of |device|, at least |floor|, read into |cache| once.
-  std::size_t attribute_once(std::size_t& cache, cudaDeviceAttr what, int floor) {
-    if (!cache) {
-      int v = 0;
-      CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&v, what, device));
-      cache = std::size_t(std::max(v, floor));
+  /// The device's L2 size, read once.
+  std::size_t l2_size() {
+    if (!l2_bytes) {
+      int l2 = 0;
+      CUZK_CUDA_CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device));
+      l2_bytes = std::size_t(std::max(l2, 1 << 20));
     }
-    return cache;
-  }
-  /// The device's L2 size.
-  std::size_t l2_size() { return attribute_once(l2_bytes, cudaDevAttrL2CacheSize, 1 << 20); }
-
-  /// The shared memory one block of |device| may ask for.
-  std::size_t shared_per_block() {
-    return attribute_once(shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, 48 << 10);
-  }
-
-  /// The widest bins (2^lg keys, lg < |max_lg|) expected to hold at most
-  /// |per_bin| entries when |bound| entries spread over |keys| keys.
-  static unsigned lg_bin_for(std::size_t keys, std::size_t bound, double per_bin, unsigned max_lg) {
-    unsigned lg = 0;
-    while (lg < max_lg && (std::size_t(2) << lg) <= keys &&
-           (std::size_t(2) << lg) * double(bound) / double(keys) <= per_bin)
-      ++lg;
-    return lg;
-  }
-  /// Windows [wa, wb) of the batch as a stage of bins of 2^lg_bin keys.
-  static detail::stage_view stage_of(const detail::batch_view& bv, const plan& p, unsigned wa, unsigned wb,
-                                     unsigned lg_bin) {
-    const std::size_t keys = std::size_t(wb - wa) * p.buckets;
-    return {wa,
-            wb,
-            std::uint32_t((wa - bv.w_first) * p.buckets),
-            std::uint32_t((wb - bv.w_first) * p.buckets),
-            lg_bin,
-            unsigned(ceil_div(keys, std::size_t(1) << lg_bin))};
-  }
-
-  /// CUZK_MSM_BIN_SORT: unset, tuning::msm::bin_sort_by_default; 0 off;
-  /// 1 on; N > 1 on with bins of at most N entries in shared memory (tests
-  /// reach the overflow path). The capacity when on, 0 when off. Read at
-  /// every stage, so a test may change it between runs.
-  static std::uint32_t bin_sort_capacity() {
-    const char* e = std::getenv("CUZK_MSM_BIN_SORT");
-    long v = tune::bin_sort_by_default ? 1 : 0;
-    if (e && *e) v = std::atol(e);
-    if (v <= 0) return 0;
-    return v == 1 ? tune::bin_sort_capacity : std::uint32_t(std::min<long>(v, tune::bin_sort_capacity));
-  }
-
-  /// The bin sort's plan for windows [wa, wb) of the batch, or nothing where
-  /// it is off or its bins do not fit this device's shared memory (the
-  /// partition and the pair scatter then run): bins of at most
-  /// 2^bin_sort_max_lg_bin keys, each expected to hold at most
-  /// min(bin_sort_bin_entries, capacity / 2) entries (|bound| is the
-  /// stage's entries if every digit is non-zero), and first-pass threads
-  /// taking enough terms for runs of ~bin_sort_run pairs per block and bin.
-  std::optional<detail::bin_sort_view> plan_bin_sort(const detail::batch_view& bv, const plan& p, unsigned wa,
-                                                     unsigned wb) {
-    const std::uint32_t capacity = bin_sort_capacity();
-    if (capacity == 0 || bv.n == 0) return std::nullopt;
-    const std::size_t bound = p.entries_of(wa, wb);
-    const std::size_t keys = std::size_t(wb - wa) * p.buckets;
-    const double target = std::min(double(tune::bin_sort_bin_entries), capacity / 2.0);
-    const detail::stage_view st = stage_of(bv, p, wa, wb, lg_bin_for(keys, bound, target, tune::bin_sort_max_lg_bin));
-    const std::size_t nbins = st.nbins, shared = shared_per_block();
-    if (nbins > tune::bin_sort_max_bins || nbins * 4 > shared ||
-        ((std::size_t(1) << st.lg_bin) + capacity) * 4 > shared)
-      return std::nullopt;
-    const double digits_per_term = std::max(double(bound) / double(bv.n), 1.0 / 64);
-    const double per = std::ceil(tune::bin_sort_run * double(nbins) / (tune::bin_sort_threads * digits_per_term));
-    const std::size_t most = ceil_div(std::size_t(bv.n), std::size_t(tune::bin_sort_threads));
-    const unsigned terms = unsigned(
-        std::clamp<double>(per, 1.0, double(std::min<std::size_t>(tune::bin_sort_max_terms_per_thread, most))));
-    return detail::bin_sort_view{st, terms, capacity};
-  }
-
-  /// The bin sort of one stage (plan_bin_sort): its two passes, timed as
-  /// the partition's ("partition", "scatter").
-  void sort_stage_in_bins(const detail::batch_view& bv, const detail::bin_sort_view& bs, cudaStream_t s,
-                          phase_timer& ph) {
-    CUZK_CUDA_CHECK(cudaMemsetAsync(bin_fill.data(), 0, bs.st.nbins * sizeof(std::uint32_t), s));
-    // above the default 48 KB of dynamic shared memory (a per-device
-    // setting, so asked at every launch: a host-side call)
-    const std::size_t counters = std::size_t(bs.st.nbins) * 4;
-    CUZK_CUDA_CHECK(cudaFuncSetAttribute(detail::partition_digits_wide_kernel,
-                                         cudaFuncAttributeMaxDynamicSharedMemorySize, int(counters)));
-    const unsigned per_block = tune::bin_sort_threads * bs.terms_per_thread;
-    detail::partition_digits_wide_kernel<<<blocks_for(bv.n, per_block), tune::bin_sort_threads, counters, s>>>(
-        bv, bs, off.data(), bin_fill.data(), pair_ptr);
-    CUZK_CUDA_CHECK_LAUNCH();
-    ph.mark(s, "partition");
-    const std::size_t held = ((std::size_t(1) << bs.st.lg_bin) + bs.capacity) * 4;
-    CUZK_CUDA_CHECK(
-        cudaFuncSetAttribute(detail::sort_bins_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(held)));
-    detail::sort_bins_kernel<<<bs.st.nbins, tune::bin_sort_threads, held, s>>>(pair_ptr, bs, off.data(), cnt.data(),
-                                                                               entries.data());
-    CUZK_CUDA_CHECK_LAUNCH();
-    ph.mark(s, "scatter");
+    return l2_bytes;
   }
 
   /// The scatter of windows [w_first, w_end). Direct: one pass over the
@@ -917,20 +797,23 @@ struct gpu_msm_workspace::impl {
     for (const auto& [wa, wb] : sp.stages) scatter_stage(bv, p, wa, wb, per_bin, s, ph);
   }
 
-  /// The partitioned scatter of windows [wa, wb) of the batch (the bin
-  /// sort where plan_bin_sort gives a plan).
+  /// The partitioned scatter of windows [wa, wb) of the batch.
   void scatter_stage(const detail::batch_view& bv, const plan& p, unsigned wa, unsigned wb, std::size_t per_bin,
                      cudaStream_t s, phase_timer& ph) {
-    if (const auto bs = plan_bin_sort(bv, p, wa, wb)) {
-      sort_stage_in_bins(bv, *bs, s, ph);
-      return;
-    }
     const std::size_t bound = p.entries_of(wa, wb);
     const std::size_t keys = std::size_t(wb - wa) * p.buckets;
     // bins of 2^lg_bin keys, each expected to hold about |per_bin| entries
-    unsigned lg_bin = lg_bin_for(keys, bound, double(per_bin), 64);
+    unsigned lg_bin = 0;
+    while ((std::size_t(2) << lg_bin) <= keys &&
+           (std::size_t(2) << lg_bin) * double(bound) / double(keys) <= double(per_bin))
+      ++lg_bin;
     while (ceil_div(keys, std::size_t(1) << lg_bin) > tune::partition_max_bins) ++lg_bin;
-    const detail::stage_view st = stage_of(bv, p, wa, wb, lg_bin);
+    const detail::stage_view st{wa,
+                                wb,
+                                std::uint32_t((wa - bv.w_first) * p.buckets),
+                                std::uint32_t((wb - bv.w_first) * p.buckets),
+                                lg_bin,
+                                unsigned(ceil_div(keys, std::size_t(1) << lg_bin))};
     CUZK_CUDA_CHECK(cudaMemsetAsync(bin_fill.data(), 0, st.nbins * sizeof(std::uint32_t), s));
     const unsigned per_block = tune::partition_threads * tune::partition_terms_per_thread;
     detail::partition_digits_kernel<<<blocks_for(bv.n, per_block), tune::partition_threads, 0, s>>>(
@@ -970,21 +853,8 @@ struct gpu_msm_workspace::impl {
     CUZK_CUDA_CHECK_LAUNCH();
   }
 
-  /// The G1 XYZZ level 0 over another device type of Fp (fp_mix_d,
-  /// fp_dpf_d, fp_kara_d: the same bytes, so the same buffers and the same
-  /// sums).
-  template <class Mix, unsigned MinBlocks = detail::accumulate_min_blocks<Mix>>
-  void launch_level0_as(unsigned blocks, const affine_d<fp_d>* d_bases, std::uint32_t bound,
-                        const detail::level_view& lv, xyzz_d<fp_d>* d_buckets, xyzz_d<fp_d>* pa, cudaStream_t s) {
-    detail::accumulate_points_kernel<Mix, MinBlocks><<<blocks, tune::accumulate_threads, 0, s>>>(
-        reinterpret_cast<const affine_d<Mix>*>(d_bases), entries.data(), seg_order.data(), bound, lv,
-        reinterpret_cast<xyzz_d<Mix>*>(d_buckets), reinterpret_cast<xyzz_d<Mix>*>(pa));
-    CUZK_CUDA_CHECK_LAUNCH();
-  }
-
   /// Step 4: every bucket's sum into |d_buckets| (empty buckets: infinity).
-  /// Level 0 by batch-affine additions when |affine_k| (G1 only), else with
-  /// the multiplications level0_fp_mul_for chooses (G1 only).
+  /// Level 0 by batch-affine additions when |affine_k| (G1 only).
   /// |accumulate|: add to the sums the buckets hold (a held MSM's later
   /// chunks) instead of starting from infinity.
   template <class F>
@@ -1014,23 +884,15 @@ struct gpu_msm_workspace::impl {
                                                     s));
     ph.mark(s, "segments");
     const detail::level_view lv0{in_off, seg_off.data(), out_off, nb32, cap, accumulate};
-    const unsigned level0_blocks = blocks_for(bound, tune::accumulate_threads);
-    bool level0_done = false;  // G1 by batch-affine additions or another multiplication path
+    bool affine = false;
     if constexpr (std::is_same_v<F, ff::fp>) {
-      if (affine_k != 0) {
-        launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
-        level0_done = true;
-      } else if (const unsigned path = level0_fp_mul_for<F>(); path != 0) {
-        if (path == 1) launch_level0_as<gpu::fp_mix_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
-        else if (path == 2) launch_level0_as<gpu::fp_dpf_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
-        else if (path == 3) launch_level0_as<gpu::fp_kara_d>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
-        else launch_level0_as<gpu::fp_kara_d, 2>(level0_blocks, d_bases, bound, lv0, d_buckets, pa, s);
-        level0_done = true;
-      }
+      affine = affine_k != 0;
+      if (affine) launch_affine(affine_k, d_bases, bound, lv0, d_buckets, pa, s);
     }
-    if (!level0_done)
-      detail::accumulate_points_kernel<Fd><<<level0_blocks, tune::accumulate_threads, 0, s>>>(
-          d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
+    if (!affine)
+      detail::accumulate_points_kernel<Fd>
+          <<<blocks_for(bound, tune::accumulate_threads), tune::accumulate_threads, 0, s>>>(
+              d_bases, entries.data(), seg_order.data(), bound, lv0, d_buckets, pa);
     CUZK_CUDA_CHECK_LAUNCH();
     ph.mark(s, "level0");
     // later levels: the partial sums, ping-pong between part_a and part_b
@@ -1327,7 +1189,7 @@ std::size_t scratch_bytes_of(const plan& p, std::size_t lent_pair_bytes, bool ho
       lent_pair_bytes / 8 >= p.pairs ? std::min(p.pairs, tune::own_pair_bytes_when_lent / 8) : p.pairs;
   // the pair buffer is charged even where the direct scatter will be taken
   // (that choice needs the device's L2 size)
-  const std::size_t words = p.entries + 2 * own_pairs + max_bin_counters + 7 * (p.nb + 1) + 4 * p.seg0;
+  const std::size_t words = p.entries + 2 * own_pairs + tune::partition_max_bins + 7 * (p.nb + 1) + 4 * p.seg0;
   const std::size_t points = p.nb + p.part_a + p.part_b + p.sums();
   // the batch-affine level 0's slots (reserve)
   const std::size_t affine_slots = affine_accumulators(p.seg0, affine_batch_for<F>(p, gpu_scalar_mix::random));

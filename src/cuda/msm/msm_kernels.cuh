@@ -12,7 +12,6 @@
 #include <cuzk/ec/affine.hpp>
 #include <cuzk/ec/xyzz.hpp>
 #include <cuzk/ff/detail/cuda_arith.cuh>
-#include <cuzk/ff/detail/cuda_fp_variants.cuh>
 #include <cuzk/ff/detail/cuda_fp2.cuh>
 #include <cuzk/ff/detail/cuda_fp2_pair.cuh>
 #include <cuzk/gpu/tuning.hpp>
@@ -280,45 +279,6 @@ struct stage_view {
   unsigned lg_bin, nbins;
 };
 
-/// run[bin] += this term's digits of the stage per bin (shared-memory
-/// counters; warp-aggregated: the ones of a witness all hit one bin).
-__device__ __forceinline__ void count_into_bins(const batch_view& bv, const stage_view& st, const fr_d& k,
-                                                std::uint32_t* run) {
-  for_each_digit_of(bv, k, st.wa, st.wb, [&](bool nz, std::uint32_t key, bool) {
-    const unsigned active = __ballot_sync(full_mask, nz);
-    if (!nz) return;
-    const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
-    add_merged(__match_any_sync(active, bin), run + bin);
-  });
-}
-
-/// The block's counts per bin (run) become the starts of its runs in the
-/// pair buffer: one global atomic per bin the block hits (|fill| holds each
-/// bin's count so far, zero at the stage's start).
-__device__ __forceinline__ void reserve_bin_runs(const stage_view& st, const std::uint32_t* __restrict__ off,
-                                                 std::uint32_t* __restrict__ fill, std::uint32_t* run) {
-  const std::uint32_t stage_first = off[st.key_lo];
-  for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) {
-    const std::uint32_t n_b = run[b];
-    if (n_b == 0) continue;
-    const std::uint32_t bin_first = off[st.key_lo + (b << st.lg_bin)] - stage_first;
-    run[b] = bin_first + atomicAdd(fill + b, n_b);
-  }
-}
-
-/// Term i's digits of the stage as {key, i | sign} at slots of their bins'
-/// runs (counted up in run).
-__device__ __forceinline__ void write_into_bins(const batch_view& bv, const stage_view& st, const fr_d& k,
-                                                std::uint32_t i, std::uint32_t* run, uint2* __restrict__ pairs) {
-  for_each_digit_of(bv, k, st.wa, st.wb, [&](bool nz, std::uint32_t key, bool neg) {
-    const unsigned active = __ballot_sync(full_mask, nz);
-    if (!nz) return;
-    const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
-    const std::uint32_t at = claim_slot<false>(__match_any_sync(active, bin), run + bin);
-    pairs[at] = make_uint2(key, i | (neg ? sign_bit : 0u));
-  });
-}
-
 /// Pass 1: every non-zero digit of the stage as {key, term | sign} into
 /// its bin's part of |pairs| (positions relative to the stage's first entry,
 /// off[key_lo]). A block takes tune::partition_terms_per_thread terms per
@@ -341,13 +301,35 @@ __global__ void __launch_bounds__(tune::partition_threads)
     const std::uint32_t i = first + t * blockDim.x;
     k[t] = i < bv.n ? canonical_scalar(bv, i) : fr_d::zero();
   }
+  // count: warp-aggregated (the ones of a witness all hit one bin)
 #pragma unroll
-  for (unsigned t = 0; t < per; ++t) count_into_bins(bv, st, k[t], run);
+  for (unsigned t = 0; t < per; ++t)
+    for_each_digit_of(bv, k[t], st.wa, st.wb, [&](bool nz, std::uint32_t key, bool) {
+      const unsigned active = __ballot_sync(full_mask, nz);
+      if (!nz) return;
+      const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
+      add_merged(__match_any_sync(active, bin), run + bin);
+    });
   __syncthreads();
-  reserve_bin_runs(st, off, fill, run);
+  const std::uint32_t stage_first = off[st.key_lo];
+  for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) {
+    const std::uint32_t n_b = run[b];
+    if (n_b == 0) continue;
+    const std::uint32_t bin_first = off[st.key_lo + (b << st.lg_bin)] - stage_first;
+    run[b] = bin_first + atomicAdd(fill + b, n_b);
+  }
   __syncthreads();
 #pragma unroll
-  for (unsigned t = 0; t < per; ++t) write_into_bins(bv, st, k[t], first + t * blockDim.x, run, pairs);
+  for (unsigned t = 0; t < per; ++t) {
+    const std::uint32_t i = first + t * blockDim.x;
+    for_each_digit_of(bv, k[t], st.wa, st.wb, [&](bool nz, std::uint32_t key, bool neg) {
+      const unsigned active = __ballot_sync(full_mask, nz);
+      if (!nz) return;
+      const std::uint32_t bin = (key - st.key_lo) >> st.lg_bin;
+      const std::uint32_t at = claim_slot<false>(__match_any_sync(active, bin), run + bin);
+      pairs[at] = make_uint2(key, i | (neg ? sign_bit : 0u));
+    });
+  }
 }
 
 /// Pass 2: the stage's pairs, read in bin order, each stored at a slot of
@@ -364,91 +346,6 @@ __global__ void __launch_bounds__(tune::digit_threads)
   const unsigned active = __ballot_sync(full_mask, valid);
   if (!valid) return;
   entries[claim_slot<true>(__match_any_sync(active, e.x), cursor + e.x)] = e.y;
-}
-
-// ---- the bin sort ---------------------------------------------------------------------
-//
-// The partitioned scatter's second pass spends one L2 atomic per entry on
-// its bucket's cursor. The bin sort makes the bins small enough (~16 K
-// entries, a few hundred keys) for one block to hold a bin's cursors and
-// entries in shared memory: the first pass is the partition's, with many
-// more bins (their counters in dynamic shared memory, each block taking
-// enough terms for runs of ~16 pairs per bin); the second pass is one
-// block per bin, shared-memory atomics, and the bin written out in order.
-// A bin past the capacity (the ones of a witness, all in one bucket) takes
-// the pair scatter's rule inside the same kernel.
-
-/// A stage of the bin sort: its bins (small), the terms each thread of the
-/// first pass takes, and the entries a bin may hold in shared memory.
-struct bin_sort_view {
-  stage_view st;
-  unsigned terms_per_thread;
-  std::uint32_t capacity;
-};
-
-/// Pass 1 of the bin sort: partition_digits_kernel's rule over
-/// |bs.st.nbins| bins counted in dynamic shared memory (nbins words), each
-/// thread taking bs.terms_per_thread terms, whose canonical scalars are
-/// formed again for the writing half (too many to keep in registers).
-__global__ void __launch_bounds__(tune::bin_sort_threads)
-    partition_digits_wide_kernel(batch_view bv, bin_sort_view bs, const std::uint32_t* __restrict__ off,
-                                 std::uint32_t* __restrict__ fill, uint2* __restrict__ pairs) {
-  extern __shared__ std::uint32_t run[];
-  const stage_view st = bs.st;
-  for (unsigned b = threadIdx.x; b < st.nbins; b += blockDim.x) run[b] = 0;
-  __syncthreads();
-  const std::uint32_t first = blockIdx.x * (blockDim.x * bs.terms_per_thread) + threadIdx.x;
-  auto scalar = [&](std::uint32_t i) { return i < bv.n ? canonical_scalar(bv, i) : fr_d::zero(); };
-  for (unsigned t = 0; t < bs.terms_per_thread; ++t) count_into_bins(bv, st, scalar(first + t * blockDim.x), run);
-  __syncthreads();
-  reserve_bin_runs(st, off, fill, run);
-  __syncthreads();
-  for (unsigned t = 0; t < bs.terms_per_thread; ++t) {
-    const std::uint32_t i = first + t * blockDim.x;
-    write_into_bins(bv, st, scalar(i), i, run, pairs);
-  }
-}
-
-/// Pass 2 of the bin sort, block b for bin b: the bin's pairs (written by
-/// pass 1 at its range of the stage) stored into their buckets' slots.
-/// Within the capacity: the cursors of the bin's keys (2^lg_bin words,
-/// each bucket's range end relative to the bin's first entry) and the
-/// bin's entries (capacity words) in dynamic shared memory, each entry's
-/// slot counted down there (one shared atomic per group of lanes with one
-/// key), then the bin copied out in order, coalesced. Past it: the pair
-/// scatter's rule, L2 atomics on |cursor| (each bucket's range end).
-__global__ void __launch_bounds__(tune::bin_sort_threads)
-    sort_bins_kernel(const uint2* __restrict__ pairs, bin_sort_view bs, const std::uint32_t* __restrict__ off,
-                     std::uint32_t* __restrict__ cursor, std::uint32_t* __restrict__ entries) {
-  extern __shared__ std::uint32_t smem[];
-  const stage_view st = bs.st;
-  const std::uint32_t key_lo = st.key_lo + (blockIdx.x << st.lg_bin);
-  const std::uint32_t key_hi = min(key_lo + (1u << st.lg_bin), st.key_hi);
-  const std::uint32_t first = off[key_lo], count = off[key_hi] - first;
-  const uint2* mine = pairs + (first - off[st.key_lo]);
-  if (count > bs.capacity) {
-    for (std::uint32_t e0 = 0; e0 < count; e0 += blockDim.x) {
-      const std::uint32_t e = e0 + threadIdx.x;
-      const bool valid = e < count;
-      const uint2 pr = valid ? mine[e] : make_uint2(0, 0);
-      const unsigned active = __ballot_sync(full_mask, valid);
-      if (valid) entries[claim_slot<true>(__match_any_sync(active, pr.x), cursor + pr.x)] = pr.y;
-    }
-    return;
-  }
-  std::uint32_t* cur = smem;
-  std::uint32_t* buf = smem + (1u << st.lg_bin);
-  for (std::uint32_t j = threadIdx.x; j < key_hi - key_lo; j += blockDim.x) cur[j] = off[key_lo + j + 1] - first;
-  __syncthreads();
-  for (std::uint32_t e0 = 0; e0 < count; e0 += blockDim.x) {
-    const std::uint32_t e = e0 + threadIdx.x;
-    const bool valid = e < count;
-    const uint2 pr = valid ? mine[e] : make_uint2(0, 0);
-    const unsigned active = __ballot_sync(full_mask, valid);
-    if (valid) buf[claim_slot<true>(__match_any_sync(active, pr.x), cur + (pr.x - key_lo))] = pr.y;
-  }
-  __syncthreads();
-  for (std::uint32_t e = threadIdx.x; e < count; e += blockDim.x) entries[first + e] = buf[e];
 }
 
 /// *count += the scalars of d_scalars[0, n) that are neither 0 nor 1
@@ -544,26 +441,13 @@ struct level_view {
 /// at 2^24-2^26; at 4 blocks (128 registers, spilling) it was 0.6% slower
 /// than without. G2 stays as it was: at 255 registers the extra point
 /// would spill.
-/// G1 over another multiplication path (gpu::fp_path_d: fp_mix_d, fp_dpf_d,
-/// fp_kara_d) is G1 too, with its own register cap (the FP64 paths need
-/// every register; Karatsuba keeps fp_d's).
 template <class Fd>
-inline constexpr bool fp64_path_g1 = std::is_same_v<Fd, gpu::fp_mix_d> || std::is_same_v<Fd, gpu::fp_dpf_d>;
+inline constexpr unsigned accumulate_min_blocks = std::is_same_v<Fd, fp_d> ? tune::accumulate_min_blocks_g1 : 1;
 template <class Fd>
-inline constexpr bool other_path_g1 = fp64_path_g1<Fd> || std::is_same_v<Fd, gpu::fp_kara_d>;
-template <class Fd>
-inline constexpr unsigned accumulate_min_blocks =
-    std::is_same_v<Fd, fp_d> || std::is_same_v<Fd, gpu::fp_kara_d> ? tune::accumulate_min_blocks_g1
-    : fp64_path_g1<Fd>                                             ? tune::accumulate_min_blocks_g1_fp64
-                                                                   : 1;
-template <class Fd>
-inline constexpr bool load_base_ahead = std::is_same_v<Fd, fp_d> || other_path_g1<Fd>;
+inline constexpr bool load_base_ahead = std::is_same_v<Fd, fp_d>;
 
-/// |MinBlocks|: the register cap, accumulate_min_blocks<Fd> unless a tuning
-/// run asks for another (Karatsuba spills at fp_d's cap: CUZK_MSM_FP_MUL=4
-/// takes it at two blocks).
-template <class Fd, unsigned MinBlocks = accumulate_min_blocks<Fd>>
-__global__ void __launch_bounds__(tune::accumulate_threads, MinBlocks)
+template <class Fd>
+__global__ void __launch_bounds__(tune::accumulate_threads, accumulate_min_blocks<Fd>)
     accumulate_points_kernel(const affine_d<Fd>* __restrict__ bases, const std::uint32_t* __restrict__ entries,
                              const std::uint32_t* __restrict__ order, std::uint32_t bound, level_view lv,
                              xyzz_d<Fd>* __restrict__ buckets, xyzz_d<Fd>* __restrict__ parts) {

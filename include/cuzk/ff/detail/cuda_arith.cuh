@@ -408,31 +408,23 @@ __host__ __device__ __forceinline__ void sub_plain(std::uint32_t* r, const std::
   r[N - 1] = subc(a[N - 1], b[N - 1]);
 }
 
-/// Row i of a product's schoolbook: bi a_j for j = j0, j0 + 2, ... < N,
-/// added to acc at words (i + j - shift, i + j - shift + 1): one carry
-/// chain of (lo, hi) pairs of one product each (ptxas makes every pair one
-/// wide multiply-add), its carry out added into the word above.
-template <int N>
-__host__ __device__ __forceinline__ void mul_row(std::uint32_t* acc, const std::uint32_t* a, std::uint32_t bi, int i,
-                                                 int j0, int shift) {
-  if (j0 >= N) return;
-  int k = i + j0 - shift;
-  acc[k] = mad_lo_cc(bi, a[j0], acc[k]);
-  acc[k + 1] = madc_hi_cc(bi, a[j0], acc[k + 1]);
-  CUZK_HD_UNROLL
-  for (int j = j0 + 2; j < N; j += 2) {
-    k = i + j - shift;
-    acc[k] = madc_lo_cc(bi, a[j], acc[k]);
-    acc[k + 1] = madc_hi_cc(bi, a[j], acc[k + 1]);
-  }
-  acc[k + 2] = addc(acc[k + 2], 0);
-}
-
 /// Row i of a^2's off-diagonal part, the products a_i a_j for j = j0, j0 + 2,
-/// ... < W (mul_row with b_i = a_i).
+/// ... < W, added to acc at words (i + j - shift, i + j - shift + 1): one
+/// carry chain of (lo, hi) pairs of one product each (ptxas makes every pair
+/// one wide multiply-add), its carry out added into the word above.
 template <int W>
 __host__ __device__ __forceinline__ void sqr_row(std::uint32_t* acc, const std::uint32_t* a, int i, int j0, int shift) {
-  mul_row<W>(acc, a, a[i], i, j0, shift);
+  if (j0 >= W) return;
+  int k = i + j0 - shift;
+  acc[k] = mad_lo_cc(a[i], a[j0], acc[k]);
+  acc[k + 1] = madc_hi_cc(a[i], a[j0], acc[k + 1]);
+  CUZK_HD_UNROLL
+  for (int j = j0 + 2; j < W; j += 2) {
+    k = i + j - shift;
+    acc[k] = madc_lo_cc(a[i], a[j], acc[k]);
+    acc[k + 1] = madc_hi_cc(a[i], a[j], acc[k + 1]);
+  }
+  acc[k + 2] = addc(acc[k + 2], 0);
 }
 
 /// r = a^2 / R mod p: the product a^2 first, then redc_wide.
