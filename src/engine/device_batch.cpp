@@ -20,8 +20,8 @@
 // claimed and never wait for a batch: a gathering worker holds no device,
 // and the priority-only worker of each device takes them meanwhile.
 //
-// Running. Each partition is prepared off the device (as run_gpu), the
-// device is taken once, under the most urgent partition's key, and lent at
+// Running. Each partition comes prepared from its synthesis (as to
+// run_gpu), the device is taken once, under the most urgent partition's key, and lent at
 // the backend's phase boundaries (each partition's cancellation is the
 // backend's check); the wait for it is given up only when every partition
 // of the batch was cancelled. Afterwards each partition goes on exactly as
@@ -159,17 +159,8 @@ void engine::impl::run_gpu_batch(std::vector<std::unique_ptr<work_item>>& pass, 
       entries[i].r = ff::fr::random(rng);
       entries[i].s = ff::fr::random(rng);
       entries[i].token = &item.j->token;
+      entries[i].prepared = std::move(item.prepared);  // made when its synthesis ended
       tokens.push_back(&item.j->token);
-    }
-    // device-free work first, for every partition of the pass
-    bool prepared = false;
-    for (std::size_t i = 0; i < k; ++i) {
-      entries[i].prepared = backend->prepare(circuit.shape, live[i]->w);
-      prepared = prepared || entries[i].prepared;
-    }
-    if (prepared) {
-      t0 = clock::now();
-      for (work_item* item : live) stage(*item, "prepare", t0);
     }
     const all_cancelled batch_cancelled(tokens);
     std::vector<std::unique_ptr<pending_proof>> results;

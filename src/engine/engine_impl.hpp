@@ -128,6 +128,15 @@ class holder_slot {
     _c->bytes += bytes;
     _bytes += bytes;
   }
+  /// Records min(|bytes|, what it holds) given back ahead of release (a
+  /// witness buffer gone to the pool when prepare replaced it).
+  void discharge(std::uint64_t bytes) {
+    if (!_c) return;
+    std::lock_guard lk(_c->mu);
+    bytes = std::min(bytes, _bytes);
+    _c->bytes -= std::min(bytes, _c->bytes);
+    _bytes -= bytes;
+  }
   void release() noexcept {
     if (!_c) return;
     {
@@ -152,8 +161,9 @@ struct work_item {
   srs_manager::lease lease;
   reservation mem;
   std::uint64_t release_after_gpu = 0;
-  reservation witness_mem;  // the witness's share of the charge, kept by the pool after the device
-  groth16::witness w;
+  reservation witness_mem;                     // the witness's share of the charge, kept by the pool after the device
+  groth16::witness w;                          // empty once a prepared form replaced it
+  std::unique_ptr<prepared_witness> prepared;  // what backend->prepare made of w (may be null)
   holder_slot holder;
   std::unique_ptr<pending_proof> pending;
   partition_timing times;  // appended stage by stage
@@ -249,6 +259,10 @@ struct engine::impl {
   /// The pacer's lookahead for |circuit| at priority |p| under the budget (mu held).
   std::size_t lookahead_locked(const std::string& circuit, priority p) const;
   void run_synthesis(const std::shared_ptr<job>& j, std::size_t part, holder_slot holder);
+  /// After prepare returned a form that replaces the witness: the buffer
+  /// to the pool with its share of the charge (or that share back to the
+  /// budget), now instead of after the device.
+  void give_back_witness(work_item& item);
   /// |priority_only|: takes only HIGH / CRITICAL partitions (one such
   /// worker per device, so one is free to wait for a lent turn).
   void gpu_loop(std::size_t worker, std::size_t device, bool priority_only);

@@ -66,9 +66,12 @@ class fallback_backend final : public prover_backend {
                                              const ff::fr& s, const cancel_token& token) override {
     return prove_start(device, params, shape, std::move(w), r, s, token, nullptr, {});
   }
-  // the primary's device-free work (the fallback only runs when it fails)
+  // the primary's device-free work (the fallback only runs when it fails);
+  // the witness stays with the partition, since the fallback proves from it
   std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape, const groth16::witness& w) override {
-    return _primary->prepare(shape, w);
+    std::unique_ptr<prepared_witness> p = _primary->prepare(shape, w);
+    if (p) p->replaces_witness = false;
+    return p;
   }
   // the job's token goes to whichever backend proves the partition; the
   // fallback does without the primary's prepared form

@@ -2,9 +2,10 @@
 // The stage workers and their queues: synthesis (paced: a NORMAL/LOW
 // partition starts only while fewer than the pacer's lookahead partitions
 // hold a witness, synthesis_pacer.hpp; then SRS lease, memory reservation,
-// a pooled witness buffer when one of the shape is idle, witness; waits for
-// room in the bounded GPU queue unless HIGH/CRITICAL), the device workers
-// (prepare off the device, then the device's kernel lock around
+// a pooled witness buffer when one of the shape is idle, witness, then the
+// backend's prepare, whose form may replace the witness, whose buffer then
+// goes to the pool at once; waits for room in the bounded GPU queue unless
+// HIGH/CRITICAL), the device workers (the device's kernel lock around
 // prove_start only, lent at the backend's phase boundaries to a more urgent
 // partition of another circuit; one worker per device takes only HIGH and
 // CRITICAL partitions, so one is always free to wait for that turn; the
@@ -180,6 +181,15 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
     timer.add("synth_ms", sms);
     timer.add("buffer", reused ? "pooled" : "fresh");
     timer.end();
+    // device-free work on the witness (the CUDA backend codes it) here,
+    // before the queue: the device never waits for it, and a form that
+    // replaces the witness lets the buffer go to the pool now, so a queued
+    // partition holds only that form
+    item->prepared = backend->prepare(shape, item->w);
+    if (item->prepared) {
+      stage(*item, "prepare", clock::now());
+      if (item->prepared->replaces_witness) give_back_witness(*item);
+    }
     std::unique_lock lk(mu);
     pacer.record_synthesis(j->circuit_id, ms_f(t0, t1));
     synth_cv.notify_all();  // a new rate may allow more syntheses
@@ -201,6 +211,20 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
   } catch (...) {  // never let a stage kill the daemon
     fail(j, part, "partition " + std::to_string(part) + " synthesis failed: unknown exception");
   }
+}
+
+void engine::impl::give_back_witness(work_item& item) {
+  const r1cs::r1cs_shape& shape = item.lease->shape;
+  // the witness's part of release_after_gpu: the pool's share when it has
+  // one, else its bytes out of the partition's own charge
+  const std::uint64_t pooled = item.witness_mem.bytes();
+  const std::uint64_t plain =
+      pooled ? pooled : std::min(item.release_after_gpu, witness_pool::bytes_of(shape.num_inputs, shape.num_aux));
+  if (!pooled) item.mem.release(plain);
+  item.release_after_gpu -= std::min(plain, item.release_after_gpu);
+  pool.give(std::exchange(item.w, {}), std::move(item.witness_mem), shape.num_inputs, shape.num_aux);
+  item.holder.discharge(plain);
+  budget.notify_evictable();  // an idle pooled buffer is room for a blocked partition
 }
 
 void engine::impl::gpu_loop(std::size_t worker, std::size_t device, bool priority_only) {
@@ -282,13 +306,8 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
     // gpu_ms: the time holding the device (the other worker's turn is lock_wait_ms)
     std::uint64_t wait_ms = 0, gms = 0;
     double device_ms = 0;  // the same, with microseconds, for the pacer
-    // device-free work first (the CUDA backend codes the witness), so
-    // the device does not wait for it
-    std::unique_ptr<prepared_witness> prepared = backend->prepare(item.lease->shape, item.w);
-    if (prepared) {
-      t0 = clock::now();
-      stage(item, "prepare", t0);
-    }
+    // prepared when synthesis ended (run_synthesis)
+    std::unique_ptr<prepared_witness> prepared = std::move(item.prepared);
     {
       // cancellable, priority-ordered wait for the device (device_gate.hpp)
       device_gate::hold dl = device_locks[device]->acquire({-int(j.prio), j.seq, item.part}, j.circuit_id, j.token);

@@ -36,17 +36,67 @@ struct device_record {
   int running_total = 0;
 };
 
-/// The CPU backend with |n| virtual devices, recording placement.
-class recording_backend final : public eng::prover_backend {
+/// The CPU backend with |devices| virtual devices under a test backend's
+/// name: everything forwarded; |unprepared| counts the plain prove_start
+/// calls (the engine makes the prepared call when prepare returned a form).
+class cpu_wrapping_backend : public eng::prover_backend {
  public:
   using eng::prover_backend::prove_start;
-  recording_backend(std::size_t n, device_record& rec, std::chrono::milliseconds hold)
-      : _inner(eng::make_cpu_backend(n)), _rec(rec), _hold(hold) {}
-  std::string name() const override { return "recording(" + _inner->name() + ")"; }
+  explicit cpu_wrapping_backend(std::string name, std::size_t devices = 1)
+      : _name(std::move(name)), _inner(eng::make_cpu_backend(devices)) {}
+  std::string name() const override { return _name + "(" + _inner->name() + ")"; }
   std::vector<eng::device_info> devices() const override { return _inner->devices(); }
   std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
     return _inner->partition_bytes(s, after);
   }
+  std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                                  const ff::fr& s) override {
+    ++unprepared;
+    return _inner->prove_start(device, params, shape, std::move(w), r, s);
+  }
+  std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
+                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
+                                                  const ff::fr& s, const eng::cancel_token&,
+                                                  std::unique_ptr<eng::prepared_witness> p,
+                                                  const eng::phase_boundary&) override {
+    return prove_prepared({device, &params, &shape, r, s}, std::move(w), p.get());
+  }
+  groth16::proof finalize(std::unique_ptr<eng::pending_proof> p) override { return _inner->finalize(std::move(p)); }
+
+  std::atomic<int> unprepared{0};
+
+ protected:
+  /// prove_start's arguments besides the witness and the prepared form.
+  struct call {
+    std::size_t device;
+    const groth16::parameters* params;
+    const r1cs::r1cs_shape* shape;
+    ff::fr r, s;
+  };
+  /// The prepared prove_start (|p| may be null): by default the plain one,
+  /// which a test backend may override too.
+  virtual std::unique_ptr<eng::pending_proof> prove_prepared(const call& c, groth16::witness&& w,
+                                                             const eng::prepared_witness* p) {
+    (void)p;
+    return prove_start(c.device, *c.params, *c.shape, std::move(w), c.r, c.s);
+  }
+  std::unique_ptr<eng::pending_proof> prove_plain(const call& c, groth16::witness&& w) {
+    return _inner->prove_start(c.device, *c.params, *c.shape, std::move(w), c.r, c.s);
+  }
+  eng::prover_backend& inner() { return *_inner; }
+
+ private:
+  std::string _name;
+  std::unique_ptr<eng::prover_backend> _inner;
+};
+
+/// The CPU backend with |n| virtual devices, recording placement.
+class recording_backend final : public cpu_wrapping_backend {
+ public:
+  using cpu_wrapping_backend::prove_start;
+  recording_backend(std::size_t n, device_record& rec, std::chrono::milliseconds hold)
+      : cpu_wrapping_backend("recording", n), _rec(rec), _hold(hold) {}
   std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                                   const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                                   const ff::fr& s) override {
@@ -59,16 +109,14 @@ class recording_backend final : public eng::prover_backend {
       _rec.max_running_total = std::max(_rec.max_running_total, ++_rec.running_total);
     }
     std::this_thread::sleep_for(_hold);  // a device that is busy for a while
-    auto out = _inner->prove_start(device, params, shape, std::move(w), r, s);
+    auto out = inner().prove_start(device, params, shape, std::move(w), r, s);
     std::lock_guard lk(_rec.mu);
     --_rec.running[device];
     --_rec.running_total;
     return out;
   }
-  groth16::proof finalize(std::unique_ptr<eng::pending_proof> p) override { return _inner->finalize(std::move(p)); }
 
  private:
-  std::unique_ptr<eng::prover_backend> _inner;
   device_record& _rec;
   std::chrono::milliseconds _hold;
 };
@@ -166,6 +214,20 @@ TEST(srs_manager, installed_parameters_prove_and_are_never_evicted) {
 
 // ---- prepare: the backend's device-free work, before the device gate ----
 
+/// An engine over |backend| with the chain kind, started.
+std::unique_ptr<eng::engine> chain_engine(const eng::engine_config& cfg, std::unique_ptr<eng::prover_backend> backend) {
+  auto e = std::make_unique<eng::engine>(cfg, std::move(backend));
+  e->register_kind(std::make_shared<test::chain_kind>());
+  e->start();
+  return e;
+}
+
+/// A chain job of |parts| partitions through |e|, waited for.
+eng::job_result prove_chain(eng::engine& e, const std::string& id, std::size_t parts) {
+  e.submit(test::chain_request(id, parts, 0));
+  return e.await(id, 60s);
+}
+
 /// Tags the witness it was made from, so prove_start can check it got its own.
 class tagged_prepared final : public eng::prepared_witness {
  public:
@@ -177,15 +239,10 @@ class tagged_prepared final : public eng::prepared_witness {
 /// often it overlapped a running prove_start (impossible if it ran under
 /// the device gate: there is one device); prove_start takes |hold| too and
 /// checks that the prepared object is its witness's.
-class preparing_backend final : public eng::prover_backend {
+class preparing_backend final : public cpu_wrapping_backend {
  public:
-  using eng::prover_backend::prove_start;
-  explicit preparing_backend(std::chrono::milliseconds hold) : _inner(eng::make_cpu_backend(1)), _hold(hold) {}
-  std::string name() const override { return "preparing(" + _inner->name() + ")"; }
-  std::vector<eng::device_info> devices() const override { return _inner->devices(); }
-  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
-    return _inner->partition_bytes(s, after);
-  }
+  using cpu_wrapping_backend::prove_start;
+  explicit preparing_backend(std::chrono::milliseconds hold) : cpu_wrapping_backend("preparing"), _hold(hold) {}
   std::unique_ptr<eng::prepared_witness> prepare(const r1cs::r1cs_shape&, const groth16::witness& w) override {
     if (proving.load()) ++overlapped;
     std::this_thread::sleep_for(_hold);
@@ -196,33 +253,22 @@ class preparing_backend final : public eng::prover_backend {
     ++prepared;
     return p;
   }
-  std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
-                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
-                                                  const ff::fr& s) override {
-    ++unprepared;  // only reached if the engine skipped the prepared call
-    return _inner->prove_start(device, params, shape, std::move(w), r, s);
-  }
-  std::unique_ptr<eng::pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
-                                                  const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
-                                                  const ff::fr& s, const eng::cancel_token&,
-                                                  std::unique_ptr<eng::prepared_witness> p,
-                                                  const eng::phase_boundary&) override {
-    const auto* t = dynamic_cast<const tagged_prepared*>(p.get());
+  std::unique_ptr<eng::pending_proof> prove_prepared(const call& c, groth16::witness&& w,
+                                                     const eng::prepared_witness* p) override {
+    const auto* t = dynamic_cast<const tagged_prepared*>(p);
     if (t && t->values == w.inputs.size() + w.aux.size() && t->last == (w.aux.empty() ? w.inputs.back() : w.aux.back()))
       ++matched;
     proving = true;
     std::this_thread::sleep_for(_hold);
-    auto out = _inner->prove_start(device, params, shape, std::move(w), r, s);
+    auto out = prove_plain(c, std::move(w));
     proving = false;
     return out;
   }
-  groth16::proof finalize(std::unique_ptr<eng::pending_proof> p) override { return _inner->finalize(std::move(p)); }
 
   std::atomic<bool> proving{false};
-  std::atomic<int> overlapped{0}, prepared{0}, matched{0}, unprepared{0};
+  std::atomic<int> overlapped{0}, prepared{0}, matched{0};
 
  private:
-  std::unique_ptr<eng::prover_backend> _inner;
   std::chrono::milliseconds _hold;
 };
 
@@ -235,11 +281,8 @@ TEST(engine_devices, prepare_runs_outside_the_device_gate_and_reaches_its_prove_
   auto owned = std::make_unique<preparing_backend>(40ms);
   preparing_backend& b = *owned;
   {
-    eng::engine e(cfg, std::move(owned));
-    e.register_kind(std::make_shared<test::chain_kind>());
-    e.start();
-    e.submit(test::chain_request("prep", 8, 0));
-    const auto r = e.await("prep", 60s);
+    const auto e = chain_engine(cfg, std::move(owned));
+    const auto r = prove_chain(*e, "prep", 8);
     ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
     EXPECT_EQ(r.proof.size(), 8u * 192u);
     EXPECT_EQ(b.prepared.load(), 8);
@@ -253,6 +296,103 @@ TEST(engine_devices, prepare_runs_outside_the_device_gate_and_reaches_its_prove_
       for (const auto& [name, ms] : p.stages) seen |= name == "prepare" && ms >= 30.0;
       EXPECT_TRUE(seen) << "partition " << p.partition << " has no prepare stage of the backend's 40 ms";
     }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// ---- a prepared form that replaces the witness -------------------------------------
+
+/// Holds the witness's values, as a coded witness does.
+class replacing_prepared final : public eng::prepared_witness {
+ public:
+  groth16::witness copy;
+};
+
+/// The CPU backend with one device whose prepare returns a form that
+/// replaces the witness; prove_start then counts the empty witnesses it
+/// gets, holds the device for |hold| and proves from the form. |fail|: every
+/// prove_start throws as a failed device would (the fallback's case).
+class replacing_backend final : public cpu_wrapping_backend {
+ public:
+  using cpu_wrapping_backend::prove_start;
+  replacing_backend(std::chrono::milliseconds hold, bool fail)
+      : cpu_wrapping_backend("replacing"), _hold(hold), _fail(fail) {}
+  std::unique_ptr<eng::prepared_witness> prepare(const r1cs::r1cs_shape&, const groth16::witness& w) override {
+    auto p = std::make_unique<replacing_prepared>();
+    p->copy = w;
+    p->replaces_witness = true;
+    return p;
+  }
+  std::unique_ptr<eng::pending_proof> prove_prepared(const call& c, groth16::witness&& w,
+                                                     const eng::prepared_witness* p) override {
+    if (_fail) throw std::runtime_error("replacing backend: the device failed (test)");
+    const auto* rp = dynamic_cast<const replacing_prepared*>(p);
+    if (!rp) throw std::logic_error("replacing backend: prove_start without its prepared form");
+    if (w.inputs.empty() && w.aux.empty()) ++empty_witnesses;
+    std::this_thread::sleep_for(_hold);
+    groth16::witness copy = rp->copy;
+    return prove_plain(c, std::move(copy));
+  }
+
+  std::atomic<int> empty_witnesses{0};
+
+ private:
+  std::chrono::milliseconds _hold;
+  bool _fail;
+};
+
+// One synthesis worker, a device held 300 ms per partition: each witness
+// buffer goes to the pool when prepare replaced it, so every synthesis after
+// the first reuses the one before it while the first partition is still on
+// the device (given back only after the device, partitions 2-4 would each
+// need a fresh buffer). The proofs verify, prove_start never sees the
+// witness, and a second job leaves the budget where the first left it.
+TEST(engine_devices, a_replacing_prepared_form_sends_the_witness_to_the_pool_before_the_device) {
+  const std::filesystem::path dir = test::make_param_cache(false);
+  eng::engine_config cfg = test::small_config(dir);
+  cfg.max_parallel_synthesis = 1;
+  cfg.gpu_queue_capacity = 4;
+  auto owned = std::make_unique<replacing_backend>(300ms, false);
+  replacing_backend& b = *owned;
+  {
+    const auto e = chain_engine(cfg, std::move(owned));
+    const auto r = prove_chain(*e, "rep-1", 4);
+    ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+    EXPECT_EQ(r.proof.size(), 4u * 192u);
+    EXPECT_EQ(b.empty_witnesses.load(), 4) << "prove_start got a witness the prepared form replaced";
+    EXPECT_EQ(b.unprepared.load(), 0);
+    const eng::engine_status first = e->status();
+    EXPECT_GE(first.witness_pool_reused, 3u) << "a synthesis did not get the buffer its predecessor gave back";
+    for (const auto& p : r.timings.partitions) {
+      bool prepare = false, queue = false, before = false;
+      for (const auto& [name, ms] : p.stages) {
+        if (name == "prepare") prepare = true, before = !queue;
+        if (name == "gpu_queue_wait") queue = true;
+      }
+      EXPECT_TRUE(prepare && before) << "partition " << p.partition << ": no prepare stage before the queue";
+    }
+    const auto r2 = prove_chain(*e, "rep-2", 4);
+    ASSERT_EQ(r2.status, eng::await_status::completed) << r2.error_message;
+    EXPECT_EQ(e->status().budget_used, first.budget_used) << "the charge moved between two equal jobs";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Behind the CPU fallback the witness stays with the partition even when
+// the primary's form would replace it: the primary fails every partition
+// and the fallback proves each one from its witness.
+TEST(engine_devices, the_fallback_keeps_a_witness_its_primary_would_replace) {
+  const std::filesystem::path dir = test::make_param_cache(false);
+  eng::engine_config cfg = test::small_config(dir);
+  std::atomic<int> notices{0};
+  auto owned = eng::make_fallback_backend(std::make_unique<replacing_backend>(0ms, true), eng::make_cpu_backend(1),
+                                          [&](const std::string&) { ++notices; });
+  {
+    const auto e = chain_engine(cfg, std::move(owned));
+    const auto r = prove_chain(*e, "fb", 3);
+    ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+    EXPECT_EQ(r.proof.size(), 3u * 192u);
+    EXPECT_EQ(notices.load(), 3);
   }
   std::filesystem::remove_all(dir);
 }

@@ -15,7 +15,9 @@
 //     SRS lease (loads the circuit hot) ─► memory reservation
 //     (blocks in the budget; HIGH/CRITICAL have a reserved extra worker and
 //     the budget's priority reserve) ─► witness synthesis (into a pooled
-//     buffer of the shape when one is idle: witness_pool.hpp)
+//     buffer of the shape when one is idle: witness_pool.hpp) ─► the
+//     backend's prepare (the CUDA backend codes the witness; that form
+//     replaces it, and the buffer goes back to the pool, still charged)
 //     ▼ bounded GPU queue, same order (HIGH/CRITICAL never blocked by its bound)
 //   device workers (gpu_workers_per_device per device, plus one for
 //     HIGH/CRITICAL only; the device's kernel lock around prove_start only,
@@ -24,7 +26,8 @@
 //     up to that many NORMAL/LOW partitions of one circuit in one pass,
 //     prove_start_batch, waiting at most max_batch_wait for partitions on
 //     their way: device_batch.cpp) ─► witness buffer to the pool (still
-//     charged), the rest of the witness memory released
+//     charged) unless it went after prepare, the rest of the witness memory
+//     released
 //     ▼
 //   finalizer pool: finalize (B_G2 / assembly), verification of the
 //     partition proof against its public inputs (pipeline.verify_proofs),

@@ -183,6 +183,9 @@ class gpu_backend final : public prover_backend {
     const auto t0 = std::chrono::steady_clock::now();
     auto out = std::make_unique<gpu_prepared>();
     out->coded = groth16::encode_witness(w.inputs, w.aux, groth16::gpu_coded_witness_max_others(shape.num_variables()));
+    // the prover reads only the coded form (B_G2's scalars on the CPU come
+    // back from the device): the engine can let the witness go now
+    out->replaces_witness = out->coded.has_value();
     out->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     return out;
   }
