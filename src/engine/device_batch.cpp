@@ -202,11 +202,7 @@ void engine::impl::run_gpu_batch(std::vector<std::unique_ptr<work_item>>& pass, 
       }
       if (lent.count()) stage(item, "lent", t1 + lent);
       stage(item, "gpu", t2);
-      item.mem.release(item.release_after_gpu - item.witness_mem.bytes());
-      pool.give(std::exchange(item.w, {}), std::move(item.witness_mem), circuit.shape.num_inputs,
-                circuit.shape.num_aux);
-      budget.notify_evictable();
-      item.holder.release();
+      release_after_device(item);
       const std::uint64_t h2d = item.pending->h2d_bytes;
       item.times.h2d_bytes = h2d;
       timers[i]->add("gpu_ms", share);

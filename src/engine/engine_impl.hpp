@@ -259,10 +259,14 @@ struct engine::impl {
   /// The pacer's lookahead for |circuit| at priority |p| under the budget (mu held).
   std::size_t lookahead_locked(const std::string& circuit, priority p) const;
   void run_synthesis(const std::shared_ptr<job>& j, std::size_t part, holder_slot holder);
-  /// After prepare returned a form that replaces the witness: the buffer
-  /// to the pool with its share of the charge (or that share back to the
-  /// budget), now instead of after the device.
+  /// The witness buffer to the pool with its share of the charge (or that
+  /// share back to the budget), and its part of release_after_gpu dropped:
+  /// when prepare's form replaced it, else after the device. Nothing when
+  /// it already went.
   void give_back_witness(work_item& item);
+  /// After prove_start: the witness (give_back_witness), the rest of
+  /// release_after_gpu, and the holder slot.
+  void release_after_device(work_item& item);
   /// |priority_only|: takes only HIGH / CRITICAL partitions (one such
   /// worker per device, so one is free to wait for a lent turn).
   void gpu_loop(std::size_t worker, std::size_t device, bool priority_only);

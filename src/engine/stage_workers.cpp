@@ -216,15 +216,26 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
 void engine::impl::give_back_witness(work_item& item) {
   const r1cs::r1cs_shape& shape = item.lease->shape;
   // the witness's part of release_after_gpu: the pool's share when it has
-  // one, else its bytes out of the partition's own charge
+  // one, else its bytes out of the partition's own charge while the
+  // vectors are still here (nothing once they went)
   const std::uint64_t pooled = item.witness_mem.bytes();
+  const bool held = !item.w.inputs.empty() || !item.w.aux.empty();
   const std::uint64_t plain =
-      pooled ? pooled : std::min(item.release_after_gpu, witness_pool::bytes_of(shape.num_inputs, shape.num_aux));
+      pooled ? pooled
+      : held ? std::min(item.release_after_gpu, witness_pool::bytes_of(shape.num_inputs, shape.num_aux))
+             : 0;
   if (!pooled) item.mem.release(plain);
   item.release_after_gpu -= std::min(plain, item.release_after_gpu);
+  // the pool keeps a buffer it can reuse and frees any other
   pool.give(std::exchange(item.w, {}), std::move(item.witness_mem), shape.num_inputs, shape.num_aux);
   item.holder.discharge(plain);
   budget.notify_evictable();  // an idle pooled buffer is room for a blocked partition
+}
+
+void engine::impl::release_after_device(work_item& item) {
+  give_back_witness(item);  // unless prepare's form replaced it already
+  item.mem.release(std::exchange(item.release_after_gpu, 0));
+  item.holder.release();
 }
 
 void engine::impl::gpu_loop(std::size_t worker, std::size_t device, bool priority_only) {
@@ -338,13 +349,7 @@ void engine::impl::run_gpu(work_item& item, std::size_t worker, std::size_t devi
       if (lent.count()) stage(item, "lent", t1 + lent);
       stage(item, "gpu", t2);
     }
-    // the witness buffer (left intact by the backend) goes to the pool
-    // with its share; the pool frees one it cannot reuse
-    item.mem.release(item.release_after_gpu - item.witness_mem.bytes());
-    pool.give(std::exchange(item.w, {}), std::move(item.witness_mem), item.lease->shape.num_inputs,
-              item.lease->shape.num_aux);
-    budget.notify_evictable();  // an idle pooled buffer is room for a blocked partition
-    item.holder.release();
+    release_after_device(item);
     const std::uint64_t h2d = item.pending ? item.pending->h2d_bytes : 0;
     item.times.h2d_bytes = h2d;
     timer.add("gpu_ms", gms);
