@@ -3,7 +3,7 @@
 // CPU of the process) and peak RSS for one StackedDRG partition.
 //
 //   porep-synth-bench [--sector-size 32GiB] [--threads 2] [--repeats 3]
-//                     [--challenges N] [--mode fresh|fast|sequential|count|composition|shape]
+//                     [--challenges N] [--mode fresh|fast|coded|sequential|count|composition|shape]
 //                     [--input random|generated]
 //
 // fresh: stacked_porep_witness_into a newly allocated, uninitialized
@@ -11,7 +11,13 @@
 // touch of every page inside the worker threads: the end-to-end cost for
 // an engine that owns its buffers; fast: the same into a std::vector
 // assignment allocated (and zero-filled, timed separately) once before the
-// runs; sequential: r1cs::make_witness (the gadget path into witness_cs,
+// runs; coded: stacked_porep_coded_witness, the coded witness
+// (groth16/coded_witness.hpp, what the GPU prover uploads) synthesized
+// straight into per-challenge coded blocks and joined, never the plain
+// assignment: its wall and core time include coding every value and the
+// join, and its peak RSS (run it alone: the figure is the process's) shows
+// that only the coded size is held (the blocks plus the joined form);
+// sequential: r1cs::make_witness (the gadget path into witness_cs,
 // one thread); count: counting_cs of the blank circuit; composition: the
 // fast witness, then how many aux values are 0, 1 or other; shape: the
 // r1cs_shape of the blank circuit (matrices, densities) and its build time.
@@ -38,6 +44,7 @@
 
 #include <cuzk/circuits/porep_generator.hpp>
 #include <cuzk/circuits/stacked_porep.hpp>
+#include <cuzk/circuits/stacked_porep_coded.hpp>
 #include <cuzk/circuits/stacked_porep_witness.hpp>
 #include <cuzk/r1cs/r1cs.hpp>
 
@@ -120,7 +127,7 @@ stats summarize(std::vector<double> v) {
 int usage() {
   std::fprintf(stderr,
                "usage: porep-synth-bench [--sector-size 32GiB] [--threads N] [--repeats N] [--challenges N] "
-               "[--mode fresh|fast|sequential|count|composition|shape] [--input generated|random]\n");
+               "[--mode fresh|fast|coded|sequential|count|composition|shape] [--input generated|random]\n");
   return 2;
 }
 
@@ -190,6 +197,13 @@ int main(int argc, char** argv) {
     } else if (mode == "fast") {
       circuits::stacked_porep_witness_into(c, layout, inputs, aux, threads);
       check = aux.size();
+    } else if (mode == "coded") {
+      const std::optional<groth16::coded_witness> cw =
+          circuits::stacked_porep_coded_witness(c, layout, ~std::size_t(0), threads);
+      if (r == 0)
+        std::printf("coded witness: %zu values, %zu other, %.1f MB (plain: %.1f MB)\n", cw->size, cw->others.size(),
+                    1e-6 * double(cw->bytes()), 1e-6 * double(cw->size * sizeof(fr)));
+      check = cw->size - layout.num_inputs();
     } else if (mode == "sequential") {
       const r1cs::witness_cs w = r1cs::make_witness(c, layout.num_inputs(), layout.num_aux());
       check = w.num_aux();

@@ -7,6 +7,7 @@
 
 #include <cuzk/circuits/porep_challenges.hpp>
 #include <cuzk/circuits/stacked_porep.hpp>
+#include <cuzk/circuits/stacked_porep_coded.hpp>
 #include <cuzk/circuits/stacked_porep_witness.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
 
@@ -82,6 +83,11 @@ groth16::witness porep_witness(const stacked_porep_circuit& circuit, unsigned th
   }
   stacked_porep_witness_into(circuit, layout, reuse.inputs, reuse.aux, threads);
   return reuse;
+}
+
+std::optional<groth16::coded_witness> porep_coded_witness(const stacked_porep_circuit& circuit, std::size_t max_others,
+                                                          unsigned threads) {
+  return stacked_porep_coded_witness(circuit, stacked_witness_layout_for(circuit.params), max_others, threads);
 }
 
 std::vector<ff::fr> porep_public_inputs(const io::c1_output& c1, std::size_t k) {

@@ -66,6 +66,8 @@ class fallback_backend final : public prover_backend {
                                              const ff::fr& s, const cancel_token& token) override {
     return prove_start(device, params, shape, std::move(w), r, s, token, nullptr, {});
   }
+  // no coded_witness_max_others (the default, nullopt): a partition keeps
+  // its whole witness here, which the fallback would prove from
   // the primary's device-free work (the fallback only runs when it fails);
   // the witness stays with the partition, since the fallback proves from it
   std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape, const groth16::witness& w) override {

@@ -4,7 +4,9 @@
 // hold a witness, synthesis_pacer.hpp; then SRS lease, memory reservation,
 // a pooled witness buffer when one of the shape is idle, witness, then the
 // backend's prepare, whose form may replace the witness, whose buffer then
-// goes to the pool at once; waits for room in the bounded GPU queue unless
+// goes to the pool at once; or, when the kind can and the backend proves
+// from it, the witness synthesized straight into the coded form, with no
+// buffer and a charge without the whole witness; waits for room in the bounded GPU queue unless
 // HIGH/CRITICAL), the device workers (the device's kernel lock around
 // prove_start only, lent at the backend's phase boundaries to a more urgent
 // partition of another circuit; one worker per device takes only HIGH and
@@ -135,31 +137,43 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
       j->t.srs_load_ms += load_ms;
     }
     const r1cs::r1cs_shape& shape = item->lease->shape;
-    const std::uint64_t bytes = backend->partition_bytes(shape, &item->release_after_gpu);
+    const std::shared_ptr<circuit_job> input = input_of(*j);
+    if (!input) throw cancelled_error("job finished");
+    const std::uint64_t full = backend->partition_bytes(shape, &item->release_after_gpu);
+    // the witness's part of the charge: a coded synthesis never holds the
+    // whole witness, only the coded form (charged by the backend's bytes)
+    // and, while it joins its blocks, a second one
+    const std::uint64_t wbytes = witness_pool::bytes_of(shape.num_inputs, shape.num_aux);
+    const bool poolable = wbytes <= item->release_after_gpu && wbytes <= full;
+    std::optional<std::size_t> max_others;
+    if (poolable && input->synthesizes_coded()) max_others = backend->coded_witness_max_others(shape);
+    const std::uint64_t join_bytes =
+        max_others ? groth16::coded_witness_bytes_bound(shape.num_inputs + shape.num_aux, *max_others) : 0;
+    const std::uint64_t bytes = max_others ? full - wbytes : full;
     {
       std::lock_guard lk(mu);
-      partition_bytes_of[j->circuit_id] = bytes;
+      partition_bytes_of[j->circuit_id] = bytes;  // the pacer's size of a holder
     }
-    if (bytes + item->lease->charged_bytes > budget.limit_for(j->prio))
-      throw budget_error("partition " + std::to_string(part) + " of job " + j->id + " needs " + format_bytes(bytes) +
-                         " besides the " + format_bytes(item->lease->charged_bytes) + " its circuit '" + j->circuit_id +
-                         "' holds, more than the memory budget allows (" + format_bytes(budget.limit_for(j->prio)) +
-                         " for " + std::string(priority_label(j->prio)) + " priority work)");
+    if (bytes + join_bytes + item->lease->charged_bytes > budget.limit_for(j->prio))
+      throw budget_error("partition " + std::to_string(part) + " of job " + j->id + " needs " +
+                         format_bytes(bytes + join_bytes) + " besides the " + format_bytes(item->lease->charged_bytes) +
+                         " its circuit '" + j->circuit_id + "' holds, more than the memory budget allows (" +
+                         format_bytes(budget.limit_for(j->prio)) + " for " + std::string(priority_label(j->prio)) +
+                         " priority work)");
+    const std::string what = "partition " + std::to_string(part) + " of job " + j->id + " (" + j->circuit_id + ")";
     // the witness's share of the charge travels with its buffer into the
     // pool; only when the backend frees at least the witness after the device
-    const std::uint64_t wbytes = witness_pool::bytes_of(shape.num_inputs, shape.num_aux);
-    const bool poolable = wbytes <= item->release_after_gpu && wbytes <= bytes;
     std::optional<witness_pool::buffer> reused;
-    if (poolable) reused = pool.take(shape.num_inputs, shape.num_aux);
-    item->mem = budget.acquire(reused ? bytes - wbytes : bytes, j->prio, &j->token,
-                               "partition " + std::to_string(part) + " of job " + j->id + " (" + j->circuit_id + ")");
+    if (poolable && !max_others) reused = pool.take(shape.num_inputs, shape.num_aux);
+    item->mem = budget.acquire((reused ? bytes - wbytes : bytes) + join_bytes, j->prio, &j->token, what);
     groth16::witness buffer;
     if (reused) {
       item->witness_mem = std::move(reused->mem);
       buffer = std::move(reused->w);
-    } else if (poolable) {
+    } else if (poolable && !max_others) {
       item->witness_mem = item->mem.split(wbytes);
     }
+    if (max_others) item->release_after_gpu -= wbytes;
     item->holder.charge(item->mem.bytes() + item->witness_mem.bytes());
     j->token.check();
     const auto t0 = clock::now();
@@ -171,24 +185,43 @@ void engine::impl::run_synthesis(const std::shared_ptr<job>& j, std::size_t part
       ++synthesized;
     }
     stage_timer timer(events, j->id, {"SYNTH_START", "SYNTH_END"}, "partition=" + std::to_string(part));
-    const std::shared_ptr<circuit_job> input = input_of(*j);
-    if (!input) throw cancelled_error("job finished");
-    item->w = input->synthesize(part, shape, j->token, std::move(buffer));
+    std::optional<groth16::coded_witness> coded;
+    if (max_others) {
+      coded = input->synthesize_coded(part, shape, j->token, *max_others);
+      item->mem.release(join_bytes);  // the blocks it was joined from are gone
+      item->holder.discharge(join_bytes);
+      if (!coded) {
+        // more other values than the backend's coded form takes: the whole
+        // witness after all, in a pooled buffer with its charge or with its
+        // share of the charge taken now
+        if ((reused = pool.take(shape.num_inputs, shape.num_aux))) {
+          item->witness_mem = std::move(reused->mem);
+          buffer = std::move(reused->w);
+        } else {
+          item->witness_mem = budget.acquire(wbytes, j->prio, &j->token, what);
+        }
+        item->release_after_gpu += wbytes;
+        item->holder.charge(wbytes);
+      }
+    }
+    if (!coded) item->w = input->synthesize(part, shape, j->token, std::move(buffer));
     delay.apply(test_delay::where::synthesis, j->token);
     const auto t1 = clock::now();
     stage(*item, "synthesis", t1);
     const std::uint64_t sms = ms_between(t0, t1);
     timer.add("synth_ms", sms);
-    timer.add("buffer", reused ? "pooled" : "fresh");
+    timer.add("buffer", coded ? "coded" : reused ? "pooled" : "fresh");
     timer.end();
     // device-free work on the witness (the CUDA backend codes it) here,
     // before the queue: the device never waits for it, and a form that
     // replaces the witness lets the buffer go to the pool now, so a queued
     // partition holds only that form
-    item->prepared = backend->prepare(shape, item->w);
+    item->prepared = coded ? backend->prepare_coded(shape, std::move(*coded)) : backend->prepare(shape, item->w);
     if (item->prepared) {
       stage(*item, "prepare", clock::now());
       if (item->prepared->replaces_witness) give_back_witness(*item);
+    } else if (coded) {
+      throw std::logic_error("the backend took no coded witness although it offered to");
     }
     std::unique_lock lk(mu);
     pacer.record_synthesis(j->circuit_id, ms_f(t0, t1));

@@ -30,7 +30,11 @@
 // lookahead 3 + 3 = 6 partitions (~25 GB of witnesses) against up to
 // 8 synthesis workers + 3 queued + 2 on the device workers = 13 before.
 // (Since the CUDA backend's coded form replaces a prepared witness, the
-// queued and device-side holders keep ~90 MB each: ~13 GB instead of 25.)
+// queued and device-side holders keep ~90 MB each: ~13 GB instead of 25;
+// with the PoRep witness synthesized straight into that form, a holder is
+// charged ~0.16 GB (0.33 GB while it synthesizes) with B_G2 on the
+// device, and the budget no longer caps the
+// lookahead: the engine sizes the budget's cap with the coded charge.)
 // Cost: a map lookup and a few flops per decision; not thread-safe (the
 // engine calls it under its mutex).
 #include <algorithm>

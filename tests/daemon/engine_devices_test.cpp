@@ -397,4 +397,217 @@ TEST(engine_devices, the_fallback_keeps_a_witness_its_primary_would_replace) {
   std::filesystem::remove_all(dir);
 }
 
+// ---- a witness synthesized straight into the coded form ---------------------------
+
+/// The chain kind whose jobs also synthesize coded witnesses (here: the
+/// whole witness coded at once; the PoRep kind writes the coded form
+/// without it), counting both calls.
+struct synthesis_counts {
+  std::atomic<int> whole{0}, coded{0}, coded_refused{0};
+};
+class coding_chain_job final : public eng::circuit_job {
+ public:
+  coding_chain_job(std::unique_ptr<eng::circuit_job> inner, synthesis_counts& n) : _inner(std::move(inner)), _n(n) {}
+  const std::string& circuit_id() const override { return _inner->circuit_id(); }
+  std::size_t num_partitions() const override { return _inner->num_partitions(); }
+  groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const eng::cancel_token& t,
+                              groth16::witness reuse) const override {
+    ++_n.whole;
+    return _inner->synthesize(p, shape, t, std::move(reuse));
+  }
+  bool synthesizes_coded() const override { return true; }
+  std::optional<groth16::coded_witness> synthesize_coded(std::size_t p, const r1cs::r1cs_shape& shape,
+                                                         const eng::cancel_token& t,
+                                                         std::size_t max_others) const override {
+    ++_n.coded;
+    const groth16::witness w = _inner->synthesize(p, shape, t, {});
+    std::optional<groth16::coded_witness> cw = groth16::encode_witness(w.inputs, w.aux, max_others);
+    if (!cw) ++_n.coded_refused;
+    return cw;
+  }
+  std::vector<ff::fr> public_inputs(std::size_t p) const override { return _inner->public_inputs(p); }
+
+ private:
+  std::unique_ptr<eng::circuit_job> _inner;
+  synthesis_counts& _n;
+};
+class coding_chain_kind final : public eng::proof_kind_handler {
+ public:
+  explicit coding_chain_kind(synthesis_counts& n) : _n(n) {}
+  eng::proof_kind kind() const override { return _chain.kind(); }
+  eng::priority default_priority() const override { return _chain.default_priority(); }
+  std::vector<eng::circuit_info> circuits() const override { return _chain.circuits(); }
+  std::unique_ptr<eng::circuit_job> parse(const eng::proof_request& req) const override {
+    return std::make_unique<coding_chain_job>(_chain.parse(req), _n);
+  }
+
+ private:
+  test::chain_kind _chain;
+  synthesis_counts& _n;
+};
+
+/// Holds a coded witness, as the CUDA backend's prepared form does.
+class coded_prepared final : public eng::prepared_witness {
+ public:
+  groth16::coded_witness cw;
+};
+
+/// The CPU backend with one device that proves from a coded witness alone
+/// when |max_others| is set (prove_start decodes it), charging as the CUDA
+/// backend does: the whole witness plus its coded form's bound, both
+/// freed after prove_start.
+class coded_backend final : public cpu_wrapping_backend {
+ public:
+  using cpu_wrapping_backend::prove_start;
+  explicit coded_backend(std::optional<std::size_t> max_others)
+      : cpu_wrapping_backend("coded"), _max_others(max_others) {}
+  std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
+    const std::uint64_t witness =
+        std::uint64_t(s.num_variables()) * sizeof(ff::fr) + coded_bytes(s.num_variables());
+    *after = witness;
+    return witness + 4096;
+  }
+  std::optional<std::size_t> coded_witness_max_others(const r1cs::r1cs_shape&) const override { return _max_others; }
+  std::unique_ptr<eng::prepared_witness> prepare_coded(const r1cs::r1cs_shape&, groth16::coded_witness&& cw) override {
+    auto p = std::make_unique<coded_prepared>();
+    p->cw = std::move(cw);
+    p->replaces_witness = true;
+    return p;
+  }
+  std::unique_ptr<eng::pending_proof> prove_prepared(const call& c, groth16::witness&& w,
+                                                     const eng::prepared_witness* p) override {
+    const auto* cp = dynamic_cast<const coded_prepared*>(p);
+    if (!cp) {
+      ++from_whole;
+      return prove_plain(c, std::move(w));
+    }
+    if (!w.inputs.empty() || !w.aux.empty()) throw std::logic_error("coded backend: a whole witness beside the coded one");
+    ++from_coded;
+    std::vector<ff::fr> all = groth16::decode_witness(cp->cw);
+    groth16::witness whole;
+    whole.inputs.assign(all.begin(), all.begin() + std::ptrdiff_t(c.shape->num_inputs));
+    whole.aux.assign(all.begin() + std::ptrdiff_t(c.shape->num_inputs), all.end());
+    return prove_plain(c, std::move(whole));
+  }
+  std::uint64_t coded_bytes(std::size_t n) const {
+    return groth16::coded_witness_bytes_bound(n, _max_others.value_or(n));
+  }
+
+  std::atomic<int> from_coded{0}, from_whole{0};
+
+ private:
+  std::optional<std::size_t> _max_others;
+};
+
+/// An engine over |backend| with the coding chain kind, started.
+std::unique_ptr<eng::engine> coding_engine(const eng::engine_config& cfg, std::unique_ptr<eng::prover_backend> backend,
+                                           synthesis_counts& n) {
+  auto e = std::make_unique<eng::engine>(cfg, std::move(backend));
+  e->register_kind(std::make_shared<coding_chain_kind>(n));
+  e->start();
+  return e;
+}
+
+// A backend that proves from the coded form gets it straight from the kind:
+// no whole witness is synthesized, none reaches the pool, every proof is
+// made from the coded form and verifies (the engine's own check), and the
+// charge returns to where it was.
+TEST(engine_devices, a_coded_synthesis_never_holds_a_whole_witness) {
+  const std::filesystem::path dir = test::make_param_cache(false);
+  eng::engine_config cfg = test::small_config(dir);
+  synthesis_counts n;
+  auto owned = std::make_unique<coded_backend>(std::size_t(1000));
+  coded_backend& b = *owned;
+  {
+    const auto e = coding_engine(cfg, std::move(owned), n);
+    const auto r = prove_chain(*e, "coded-1", 4);
+    ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+    EXPECT_EQ(r.proof.size(), 4u * 192u);
+    EXPECT_EQ(n.coded.load(), 4);
+    EXPECT_EQ(n.whole.load(), 0) << "a whole witness was synthesized for a backend that proves from the coded form";
+    EXPECT_EQ(b.from_coded.load(), 4);
+    EXPECT_EQ(b.from_whole.load(), 0);
+    const eng::engine_status first = e->status();
+    EXPECT_EQ(first.witness_pool_idle, 0u) << "a whole witness buffer reached the pool";
+    EXPECT_EQ(first.witness_pool_reused, 0u);
+    const auto r2 = prove_chain(*e, "coded-2", 4);
+    ASSERT_EQ(r2.status, eng::await_status::completed) << r2.error_message;
+    EXPECT_EQ(e->status().budget_used, first.budget_used) << "the charge moved between two equal jobs";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The charge of a coded partition is the backend's less the whole witness,
+// plus a second coded bound while synthesis joins its blocks: one partition
+// at a time, the budget's peak moves by exactly the witness's bytes less
+// that bound against the same backend without the coded path.
+TEST(engine_devices, a_coded_partition_is_charged_without_the_whole_witness) {
+  const std::filesystem::path dir = test::make_param_cache(false);
+  eng::engine_config cfg = test::small_config(dir);
+  cfg.max_parallel_synthesis = 1;
+  const auto peak_of = [&](std::optional<std::size_t> max_others, std::uint64_t* witness, std::uint64_t* join) {
+    synthesis_counts n;
+    auto owned = std::make_unique<coded_backend>(max_others);
+    coded_backend& b = *owned;
+    const auto e = coding_engine(cfg, std::move(owned), n);
+    const auto r = prove_chain(*e, max_others ? "charge-coded" : "charge-whole", 1);
+    EXPECT_EQ(r.status, eng::await_status::completed) << r.error_message;
+    const r1cs::r1cs_shape shape = r1cs::make_shape(r1cs::examples::chain_circuit{test::chain_steps, std::nullopt});
+    *witness = std::uint64_t(shape.num_variables()) * sizeof(ff::fr);
+    *join = b.coded_bytes(shape.num_variables());
+    EXPECT_EQ(n.coded.load(), max_others ? 1 : 0);
+    return e->status().budget_peak;
+  };
+  std::uint64_t witness = 0, join = 0;
+  const std::uint64_t whole_peak = peak_of(std::nullopt, &witness, &join);
+  const std::uint64_t coded_peak = peak_of(std::size_t(1000), &witness, &join);
+  // (the chain's values are nearly all other: here the coded bound is the larger)
+  EXPECT_EQ(std::int64_t(whole_peak) - std::int64_t(coded_peak), std::int64_t(witness) - std::int64_t(join));
+  std::filesystem::remove_all(dir);
+}
+
+// A witness with more other values than the backend's coded form takes:
+// the kind says so (nullopt) and the engine synthesizes the whole witness
+// after all, its share of the charge taken then; every proof still
+// verifies and the charge returns to where it was.
+TEST(engine_devices, too_many_other_values_take_the_whole_witness_after_all) {
+  const std::filesystem::path dir = test::make_param_cache(false);
+  eng::engine_config cfg = test::small_config(dir);
+  synthesis_counts n;
+  auto owned = std::make_unique<coded_backend>(std::size_t(0));
+  coded_backend& b = *owned;
+  {
+    const auto e = coding_engine(cfg, std::move(owned), n);
+    const auto r = prove_chain(*e, "dense-1", 3);
+    ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+    EXPECT_EQ(n.coded.load(), 3);
+    EXPECT_EQ(n.coded_refused.load(), 3) << "the chain witness has other values: a bound of 0 must refuse it";
+    EXPECT_EQ(n.whole.load(), 3);
+    EXPECT_EQ(b.from_whole.load(), 3);
+    const eng::engine_status first = e->status();
+    const auto r2 = prove_chain(*e, "dense-2", 3);
+    ASSERT_EQ(r2.status, eng::await_status::completed) << r2.error_message;
+    EXPECT_EQ(e->status().budget_used, first.budget_used) << "the charge moved between two equal jobs";
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// Behind the CPU fallback no coded synthesis is asked for, since the
+// fallback proves from the whole witness.
+TEST(engine_devices, the_fallback_never_asks_for_a_coded_synthesis) {
+  const std::filesystem::path dir = test::make_param_cache(false);
+  eng::engine_config cfg = test::small_config(dir);
+  synthesis_counts n;
+  auto owned = eng::make_fallback_backend(std::make_unique<coded_backend>(std::size_t(1000)),
+                                          eng::make_cpu_backend(1), [](const std::string&) {});
+  {
+    const auto e = coding_engine(cfg, std::move(owned), n);
+    const auto r = prove_chain(*e, "fb-coded", 2);
+    ASSERT_EQ(r.status, eng::await_status::completed) << r.error_message;
+    EXPECT_EQ(n.coded.load(), 0);
+    EXPECT_EQ(n.whole.load(), 2);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace

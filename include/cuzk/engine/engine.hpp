@@ -15,7 +15,9 @@
 //     SRS lease (loads the circuit hot) ─► memory reservation
 //     (blocks in the budget; HIGH/CRITICAL have a reserved extra worker and
 //     the budget's priority reserve) ─► witness synthesis (into a pooled
-//     buffer of the shape when one is idle: witness_pool.hpp) ─► the
+//     buffer of the shape when one is idle: witness_pool.hpp; or straight
+//     into the coded form when the kind can and the backend proves from
+//     it, with no whole witness at all) ─► the
 //     backend's prepare (the CUDA backend codes the witness; that form
 //     replaces it, and the buffer goes back to the pool, still charged)
 //     ▼ bounded GPU queue, same order (HIGH/CRITICAL never blocked by its bound)

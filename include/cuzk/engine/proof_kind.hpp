@@ -18,12 +18,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <cuzk/engine/cancel_token.hpp>
 #include <cuzk/engine/types.hpp>
+#include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/prover.hpp>
 #include <cuzk/r1cs/shape.hpp>
 
@@ -62,6 +65,23 @@ class circuit_job {
   /// because |reuse| still holds another partition's values.
   virtual groth16::witness synthesize(std::size_t p, const r1cs::r1cs_shape& shape, const cancel_token& token,
                                       groth16::witness reuse) const = 0;
+  /// Whether this job's witnesses can be written straight into the coded
+  /// form (synthesize_coded). The engine asks for that form when its
+  /// backend proves from it alone (prover_backend::coded_witness_max_others):
+  /// the whole witness then never exists (a 32 GiB PoRep partition holds
+  /// ~90 MB through synthesis instead of 4.2 GB).
+  virtual bool synthesizes_coded() const { return false; }
+  /// The witness of partition |p| in the coded form (groth16/coded_witness.hpp:
+  /// inputs with ONE first, then aux, the values synthesize would return),
+  /// or nullopt when more than |max_others| of its values are other than 0
+  /// and 1 (the engine then calls synthesize). Checks |token| as
+  /// synthesize does. Only called when synthesizes_coded().
+  virtual std::optional<groth16::coded_witness> synthesize_coded(std::size_t p, const r1cs::r1cs_shape& shape,
+                                                                 const cancel_token& token,
+                                                                 std::size_t max_others) const {
+    (void)p, (void)shape, (void)token, (void)max_others;
+    throw std::logic_error("circuit_job: this kind does not synthesize coded witnesses");
+  }
   /// The public inputs of partition |p| without ONE, as a verifier derives them.
   virtual std::vector<ff::fr> public_inputs(std::size_t p) const = 0;
   /// The vanilla verifier's checks, natively (paths against the request's

@@ -11,12 +11,15 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include <cuzk/engine/cancel_token.hpp>
+#include <cuzk/groth16/coded_witness.hpp>
 #include <cuzk/groth16/keys.hpp>
 #include <cuzk/groth16/proof.hpp>
 #include <cuzk/groth16/prover.hpp>
@@ -121,6 +124,26 @@ class prover_backend {
   virtual std::unique_ptr<prepared_witness> prepare(const r1cs::r1cs_shape& shape, const groth16::witness& w) {
     (void)shape, (void)w;
     return {};
+  }
+  /// Whether this backend proves a partition of |shape| from a coded
+  /// witness alone (groth16/coded_witness.hpp), and with how many values
+  /// other than 0 and 1 at most: a proof kind that can then writes the
+  /// witness straight into that form (circuit_job::synthesize_coded) and
+  /// prepare_coded takes it; the engine charges the partition
+  /// partition_bytes less the whole witness. nullopt (the default): it
+  /// proves from the whole witness (the CPU backend; a GPU backend behind a
+  /// CPU fallback, which would prove from it).
+  virtual std::optional<std::size_t> coded_witness_max_others(const r1cs::r1cs_shape& shape) const {
+    (void)shape;
+    return std::nullopt;
+  }
+  /// prepare for a witness that exists only in its coded form: what comes
+  /// back replaces_witness, and prove_start gets empty vectors. Called only
+  /// when coded_witness_max_others(shape) is set, with at most that many
+  /// other values.
+  virtual std::unique_ptr<prepared_witness> prepare_coded(const r1cs::r1cs_shape& shape, groth16::coded_witness&& cw) {
+    (void)shape, (void)cw;
+    throw std::logic_error("prover_backend: " + name() + " takes no coded witness");
   }
   /// prove_start with what prepare returned for |w| (may be null; when it
   /// replaces_witness, |w|'s vectors are empty), calling |at_boundary| (when

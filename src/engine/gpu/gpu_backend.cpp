@@ -190,6 +190,23 @@ class gpu_backend final : public prover_backend {
     return out;
   }
 
+  // the prover reads only the coded form, up to the others its plan's
+  // sparse scratch is for
+  std::optional<std::size_t> coded_witness_max_others(const r1cs::r1cs_shape& shape) const override {
+    return groth16::gpu_coded_witness_max_others(shape.num_variables());
+  }
+
+  std::unique_ptr<prepared_witness> prepare_coded(const r1cs::r1cs_shape& shape, groth16::coded_witness&& cw) override {
+    if (cw.size != shape.num_variables() || cw.others.size() > groth16::gpu_coded_witness_max_others(cw.size))
+      throw std::invalid_argument("gpu backend: a coded witness of " + std::to_string(cw.size) + " values with " +
+                                  std::to_string(cw.others.size()) + " others for a circuit of " +
+                                  std::to_string(shape.num_variables()) + " variables");
+    auto out = std::make_unique<gpu_prepared>();
+    out->coded = std::move(cw);
+    out->replaces_witness = true;
+    return out;
+  }
+
   std::unique_ptr<pending_proof> prove_start(std::size_t device, const groth16::parameters& params,
                                              const r1cs::r1cs_shape& shape, groth16::witness&& w, const ff::fr& r,
                                              const ff::fr& s) override {

@@ -21,6 +21,7 @@
 
 #include <cuzk/ff/detail/cuda_arith.cuh>
 #include <cuzk/groth16/coded_witness.hpp>
+#include <cuzk/groth16/detail/witness_codes.hpp>  // other_bits
 
 namespace cuzk::groth16::detail {
 
@@ -40,11 +41,6 @@ __host__ __device__ __forceinline__ T load_ro(const T* p) {
 #else
   return *p;
 #endif
-}
-
-/// Bit 2k set where value k of a code word is coded "other" (binary 10).
-__host__ __device__ __forceinline__ std::uint64_t other_bits(std::uint64_t word) {
-  return (word >> 1) & ~word & 0x5555555555555555ull;
 }
 
 /// The low |bits| bits set (bits < 64).
