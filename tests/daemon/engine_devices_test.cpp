@@ -462,8 +462,7 @@ class coded_backend final : public cpu_wrapping_backend {
   explicit coded_backend(std::optional<std::size_t> max_others)
       : cpu_wrapping_backend("coded"), _max_others(max_others) {}
   std::uint64_t partition_bytes(const r1cs::r1cs_shape& s, std::uint64_t* after) const override {
-    const std::uint64_t witness =
-        std::uint64_t(s.num_variables()) * sizeof(ff::fr) + coded_bytes(s.num_variables());
+    const std::uint64_t witness = std::uint64_t(s.num_variables()) * sizeof(ff::fr) + coded_bytes(s.num_variables());
     *after = witness;
     return witness + 4096;
   }
@@ -481,7 +480,8 @@ class coded_backend final : public cpu_wrapping_backend {
       ++from_whole;
       return prove_plain(c, std::move(w));
     }
-    if (!w.inputs.empty() || !w.aux.empty()) throw std::logic_error("coded backend: a whole witness beside the coded one");
+    if (!w.inputs.empty() || !w.aux.empty())
+      throw std::logic_error("coded backend: a whole witness beside the coded one");
     ++from_coded;
     std::vector<ff::fr> all = groth16::decode_witness(cp->cw);
     groth16::witness whole;
@@ -598,8 +598,8 @@ TEST(engine_devices, the_fallback_never_asks_for_a_coded_synthesis) {
   const std::filesystem::path dir = test::make_param_cache(false);
   eng::engine_config cfg = test::small_config(dir);
   synthesis_counts n;
-  auto owned = eng::make_fallback_backend(std::make_unique<coded_backend>(std::size_t(1000)),
-                                          eng::make_cpu_backend(1), [](const std::string&) {});
+  auto owned = eng::make_fallback_backend(std::make_unique<coded_backend>(std::size_t(1000)), eng::make_cpu_backend(1),
+                                          [](const std::string&) {});
   {
     const auto e = coding_engine(cfg, std::move(owned), n);
     const auto r = prove_chain(*e, "fb-coded", 2);
