@@ -10,10 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <exception>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <cuzk/r1cs/synthesize.hpp>
@@ -43,49 +40,28 @@ std::optional<groth16::coded_witness> stacked_porep_coded_witness(const stacked_
   std::atomic<std::size_t> others{inputs[0].others.size() + aux[0].others.size()};
   if (others.load() > max_others) return std::nullopt;
 
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = unsigned(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1)));
-  std::atomic<std::size_t> next{0}, others_hint{0};
-  std::atomic<bool> over{false};
-  std::exception_ptr error;
-  std::mutex error_mutex;
+  std::atomic<std::size_t> others_hint{0};
   const auto raise_hint = [&](std::size_t v) {
     std::size_t h = others_hint.load();
     while (h < v && !others_hint.compare_exchange_weak(h, v)) {
     }
   };
-  const auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        groth16::coded_block& in = inputs[1 + i];
-        groth16::coded_block& ax = aux[1 + i];
-        in.reserve(layout.challenge_inputs, layout.challenge_inputs);
-        ax.reserve(layout.challenge_aux, others_hint.load(std::memory_order_relaxed));
-        coded_block_cs cs(in, layout.challenge_inputs, ax, layout.challenge_aux);
-        circuit.synthesize_challenge(cs, g, i);
-        in.finish();
-        ax.finish();
-        if (cs.num_inputs() != layout.challenge_inputs || cs.num_aux() != layout.challenge_aux)
-          throw std::logic_error("porep coded witness: challenge " + std::to_string(i) + " does not match the layout");
-        raise_hint(ax.others.size());
-        const std::size_t k = in.others.size() + ax.others.size();
-        if (others.fetch_add(k) + k > max_others) {  // too many already: stop the others early
-          over = true;
-          next = n;
-        }
-      } catch (...) {
-        const std::lock_guard lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next = n;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-  if (over) return std::nullopt;
+  const bool within = for_each_challenge(n, threads, [&](std::size_t i) {
+    groth16::coded_block& in = inputs[1 + i];
+    groth16::coded_block& ax = aux[1 + i];
+    in.reserve(layout.challenge_inputs, layout.challenge_inputs);
+    ax.reserve(layout.challenge_aux, others_hint.load(std::memory_order_relaxed));
+    coded_block_cs cs(in, layout.challenge_inputs, ax, layout.challenge_aux);
+    circuit.synthesize_challenge(cs, g, i);
+    in.finish();
+    ax.finish();
+    if (cs.num_inputs() != layout.challenge_inputs || cs.num_aux() != layout.challenge_aux)
+      throw std::logic_error("porep coded witness: challenge " + std::to_string(i) + " does not match the layout");
+    raise_hint(ax.others.size());
+    const std::size_t k = in.others.size() + ax.others.size();
+    return others.fetch_add(k) + k <= max_others;  // too many already: the others stop early
+  });
+  if (!within) return std::nullopt;
 
   std::vector<const groth16::coded_block*> blocks;
   blocks.reserve(2 * (n + 1));

@@ -114,6 +114,41 @@ inline stacked_witness_layout stacked_witness_layout_for(const stacked_porep_par
   return l;
 }
 
+/// Runs |body(i)| for the challenges i < |n| on |threads| threads (0:
+/// hardware concurrency; at most n), each taking the next challenge from a
+/// shared counter. A body that returns false, or the first that throws,
+/// stops the takes of every thread; the exception is rethrown here once all
+/// threads are done. Returns whether every body returned true.
+template <class Body>
+bool for_each_challenge(std::size_t n, unsigned threads, Body&& body) {
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  threads = unsigned(std::clamp<std::size_t>(threads, 1, std::max<std::size_t>(n, 1)));
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stopped{false};
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  const auto worker = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
+      try {
+        if (!body(i)) {
+          stopped = true;
+          next = n;
+        }
+      } catch (...) {
+        const std::lock_guard lock(error_mutex);
+        if (!error) error = std::current_exception();
+        next = n;
+      }
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+  if (error) std::rethrow_exception(error);
+  return !stopped;
+}
+
 /// Fills |inputs| (ONE first) and |aux| with the witness of |circuit|,
 /// spreading the challenges over |threads| threads (0: hardware
 /// concurrency). The spans must have exactly the layout's sizes.
@@ -131,32 +166,14 @@ inline void stacked_porep_witness_into(const stacked_porep_circuit& circuit, con
   if (gcs.num_inputs() != layout.global_inputs || gcs.num_aux() != layout.global_aux)
     throw std::logic_error("porep witness: the globals do not match the layout");
 
-  const std::size_t n = layout.challenges;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = unsigned(std::min<std::size_t>(threads, n));
-  std::atomic<std::size_t> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  const auto worker = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < n;) {
-      try {
-        span_witness_cs cs(inputs.subspan(layout.global_inputs + i * layout.challenge_inputs, layout.challenge_inputs),
-                           aux.subspan(layout.global_aux + i * layout.challenge_aux, layout.challenge_aux));
-        circuit.synthesize_challenge(cs, g, i);
-        if (cs.num_inputs() != layout.challenge_inputs || cs.num_aux() != layout.challenge_aux)
-          throw std::logic_error("porep witness: challenge " + std::to_string(i) + " does not match the layout");
-      } catch (...) {
-        const std::lock_guard lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next = n;
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
+  for_each_challenge(layout.challenges, threads, [&](std::size_t i) {
+    span_witness_cs cs(inputs.subspan(layout.global_inputs + i * layout.challenge_inputs, layout.challenge_inputs),
+                       aux.subspan(layout.global_aux + i * layout.challenge_aux, layout.challenge_aux));
+    circuit.synthesize_challenge(cs, g, i);
+    if (cs.num_inputs() != layout.challenge_inputs || cs.num_aux() != layout.challenge_aux)
+      throw std::logic_error("porep witness: challenge " + std::to_string(i) + " does not match the layout");
+    return true;
+  });
 }
 
 /// The assignment of one partition (inputs with ONE first, aux).
