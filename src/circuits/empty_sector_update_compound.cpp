@@ -8,6 +8,7 @@
 
 #include <cuzk/circuits/sector_tree.hpp>
 #include <cuzk/gadgets/native_sha256.hpp>
+#include <cuzk/groth16/coded_block_cs.hpp>
 #include <cuzk/io/hex.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
 
@@ -98,6 +99,11 @@ std::vector<ff::fr> snap_public_inputs(const snap_params& params, const snap_pub
 groth16::witness snap_witness(const snap_circuit& circuit) {
   auto [inputs, aux] = r1cs::make_witness(circuit).take();
   return {std::move(inputs), std::move(aux)};
+}
+
+std::optional<groth16::coded_witness> snap_coded_witness(const snap_circuit& circuit, std::size_t num_inputs,
+                                                         std::size_t num_aux, std::size_t max_others) {
+  return groth16::make_coded_witness(circuit, num_inputs, num_aux, max_others);
 }
 
 std::vector<groth16::proof> prove_snap(const groth16::parameters& params, const r1cs::r1cs_shape& shape,

@@ -30,7 +30,7 @@ std::optional<groth16::coded_witness> stacked_porep_coded_witness(const stacked_
   std::vector<groth16::coded_block> inputs(n + 1), aux(n + 1);
   inputs[0].reserve(layout.global_inputs, layout.global_inputs);
   aux[0].reserve(layout.global_aux, 0);
-  coded_block_cs gcs(inputs[0], layout.global_inputs, aux[0], layout.global_aux);
+  groth16::coded_block_cs gcs(inputs[0], layout.global_inputs, aux[0], layout.global_aux);
   r1cs::alloc_one(gcs);
   const stacked_porep_globals g = circuit.synthesize_globals(gcs);
   inputs[0].finish();
@@ -51,7 +51,7 @@ std::optional<groth16::coded_witness> stacked_porep_coded_witness(const stacked_
     groth16::coded_block& ax = aux[1 + i];
     in.reserve(layout.challenge_inputs, layout.challenge_inputs);
     ax.reserve(layout.challenge_aux, others_hint.load(std::memory_order_relaxed));
-    coded_block_cs cs(in, layout.challenge_inputs, ax, layout.challenge_aux);
+    groth16::coded_block_cs cs(in, layout.challenge_inputs, ax, layout.challenge_aux);
     circuit.synthesize_challenge(cs, g, i);
     in.finish();
     ax.finish();

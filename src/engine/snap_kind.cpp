@@ -62,6 +62,17 @@ class snap_job final : public circuit_job {
     token.check();
     return w;
   }
+  // the same values straight into the coded form (circuits::snap_coded_witness)
+  bool synthesizes_coded() const override { return true; }
+  std::optional<groth16::coded_witness> synthesize_coded(std::size_t p, const r1cs::r1cs_shape& shape,
+                                                         const cancel_token& token,
+                                                         std::size_t max_others) const override {
+    token.check();
+    std::optional<groth16::coded_witness> cw =
+        circuits::snap_coded_witness(_circuits.at(p), shape.num_inputs, shape.num_aux, max_others);
+    token.check();
+    return cw;
+  }
   std::vector<ff::fr> public_inputs(std::size_t p) const override {
     return circuits::snap_public_inputs(_params, _pub, p);
   }

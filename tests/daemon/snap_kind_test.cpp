@@ -87,6 +87,33 @@ TEST(snap_kind, ParsesGeneratedRequests) {
   for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(wj.inputs[i + 1], job->public_inputs(0)[i]);
 }
 
+// The kind writes its witness straight into the coded form when asked
+// (engine: a backend that proves from it): the same values as synthesize,
+// and nullopt past the bound.
+TEST(snap_kind, SynthesizesTheCodedWitness) {
+  const std::uint64_t seed = test::test_seed("snap_kind.SynthesizesTheCodedWitness");
+  const auto h = eng::make_snap_kind();
+  const circuits::synthetic_snap s = circuits::generate_synthetic_snap(circuits::snap_params_for(2ull << 10), seed);
+  const auto job = h->parse(request_for(s, 0));
+  ASSERT_TRUE(job->synthesizes_coded());
+  const circuits::snap_circuit c = circuits::snap_circuit_from_partition(s.params, s.pub, 0, s.partitions[0]);
+  const groth16::witness w = circuits::snap_witness(c);
+  r1cs::r1cs_shape shape;
+  shape.num_inputs = w.inputs.size();
+  shape.num_aux = w.aux.size();
+  const groth16::witness wj = job->synthesize(0, shape, eng::cancel_token(), {});
+  const groth16::coded_witness want = groth16::encode_witness(wj.inputs, wj.aux);
+  const auto got = job->synthesize_coded(0, shape, eng::cancel_token(), want.others.size());
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->codes, want.codes);
+  EXPECT_EQ(got->group_others, want.group_others);
+  EXPECT_EQ(got->others, want.others);
+  EXPECT_FALSE(job->synthesize_coded(0, shape, eng::cancel_token(), want.others.size() - 1).has_value());
+  eng::cancel_token cancelled;
+  cancelled.cancel();
+  EXPECT_THROW((void)job->synthesize_coded(0, shape, cancelled, want.size), eng::cancelled_error);
+}
+
 TEST(snap_kind, BadRequestsNameTheProblem) {
   const std::uint64_t seed = test::test_seed("snap_kind.BadRequestsNameTheProblem");
   const auto h = eng::make_snap_kind();

@@ -90,7 +90,7 @@ TEST(porep_coded_witness, EqualsEncodedPlainWitnessNineChallenges) {
 TEST(porep_coded_witness, KeepsTheLayout) {
   // the CS: counts up to its bounds, then logic_error
   groth16::coded_block in, ax;
-  circuits::coded_block_cs cs(in, 1, ax, 2);
+  groth16::coded_block_cs cs(in, 1, ax, 2);
   (void)cs.alloc_input("x", [] { return fr::one(); });
   (void)cs.alloc("a", [] { return fr::zero(); });
   (void)cs.alloc("b", [] { return fr::from_uint(7); });

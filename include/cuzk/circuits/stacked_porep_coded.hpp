@@ -7,7 +7,7 @@
 //
 // How: the same split as the fast witness (stacked_porep_witness.hpp): the
 // globals on the calling thread, then each challenge on a worker, but each
-// part allocates into a coded_block_cs, which codes every value as it is
+// part allocates into a groth16::coded_block_cs, which codes every value as it is
 // allocated into a block of its own (one for the part's inputs, one for its
 // aux). The blocks are then joined in the order of inputs || aux (global
 // inputs, challenge 0 inputs, ..., global aux, challenge 0 aux, ...) by
@@ -34,59 +34,10 @@
 
 #include <cuzk/circuits/stacked_porep.hpp>
 #include <cuzk/circuits/stacked_porep_witness.hpp>
+#include <cuzk/groth16/coded_block_cs.hpp>
 #include <cuzk/groth16/coded_witness.hpp>
-#include <cuzk/r1cs/constraint_system.hpp>
 
 namespace cuzk::circuits {
-
-/// A witness-only CS that codes its values into caller-owned blocks (one for
-/// inputs, one for aux) as they are allocated; at most |max_inputs| inputs
-/// and |max_aux| aux, else std::logic_error (as span_witness_cs). The
-/// caller finishes the blocks (coded_block::finish) when the part is done.
-class coded_block_cs {
- public:
-  static constexpr bool has_values = true;
-  static constexpr bool needs_lcs = false;
-  static constexpr bool is_witness_generator = true;
-  static constexpr bool is_extensible = false;
-
-  coded_block_cs(groth16::coded_block& inputs, std::size_t max_inputs, groth16::coded_block& aux,
-                 std::size_t max_aux) noexcept
-      : _inputs(inputs), _aux(aux), _max_inputs(max_inputs), _max_aux(max_aux) {}
-
-  static constexpr r1cs::variable one() noexcept { return r1cs::one_variable; }
-
-  template <r1cs::annotation A, r1cs::value_function F>
-  r1cs::variable alloc(A&&, F&& value) {
-    if (_num_aux == _max_aux) throw std::logic_error("porep coded witness: aux block overflow");
-    _aux.push(fr(std::invoke(value)));
-    return r1cs::variable::aux(_num_aux++);
-  }
-  template <r1cs::annotation A, r1cs::value_function F>
-  r1cs::variable alloc_input(A&&, F&& value) {
-    if (_num_inputs == _max_inputs) throw std::logic_error("porep coded witness: input block overflow");
-    _inputs.push(fr(std::invoke(value)));
-    return r1cs::variable::input(_num_inputs++);
-  }
-  template <r1cs::annotation A, r1cs::lc_function LA, r1cs::lc_function LB, r1cs::lc_function LC>
-  void enforce(A&&, LA&&, LB&&, LC&&) noexcept {
-    ++_num_constraints;
-  }
-  template <r1cs::annotation A>
-  void push_namespace(A&&) noexcept {}
-  void pop_namespace() noexcept {}
-
-  std::size_t num_inputs() const noexcept { return _num_inputs; }
-  std::size_t num_aux() const noexcept { return _num_aux; }
-  std::size_t num_constraints() const noexcept { return _num_constraints; }
-
- private:
-  groth16::coded_block& _inputs;
-  groth16::coded_block& _aux;
-  std::size_t _max_inputs, _max_aux;
-  std::size_t _num_inputs = 0, _num_aux = 0, _num_constraints = 0;
-};
-static_assert(r1cs::constraint_system<coded_block_cs>);
 
 /// The coded witness of |circuit| (inputs with ONE first, then aux) without
 /// the plain assignment; nullopt when more than |max_others| values are
