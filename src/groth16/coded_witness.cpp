@@ -17,6 +17,7 @@
 #include <cuzk/groth16/coded_witness.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <stdexcept>
 #include <string>
@@ -106,8 +107,14 @@ std::optional<coded_witness> encode_witness(std::span<const fr> inputs, std::spa
   cw.group_others.resize(coded_witness::groups(n));
   const std::size_t chunks = (n + chunk_values - 1) / chunk_values;
   std::vector<std::uint64_t> chunk_first(chunks + 1, 0);
-  // pass 1: codes, per-group counts, per-chunk totals
+  // pass 1: codes, per-group counts, per-chunk totals. |seen| counts the
+  // others so far: once past the bound the remaining chunks are skipped, so
+  // a witness of mostly other values (a PoSt one: 99%) is refused after
+  // about max_others of them instead of a whole pass. A skip only happens
+  // when the witness is refused anyway (|seen| never exceeds the total).
+  std::atomic<std::uint64_t> seen{0};
   tbb::parallel_for(std::size_t(0), chunks, [&](std::size_t c) {
+    if (seen.load(std::memory_order_relaxed) > max_others) return;
     const std::size_t lo = c * chunk_values, hi = std::min(n, lo + chunk_values);
     std::uint64_t total = 0;
     for (std::size_t g0 = lo; g0 < hi; g0 += coded_witness::group_size) {
@@ -126,9 +133,10 @@ std::optional<coded_witness> encode_witness(std::span<const fr> inputs, std::spa
       total += count;
     }
     chunk_first[c + 1] = total;
+    seen.fetch_add(total, std::memory_order_relaxed);
   });
+  if (seen.load() > max_others) return std::nullopt;
   for (std::size_t c = 0; c < chunks; ++c) chunk_first[c + 1] += chunk_first[c];
-  if (chunk_first[chunks] > max_others) return std::nullopt;
   cw.others.resize(chunk_first[chunks]);
   // pass 2: exclusive prefixes and the other values
   tbb::parallel_for(std::size_t(0), chunks, [&](std::size_t c) {

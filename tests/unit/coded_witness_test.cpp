@@ -101,6 +101,30 @@ TEST(coded_witness, BoundedEncodeStopsAtTooManyOthers) {
             full.codes.size() * 8 + full.group_others.size() * 4 + others * sizeof(fr));
 }
 
+// The bounded encoder stops counting once past the bound (chunks of 2^16
+// values on all threads): with the others packed into the first chunks of
+// a 24-chunk witness, a bound at their count still gives the whole form
+// and one less refuses it; a witness of nothing but other values (as a
+// PoSt one nearly is) is refused at a bound of n / 32.
+TEST(coded_witness, BoundedEncodeStopsEarlyOnlyWhenItRefuses) {
+  std::mt19937_64 rng(cuzk::test::test_seed("coded_witness.BoundedEncodeStopsEarlyOnlyWhenItRefuses"));
+  const std::size_t n = 24 * (std::size_t(1) << 16) + 7;
+  auto v = witness_values(n, 0.5, 0.5, rng);  // zeros and ones only
+  const auto others = witness_values(3 * (std::size_t(1) << 16), 0.0, 0.0, rng);
+  std::copy(others.begin(), others.end(), v.begin());
+  const coded_witness full = cuzk::groth16::encode_witness(v, {});
+  ASSERT_EQ(full.others.size(), others.size());
+  const auto at = cuzk::groth16::encode_witness(v, {}, others.size());
+  ASSERT_TRUE(at.has_value());
+  EXPECT_EQ(at->codes, full.codes);
+  EXPECT_EQ(at->group_others, full.group_others);
+  EXPECT_EQ(at->others, full.others);
+  EXPECT_FALSE(cuzk::groth16::encode_witness(v, {}, others.size() - 1).has_value());
+  const auto all_other = witness_values(n, 0.0, 0.0, rng);
+  EXPECT_FALSE(cuzk::groth16::encode_witness(all_other, {}, n / 32).has_value());
+  EXPECT_TRUE(cuzk::groth16::encode_witness(all_other, {}, n).has_value());
+}
+
 TEST(coded_witness, DecodeRejectsMalformedForms) {
   std::mt19937_64 rng(cuzk::test::test_seed("coded_witness.DecodeRejectsMalformedForms"));
   const auto v = witness_values(1000, 0.3, 0.3, rng);
