@@ -40,50 +40,23 @@
 #include <cuzk/circuits/stacked_porep.hpp>
 #include <cuzk/r1cs/constraint_system.hpp>
 #include <cuzk/r1cs/counting_cs.hpp>
+#include <cuzk/r1cs/sink_witness_cs.hpp>
 #include <cuzk/r1cs/synthesize.hpp>
 
 namespace cuzk::circuits {
 
+/// Writes value i of a part into its slice of the caller's assignment.
+struct span_sink {
+  std::span<fr> slice;
+  void put(std::size_t i, const fr& x) noexcept { slice[i] = x; }
+};
+
 /// A witness-only CS writing into caller-owned slices (no growth, no
 /// copies). Throws std::logic_error when a slice would overflow.
-class span_witness_cs {
+class span_witness_cs : public r1cs::sink_witness_cs<span_sink> {
  public:
-  static constexpr bool has_values = true;
-  static constexpr bool needs_lcs = false;
-  static constexpr bool is_witness_generator = true;
-  static constexpr bool is_extensible = false;
-
-  span_witness_cs(std::span<fr> inputs, std::span<fr> aux) noexcept : _inputs(inputs), _aux(aux) {}
-
-  static constexpr r1cs::variable one() noexcept { return r1cs::one_variable; }
-
-  template <r1cs::annotation A, r1cs::value_function F>
-  r1cs::variable alloc(A&&, F&& value) {
-    if (_num_aux == _aux.size()) throw std::logic_error("porep witness: aux slice overflow");
-    _aux[_num_aux] = fr(std::invoke(value));
-    return r1cs::variable::aux(_num_aux++);
-  }
-  template <r1cs::annotation A, r1cs::value_function F>
-  r1cs::variable alloc_input(A&&, F&& value) {
-    if (_num_inputs == _inputs.size()) throw std::logic_error("porep witness: input slice overflow");
-    _inputs[_num_inputs] = fr(std::invoke(value));
-    return r1cs::variable::input(_num_inputs++);
-  }
-  template <r1cs::annotation A, r1cs::lc_function LA, r1cs::lc_function LB, r1cs::lc_function LC>
-  void enforce(A&&, LA&&, LB&&, LC&&) noexcept {
-    ++_num_constraints;
-  }
-  template <r1cs::annotation A>
-  void push_namespace(A&&) noexcept {}
-  void pop_namespace() noexcept {}
-
-  std::size_t num_inputs() const noexcept { return _num_inputs; }
-  std::size_t num_aux() const noexcept { return _num_aux; }
-  std::size_t num_constraints() const noexcept { return _num_constraints; }
-
- private:
-  std::span<fr> _inputs, _aux;
-  std::size_t _num_inputs = 0, _num_aux = 0, _num_constraints = 0;
+  span_witness_cs(std::span<fr> inputs, std::span<fr> aux) noexcept
+      : sink_witness_cs({inputs}, inputs.size(), {aux}, aux.size()) {}
 };
 static_assert(r1cs::constraint_system<span_witness_cs>);
 
