@@ -6,8 +6,8 @@
 // backend's prepare, whose form may replace the witness, whose buffer then
 // goes to the pool at once; or, when the kind can and the backend proves
 // from it, the witness synthesized straight into the coded form, with no
-// buffer and a charge without the whole witness; waits for room in the bounded GPU queue unless
-// HIGH/CRITICAL), the device workers (the device's kernel lock around
+// buffer and a charge without the whole witness; waits for room in the
+// bounded GPU queue unless HIGH/CRITICAL), the device workers (the device's kernel lock around
 // prove_start only, lent at the backend's phase boundaries to a more urgent
 // partition of another circuit; one worker per device takes only HIGH and
 // CRITICAL partitions, so one is always free to wait for that turn; the

@@ -32,9 +32,8 @@
 // (Since the CUDA backend's coded form replaces a prepared witness, the
 // queued and device-side holders keep ~90 MB each: ~13 GB instead of 25;
 // with the PoRep witness synthesized straight into that form, a holder is
-// charged ~0.16 GB (0.33 GB while it synthesizes) with B_G2 on the
-// device, and the budget no longer caps the
-// lookahead: the engine sizes the budget's cap with the coded charge.)
+// charged ~0.16 GB (0.33 GB while it synthesizes) with B_G2 on the device,
+// and the budget's cap on the lookahead is sized with that charge.)
 // Cost: a map lookup and a few flops per decision; not thread-safe (the
 // engine calls it under its mutex).
 #include <algorithm>
